@@ -1,0 +1,1 @@
+"""Data shipped with tokviz: the default tokenizer (trained by tokviz) and sample texts."""

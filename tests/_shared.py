@@ -1,0 +1,57 @@
+"""Where the shared test data lives (../shared beside the project) and text samples from it."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+TOKENIZERS = SHARED / "tokenizers"
+CORPUS = SHARED / "corpus"
+CORPUS_FILES = ("en", "zh", "code", "multi")
+
+
+def need(path: Path) -> Path:
+    """Skip the calling test when a shared file is missing (as on a user's machine)."""
+    if not path.exists():
+        pytest.skip(f"shared test data not found: {path} (../shared is absent)")
+    return path
+
+
+def corpus_samples(name: str, count: int, min_len: int = 300, max_len: int = 1500, seed: int = 0) -> list[str]:
+    """`count` seeded random slices of ../shared/corpus/<name>.txt, cut at character boundaries."""
+    text = need(CORPUS / f"{name}.txt").read_text(encoding="utf-8")
+    rng = random.Random(f"{name}-{seed}")
+    out = []
+    for _ in range(count):
+        n = rng.randint(min_len, max_len)
+        start = rng.randrange(0, max(1, len(text) - n))
+        out.append(text[start : start + n])
+    return out
+
+
+EDGE_CASES = [
+    "",
+    " ",
+    "a",
+    "Hello, world!",
+    "👨‍👩‍👧‍👦 family, 👍🏽 thumbs, 🏳️‍🌈 flag, 🇯🇵🇺🇸 flags",
+    "e\u0301 vs é, n\u0303, a\u0308\u0323 stacked marks, ﬁ ligature, Å",
+    "line one\r\nline two\r\n\r\n",
+    "    four spaces\t\ttwo tabs \t mixed  \n   \n\n\n",
+    "1234567890 3.14159 1,000,000 0x1F 2024-11-21 ١٢٣ ²³",
+    "<|endoftext|> inside <|endoftext|>text<|im_start|>user",
+    "<s> and </s> and [CLS] [SEP] [MASK] <unk> <pad>",
+    "zero\u200bwidth\u200cjoiner\u200dmarks\ufeffbom\u2060wj",
+    "中文的分词：北京大学生前来应聘。乌鲁木齐",
+    "日本語のテキスト、カタカナとひらがな。Русский текст. Deutsch: Größe, Straße.",
+    "def f(x):\n    return x ** 2  # comment\n",
+    "don't I'M we'll THEY'RE it's",
+    "   leading and trailing   ",
+    "ＡＢＣ１２３ full-width！",
+    "\x00\x01\x1f\x7f control chars \x1c\x1d",
+    "a" * 300,
+    "🙂" * 40,
+    "\u00a0nbsp\u3000ideographic\u2028sep",
+]

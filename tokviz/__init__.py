@@ -1,0 +1,14 @@
+"""tokviz: see exactly how a tokenizer cuts text.
+
+    >>> import tokviz
+    >>> tok = tokviz.load("cl100k_base.tiktoken")
+    >>> tok.encode("hello world").ids
+    [15339, 1917]
+"""
+from .core import AddedToken, Encoding, Source, Tokenizer
+from .errors import TokvizError
+from .formats import load
+
+__version__ = "0.1.0"
+
+__all__ = ["load", "Tokenizer", "Encoding", "AddedToken", "Source", "TokvizError", "__version__"]

@@ -1,0 +1,97 @@
+"""Added tokens: strings matched whole in the text before the model ever sees it.
+
+Matching follows HF tokenizers: leftmost-longest; tokens marked `normalized` are matched in the
+normalized text, the others in the raw text; `lstrip`/`rstrip` swallow neighbouring whitespace;
+`single_word` only matches between non-word characters.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import regex
+
+from .normalized import NormalizedString
+from .unicode import is_whitespace
+
+
+@dataclass(frozen=True)
+class AddedToken:
+    content: str
+    id: int
+    special: bool = True
+    lstrip: bool = False
+    rstrip: bool = False
+    single_word: bool = False
+    normalized: bool = False
+
+
+class AddedVocabulary:
+    def __init__(self, tokens: list[AddedToken]):
+        self.tokens = list(tokens)
+        self.by_id = {t.id: t for t in self.tokens}
+        self.by_content = {t.content: t for t in self.tokens}
+        self.special_ids = frozenset(t.id for t in self.tokens if t.special)
+        self._matchers: dict[tuple, tuple[regex.Pattern, dict[str, AddedToken]] | None] = {}
+
+    def __len__(self):
+        return len(self.tokens)
+
+    def _matcher(self, normalized: bool, allow_special: bool, normalize: Callable[[str], str] | None):
+        key = (normalized, allow_special)
+        if key not in self._matchers:
+            table: dict[str, AddedToken] = {}
+            for t in self.tokens:
+                if t.normalized != normalized or (t.special and not allow_special) or not t.content:
+                    continue
+                content = normalize(t.content) if (normalized and normalize) else t.content
+                table.setdefault(content, t)
+            if table:
+                alternatives = sorted(table, key=len, reverse=True)  # leftmost-longest
+                pattern = regex.compile("|".join(regex.escape(s) for s in alternatives))
+                self._matchers[key] = (pattern, table)
+            else:
+                self._matchers[key] = None
+        return self._matchers[key]
+
+    def split(
+        self,
+        ns: NormalizedString,
+        *,
+        normalized: bool,
+        allow_special: bool,
+        normalize: Callable[[str], str] | None = None,
+    ) -> list[tuple[NormalizedString, AddedToken | None]]:
+        """Cut `ns` around the added tokens found in it: (piece, token or None for plain text)."""
+        matcher = self._matcher(normalized, allow_special, normalize)
+        if matcher is None or not ns.text:
+            return [(ns, None)]
+        pattern, table = matcher
+        text = ns.text
+        out: list[tuple[NormalizedString, AddedToken | None]] = []
+        done = 0
+        for m in pattern.finditer(text):
+            start, stop = m.span()
+            tok = table[m.group()]
+            if tok.single_word:
+                before_ok = start == 0 or not text[start - 1].isalnum()
+                after_ok = stop == len(text) or not text[stop].isalnum()
+                if not (before_ok and after_ok):
+                    continue
+            if tok.lstrip:
+                s = start
+                while s > 0 and is_whitespace(text[s - 1]):
+                    s -= 1
+                start = max(s, done)
+            if tok.rstrip:
+                while stop < len(text) and is_whitespace(text[stop]):
+                    stop += 1
+            if start < done:
+                continue
+            if done < start:
+                out.append((ns.slice(done, start), None))
+            out.append((ns.slice(start, stop), tok))
+            done = stop
+        if done < len(text):
+            out.append((ns.slice(done, len(text)), None))
+        return out

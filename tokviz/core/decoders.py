@@ -1,0 +1,182 @@
+"""Decoders: turn a list of token strings back into text (HF tokenizers' decoders)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import regex
+
+from .bytelevel import CHAR_TO_BYTE
+
+
+class Decoder:
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        raise NotImplementedError
+
+    def decode(self, tokens: list[str]) -> str:
+        return "".join(self.decode_chain(tokens))
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+
+@dataclass
+class ByteLevel(Decoder):
+    def decode_chain(self, tokens):
+        data = bytearray()
+        for t in tokens:
+            bs = [CHAR_TO_BYTE.get(c) for c in t]
+            if None in bs:  # not a byte-level string (e.g. an added token): its own UTF-8
+                data += t.encode("utf-8")
+            else:
+                data += bytes(bs)
+        return [data.decode("utf-8", "replace")]
+
+
+_CLEANUPS = (
+    (" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
+    (" 'm", "'m"), (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"),
+)
+
+
+def cleanup(text: str) -> str:
+    for a, b in _CLEANUPS:
+        text = text.replace(a, b)
+    return text
+
+
+@dataclass
+class WordPiece(Decoder):
+    prefix: str = "##"
+    cleanup: bool = True
+
+    def decode_chain(self, tokens):
+        out = []
+        for i, t in enumerate(tokens):
+            if i:
+                t = t[len(self.prefix):] if t.startswith(self.prefix) else " " + t
+            out.append(cleanup(t) if self.cleanup else t)
+        return out
+
+
+@dataclass
+class Metaspace(Decoder):
+    replacement: str = "▁"
+    prepend_scheme: str = "always"
+
+    def decode_chain(self, tokens):
+        out = []
+        for i, t in enumerate(tokens):
+            t = t.replace(self.replacement, " ")
+            if i == 0 and self.prepend_scheme != "never" and t.startswith(" "):
+                t = t[1:]
+            out.append(t)
+        return out
+
+
+@dataclass
+class BPEDecoder(Decoder):
+    suffix: str = "</w>"
+
+    def decode_chain(self, tokens):
+        n = len(tokens)
+        return [t.replace(self.suffix, "" if i == n - 1 else " ") for i, t in enumerate(tokens)]
+
+
+_BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
+
+
+@dataclass
+class ByteFallback(Decoder):
+    def decode_chain(self, tokens):
+        out: list[str] = []
+        pending = bytearray()
+
+        def flush():
+            if pending:
+                try:
+                    out.append(pending.decode("utf-8"))
+                except UnicodeDecodeError:
+                    out.extend(["\ufffd"] * len(pending))
+                pending.clear()
+
+        for t in tokens:
+            m = _BYTE_TOKEN.fullmatch(t) if len(t) == 6 else None
+            if m:
+                pending.append(int(m.group(1), 16))
+            else:
+                flush()
+                out.append(t)
+        flush()
+        return out
+
+
+@dataclass
+class Fuse(Decoder):
+    def decode_chain(self, tokens):
+        return ["".join(tokens)]
+
+
+@dataclass
+class Strip(Decoder):
+    content: str = " "
+    start: int = 0
+    stop: int = 0
+
+    def decode_chain(self, tokens):
+        out = []
+        for t in tokens:
+            a, b = 0, len(t)
+            for _ in range(self.start):
+                if a < b and t[a] == self.content:
+                    a += 1
+            for _ in range(self.stop):
+                if b > a and t[b - 1] == self.content:
+                    b -= 1
+            out.append(t[a:b])
+        return out
+
+
+@dataclass
+class Replace(Decoder):
+    pattern: str
+    content: str
+    is_regex: bool = False
+    _re: regex.Pattern = field(init=False, repr=False)
+
+    def __post_init__(self):
+        self._re = regex.compile(self.pattern if self.is_regex else regex.escape(self.pattern))
+
+    def decode_chain(self, tokens):
+        return [self._re.sub(lambda _m: self.content, t) for t in tokens]
+
+
+@dataclass
+class CTC(Decoder):
+    pad_token: str = "<pad>"
+    word_delimiter_token: str = "|"
+    cleanup: bool = True
+
+    def decode_chain(self, tokens):
+        out = []
+        prev = None
+        for t in tokens:
+            if t != prev:
+                t2 = "" if t == self.pad_token else t
+                if self.cleanup:
+                    t2 = cleanup(t2).replace(self.word_delimiter_token, " ")
+                out.append(t2)
+            prev = t
+        return [t for t in out if t]
+
+
+@dataclass
+class Sequence(Decoder):
+    decoders: list[Decoder]
+
+    def decode_chain(self, tokens):
+        for d in self.decoders:
+            tokens = d.decode_chain(tokens)
+        return tokens
+
+    def describe(self):
+        return " + ".join(d.describe() for d in self.decoders)

@@ -1,0 +1,52 @@
+"""What every model (BPE, WordPiece, Unigram) offers the pipeline."""
+from __future__ import annotations
+
+# A token found in a piece: (id, start, end), start/end in characters of the piece's text.
+Token = tuple[int, int, int]
+
+
+class Model:
+    """A vocabulary plus the algorithm that cuts one pre-tokenized piece into tokens."""
+
+    kind = "model"
+
+    def __init__(self, vocab: dict[str, int]):
+        self.vocab = vocab
+        self._id_to_token: list[str | None] | None = None
+
+    def tokenize(self, text: str) -> list[Token]:
+        raise NotImplementedError
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.vocab.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        table = self._id_to_token
+        if table is None:
+            size = max(self.vocab.values(), default=-1) + 1
+            table = [None] * size
+            for tok, i in self.vocab.items():
+                table[i] = tok
+            self._id_to_token = table
+        return table[id] if 0 <= id < len(table) else None
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def describe(self) -> str:
+        return self.kind
+
+
+class BoundedCache(dict):
+    """A dict that forgets everything once it holds `limit` entries (cheap and good enough for
+    the skewed distribution of words in text)."""
+
+    def __init__(self, limit: int = 100_000):
+        super().__init__()
+        self.limit = limit
+
+    def put(self, key, value):
+        if len(self) >= self.limit:
+            self.clear()
+        self[key] = value

@@ -1,0 +1,193 @@
+"""Byte-pair encoding: start from characters (or bytes), merge the best-ranked adjacent pair
+until no pair can merge.
+
+Two ways to rank a pair, one algorithm:
+- by an explicit merge list (HF tokenizers, vocab.json + merges.txt, minbpe): rank of (a, b);
+- by the rank of the merged token itself (tiktoken): rank of a + b, when no merge list is given.
+
+Ties go to the leftmost pair, as in both reference implementations.
+"""
+from __future__ import annotations
+
+import heapq
+
+from .base import BoundedCache, Model, Token
+
+_LONG_WORD = 48  # beyond this many symbols the heap version beats rescanning every pair
+
+
+class BPE(Model):
+    kind = "BPE"
+
+    def __init__(
+        self,
+        vocab: dict[str, int],
+        merges: list[tuple[str, str]] | None,
+        *,
+        unk_token: str | None = None,
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        fuse_unk: bool = False,
+        byte_fallback: bool = False,
+        ignore_merges: bool = False,
+        merge_counts: list[int] | None = None,
+    ):
+        super().__init__(vocab)
+        self.merges = merges
+        self.unk_token = unk_token
+        self.prefix = continuing_subword_prefix or ""
+        self.suffix = end_of_word_suffix or ""
+        self.fuse_unk = fuse_unk
+        self.byte_fallback = byte_fallback
+        self.ignore_merges = ignore_merges
+        self.merge_counts = merge_counts  # count of each merge at training time, when known
+        self._cache = BoundedCache()
+        if merges is None:
+            self.ranks = None
+        else:
+            self.ranks = {pair: i for i, pair in enumerate(merges)}
+
+    # ---- ranking -------------------------------------------------------------------------
+    def _merged(self, a: str, b: str) -> str:
+        return a + b[len(self.prefix):] if self.prefix else a + b
+
+    def _rank(self, a: str, b: str) -> int | None:
+        if self.ranks is not None:
+            return self.ranks.get((a, b))
+        return self.vocab.get(a + b)
+
+    # ---- encoding ------------------------------------------------------------------------
+    def _initial_symbols(self, word: str) -> tuple[list[str], list[int]]:
+        """Symbols of the word before any merge, and how many characters of `word` each covers."""
+        vocab = self.vocab
+        syms: list[str] = []
+        lens: list[int] = []
+        unk: list | None = None  # [symbol, chars] of a pending (possibly fused) unknown
+        n = len(word)
+        for i, c in enumerate(word):
+            s = c
+            if i and self.prefix:
+                s = self.prefix + s
+            if i == n - 1 and self.suffix:
+                s = s + self.suffix
+            if s in vocab:
+                if unk is not None:
+                    syms.append(unk[0])
+                    lens.append(unk[1])
+                    unk = None
+                syms.append(s)
+                lens.append(1)
+                continue
+            if self.byte_fallback:
+                bs = [f"<0x{b:02X}>" for b in s.encode("utf-8")]
+                if all(b in vocab for b in bs):
+                    # Byte tokens of one character share it: the first carries the character.
+                    syms.extend(bs)
+                    lens.extend([1] + [0] * (len(bs) - 1))
+                    continue
+            if self.unk_token is not None:
+                if unk is not None and self.fuse_unk:
+                    unk[1] += 1
+                else:
+                    if unk is not None:
+                        syms.append(unk[0])
+                        lens.append(unk[1])
+                    unk = [self.unk_token, 1]
+        if unk is not None:
+            syms.append(unk[0])
+            lens.append(unk[1])
+        return syms, lens
+
+    def _merge_short(self, syms: list[str], lens: list[int]) -> None:
+        rank = self._rank
+        while len(syms) > 1:
+            best = None
+            best_rank = None
+            for i in range(len(syms) - 1):
+                r = rank(syms[i], syms[i + 1])
+                if r is not None and (best_rank is None or r < best_rank):
+                    best_rank, best = r, i
+            if best is None:
+                return
+            syms[best : best + 2] = [self._merged(syms[best], syms[best + 1])]
+            lens[best : best + 2] = [lens[best] + lens[best + 1]]
+
+    def _merge_long(self, syms: list[str], lens: list[int]) -> None:
+        """The same merges with a heap and a linked list: O(n log n) for very long pieces."""
+        rank = self._rank
+        n = len(syms)
+        nxt = list(range(1, n + 1))
+        prv = list(range(-1, n - 1))
+        alive = [True] * n
+        heap = []
+        for i in range(n - 1):
+            r = rank(syms[i], syms[i + 1])
+            if r is not None:
+                heap.append((r, i, syms[i], syms[i + 1]))
+        heapq.heapify(heap)
+        while heap:
+            r, i, a, b = heapq.heappop(heap)
+            j = nxt[i] if alive[i] else n
+            if j >= n or syms[i] != a or syms[j] != b:
+                continue  # stale entry: one side has changed since it was pushed
+            syms[i] = self._merged(a, b)
+            lens[i] += lens[j]
+            alive[j] = False
+            nxt[i] = nxt[j]
+            if nxt[j] < n:
+                prv[nxt[j]] = i
+            p = prv[i]
+            if p >= 0:
+                rp = rank(syms[p], syms[i])
+                if rp is not None:
+                    heapq.heappush(heap, (rp, p, syms[p], syms[i]))
+            q = nxt[i]
+            if q < n:
+                rq = rank(syms[i], syms[q])
+                if rq is not None:
+                    heapq.heappush(heap, (rq, i, syms[i], syms[q]))
+        keep = [k for k in range(n) if alive[k]]
+        syms[:] = [syms[k] for k in keep]
+        lens[:] = [lens[k] for k in keep]
+
+    def _word(self, word: str) -> list[tuple[str, int]]:
+        cached = self._cache.get(word)
+        if cached is not None:
+            return cached
+        if self.ignore_merges and word in self.vocab:
+            out = [(word, len(word))]
+        else:
+            syms, lens = self._initial_symbols(word)
+            if len(syms) > _LONG_WORD:
+                self._merge_long(syms, lens)
+            else:
+                self._merge_short(syms, lens)
+            out = list(zip(syms, lens))
+        self._cache.put(word, out)
+        return out
+
+    def tokenize(self, text: str) -> list[Token]:
+        vocab = self.vocab
+        out: list[Token] = []
+        pos = 0
+        for sym, n in self._word(text):
+            if n:
+                out.append((vocab[sym], pos, pos + n))
+                pos += n
+            else:  # a later byte of a byte-fallback character: it belongs to that character
+                out.append((vocab[sym], pos - 1, pos))
+        return out
+
+    def describe(self) -> str:
+        bits = ["BPE"]
+        if self.ranks is None:
+            bits.append("ranked by token")
+        if self.byte_fallback:
+            bits.append("byte fallback")
+        if self.ignore_merges:
+            bits.append("ignore_merges")
+        if self.prefix:
+            bits.append(f"prefix {self.prefix!r}")
+        if self.suffix:
+            bits.append(f"suffix {self.suffix!r}")
+        return ", ".join(bits)

@@ -1,0 +1,121 @@
+"""Unigram language model: the segmentation with the highest total log-probability (Viterbi).
+
+Ties keep the first path found, scanning positions left to right and, at each position,
+pieces from short to long: the order of HF tokenizers and sentencepiece.
+"""
+from __future__ import annotations
+
+from .base import BoundedCache, Model, Token
+
+UNK_PENALTY = 10.0
+
+
+class Unigram(Model):
+    kind = "Unigram"
+
+    def __init__(
+        self,
+        pieces: list[tuple[str, float]],
+        *,
+        unk_id: int | None = None,
+        byte_fallback: bool = False,
+        fuse_unk: bool = True,
+        excluded: set[int] | None = None,
+        piece_score=None,
+    ):
+        """`pieces[i]` is (piece, log-probability) of id i.  `excluded` ids never match text
+        (sentencepiece's control and byte pieces); `piece_score(id, score, length)` may change
+        the score a piece gets in the lattice (sentencepiece favours user-defined symbols)."""
+        vocab = {}
+        for i, (p, _) in enumerate(pieces):
+            vocab.setdefault(p, i)
+        super().__init__(vocab)
+        self.pieces = pieces
+        self.scores = [s for _, s in pieces]
+        self.unk_id = unk_id
+        self.byte_fallback = byte_fallback
+        self.fuse_unk = fuse_unk
+        excluded = excluded or set()
+        matchable = [i for i in range(len(pieces)) if i not in excluded and pieces[i][0]]
+        self.min_score = min((self.scores[i] for i in matchable), default=0.0)
+        self.unk_score = self.min_score - UNK_PENALTY
+        self._match: dict[str, int] = {}
+        prefixes: set[str] = set()
+        for i in matchable:
+            p = pieces[i][0]
+            self._match.setdefault(p, i)
+            for k in range(1, len(p)):
+                prefixes.add(p[:k])
+        self._prefixes = prefixes
+        self._piece_score = piece_score
+        self._cache = BoundedCache()
+
+    def _score(self, id: int, length: int) -> float:
+        s = self.scores[id]
+        return self._piece_score(id, s, length) if self._piece_score else s
+
+    def viterbi(self, text: str) -> list[tuple[int, int, int]]:
+        """Best path as (id, start, end); an unknown character gets id -1 (to be mapped by the caller)."""
+        n = len(text)
+        best_score = [0.0] * (n + 1)
+        best_start = [-1] * (n + 1)
+        best_id = [-1] * (n + 1)
+        match, prefixes = self._match, self._prefixes
+        for start in range(n):
+            if start and best_start[start] < 0:
+                continue
+            base = best_score[start]
+            has_single = False
+            end = start + 1
+            while end <= n:
+                piece = text[start:end]
+                id = match.get(piece)
+                if id is not None:
+                    score = base + self._score(id, end - start)
+                    if best_start[end] < 0 or score > best_score[end]:
+                        best_score[end], best_start[end], best_id[end] = score, start, id
+                    if end == start + 1:
+                        has_single = True
+                if piece not in prefixes:
+                    break
+                end += 1
+            if not has_single:
+                score = base + self.unk_score
+                if best_start[start + 1] < 0 or score > best_score[start + 1]:
+                    best_score[start + 1], best_start[start + 1], best_id[start + 1] = score, start, -1
+        path = []
+        end = n
+        while end > 0:
+            start = best_start[end]
+            path.append((best_id[end], start, end))
+            end = start
+        path.reverse()
+        return path
+
+    def tokenize(self, text: str) -> list[Token]:
+        cached = self._cache.get(text)
+        if cached is not None:
+            return cached
+        out: list[Token] = []
+        for id, a, b in self.viterbi(text):
+            if id >= 0:
+                out.append((id, a, b))
+                continue
+            if self.byte_fallback:
+                for k in range(a, b):
+                    for byte in text[k].encode("utf-8"):
+                        out.append((self.vocab[f"<0x{byte:02X}>"], k, k + 1))
+                continue
+            if self.unk_id is None:
+                from ...errors import TokvizError
+
+                raise TokvizError(f"Unigram model cannot encode {text[a:b]!r}: it has no unknown token")
+            if self.fuse_unk and out and out[-1][0] == self.unk_id and out[-1][2] == a:
+                out[-1] = (self.unk_id, out[-1][1], b)
+            else:
+                out.append((self.unk_id, a, b))
+        self._cache.put(text, out)
+        return out
+
+    def describe(self):
+        return "Unigram" + (", byte fallback" if self.byte_fallback else "")

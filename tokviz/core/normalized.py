@@ -1,0 +1,207 @@
+"""Text that has been normalized or cut, remembering where each character came from.
+
+Every stage before the model (normalizers, added-token splitting, pre-tokenizers) works on
+`NormalizedString`s.  Each character of `.text` knows the span of the *original* text it came
+from, so a token found much later can still be shown at the right place in what the user typed.
+When nothing changed the text the spans are implicit (`base + i`), which keeps the common case
+(ASCII text, NFC text) cheap.
+"""
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Iterable
+
+
+class NormalizedString:
+    """`text` plus, for every character, the [start, end) span it covers in the original text."""
+
+    __slots__ = ("text", "base", "starts", "ends")
+
+    def __init__(self, text: str, base: int = 0, starts: list[int] | None = None, ends: list[int] | None = None):
+        self.text = text
+        self.base = base
+        self.starts = starts  # None: character i covers [base + i, base + i + 1)
+        self.ends = ends
+
+    def __repr__(self) -> str:
+        return f"NormalizedString({self.text!r}, span={self.original_span(0, len(self.text))})"
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    # ---- where characters came from -------------------------------------------------------
+    @property
+    def is_identity(self) -> bool:
+        return self.starts is None
+
+    def spans(self) -> tuple[list[int], list[int]]:
+        """Per-character original starts and ends (materialised)."""
+        if self.starts is None:
+            r = range(self.base, self.base + len(self.text))
+            return list(r), [i + 1 for i in r]
+        return self.starts, self.ends  # type: ignore[return-value]
+
+    def original_span(self, a: int, b: int) -> tuple[int, int]:
+        """Original [start, end) of the characters [a, b) of this string."""
+        if self.starts is None:
+            return self.base + a, self.base + b
+        n = len(self.text)
+        if n == 0:
+            return self.base, self.base
+        if a >= b:
+            pos = self.starts[a] if a < n else self.ends[n - 1]
+            return pos, pos
+        return min(self.starts[a:b]), max(self.ends[a:b])
+
+    # ---- cutting ------------------------------------------------------------------------
+    def slice(self, a: int, b: int) -> NormalizedString:
+        if self.starts is None:
+            return NormalizedString(self.text[a:b], self.base + a)
+        return NormalizedString(self.text[a:b], self.base, self.starts[a:b], self.ends[a:b])
+
+    def split_spans(self, parts: Iterable[tuple[int, int]]) -> list[NormalizedString]:
+        """Slices for the given [a, b) parts, leaving out empty ones."""
+        return [self.slice(a, b) for a, b in parts if b > a]
+
+    # ---- changing the text --------------------------------------------------------------
+    def with_char_map(self, fn: Callable[[str], str], whole: Callable[[str], str] | None = None) -> NormalizedString:
+        """Replace each character c by fn(c) (zero or more characters), each new one keeping c's span.
+
+        `whole`, when given, computes the new text in one go (e.g. str.lower, which knows about a
+        final sigma) and is trusted when it has the same length as the per-character result.
+        """
+        text = self.text
+        if whole is not None:
+            new = whole(text)
+            if new == text:
+                return self
+            if len(new) == len(text):
+                return NormalizedString(new, self.base, self.starts, self.ends)
+        starts, ends = self.spans()
+        out: list[str] = []
+        ns: list[int] = []
+        ne: list[int] = []
+        for i, c in enumerate(text):
+            m = fn(c)
+            if m == c:
+                out.append(c)
+                ns.append(starts[i])
+                ne.append(ends[i])
+            elif m:
+                out.append(m)
+                ns.extend([starts[i]] * len(m))
+                ne.extend([ends[i]] * len(m))
+        new_text = "".join(out)
+        if whole is not None:
+            candidate = whole(text)
+            if len(candidate) == len(new_text):
+                new_text = candidate
+        if new_text == text:
+            return self
+        return NormalizedString(new_text, self.base, ns, ne)
+
+    def with_replacements(self, matches: Iterable[tuple[int, int]], content: str) -> NormalizedString:
+        """Replace each [a, b) match by `content`; the new characters cover the match's original span.
+
+        An empty match (insertion) takes the span of the character after it.
+        """
+        text = self.text
+        starts, ends = self.spans()
+        out: list[str] = []
+        ns: list[int] = []
+        ne: list[int] = []
+        prev = 0
+        changed = False
+        for a, b in matches:
+            out.append(text[prev:a])
+            ns.extend(starts[prev:a])
+            ne.extend(ends[prev:a])
+            if content or a != b:
+                changed = True
+            if content:
+                s, e = self.original_span(a, b)
+                out.append(content)
+                ns.extend([s] * len(content))
+                ne.extend([e] * len(content))
+            prev = b
+        if not changed:
+            return self
+        out.append(text[prev:])
+        ns.extend(starts[prev:])
+        ne.extend(ends[prev:])
+        return NormalizedString("".join(out), self.base, ns, ne)
+
+    def prepend(self, s: str) -> NormalizedString:
+        """Add `s` in front; it is attributed to the first character (as HF tokenizers does)."""
+        if not s:
+            return self
+        starts, ends = self.spans()
+        if self.text:
+            a, b = starts[0], ends[0]
+        else:
+            a = b = self.base
+        return NormalizedString(s + self.text, self.base, [a] * len(s) + starts, [b] * len(s) + ends)
+
+    def append(self, s: str) -> NormalizedString:
+        if not s:
+            return self
+        starts, ends = self.spans()
+        if self.text:
+            a, b = starts[-1], ends[-1]
+        else:
+            a = b = self.base
+        return NormalizedString(self.text + s, self.base, starts + [a] * len(s), ends + [b] * len(s))
+
+    def strip(self, left: bool, right: bool, is_space: Callable[[str], bool] = str.isspace) -> NormalizedString:
+        text = self.text
+        a, b = 0, len(text)
+        if left:
+            while a < b and is_space(text[a]):
+                a += 1
+        if right:
+            while b > a and is_space(text[b - 1]):
+                b -= 1
+        if (a, b) == (0, len(text)):
+            return self
+        return self.slice(a, b)
+
+    def unicode_normalize(self, form: str) -> NormalizedString:
+        """NFC/NFD/NFKC/NFKD with spans: each output character covers the cluster it came from."""
+        text = self.text
+        if unicodedata.is_normalized(form, text):
+            return self
+        new = unicodedata.normalize(form, text)
+        starts, ends = self.spans()
+        out: list[str] = []
+        ns: list[int] = []
+        ne: list[int] = []
+        for a, b in _clusters(text):
+            piece = unicodedata.normalize(form, text[a:b])
+            s, e = min(starts[a:b]), max(ends[a:b])
+            out.append(piece)
+            ns.extend([s] * len(piece))
+            ne.extend([e] * len(piece))
+        if "".join(out) != new:
+            # Composition reached across our cluster boundaries: attribute the text as a whole.
+            s, e = self.original_span(0, len(text))
+            return NormalizedString(new, self.base, [s] * len(new), [e] * len(new))
+        return NormalizedString(new, self.base, ns, ne)
+
+    def with_text(self, new: str) -> NormalizedString:
+        """A new text whose relation to this one is unknown: every character spans the whole."""
+        if new == self.text:
+            return self
+        s, e = self.original_span(0, len(self.text))
+        return NormalizedString(new, self.base, [s] * len(new), [e] * len(new))
+
+
+def _clusters(text: str):
+    """Cut text before every starter character that cannot combine with what precedes it."""
+    start = 0
+    for i in range(1, len(text)):
+        c = text[i]
+        if unicodedata.combining(c) == 0 and not ("\u1160" <= c <= "\u11ff"):
+            yield start, i
+            start = i
+    if text:
+        yield start, len(text)

@@ -1,0 +1,225 @@
+"""Normalizers: the first stage of the pipeline, rewriting text before it is cut.
+
+Each normalizer maps a `NormalizedString` to a new one, keeping every character's original span.
+The semantics are those of HF tokenizers' normalizers of the same name.
+"""
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+
+import regex
+
+from .charsmap import CharsMap
+from .normalized import NormalizedString
+from .unicode import is_bert_chinese_char, is_control, is_whitespace
+
+
+class Normalizer:
+    """Base class: `normalize` returns the rewritten string (possibly the same object)."""
+
+    def normalize(self, ns: NormalizedString) -> NormalizedString:
+        raise NotImplementedError
+
+    def normalize_str(self, text: str) -> str:
+        return self.normalize(NormalizedString(text)).text
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+
+@dataclass
+class UnicodeForm(Normalizer):
+    form: str  # NFC, NFD, NFKC or NFKD
+
+    def normalize(self, ns):
+        return ns.unicode_normalize(self.form)
+
+    def describe(self):
+        return self.form
+
+
+@dataclass
+class Lowercase(Normalizer):
+    def normalize(self, ns):
+        return ns.with_char_map(str.lower, whole=str.lower)
+
+
+def _strip_marks(c: str) -> str:
+    return "" if unicodedata.category(c).startswith("M") else c
+
+
+@dataclass
+class StripAccents(Normalizer):
+    """Removes combining marks (use after NFD/NFKD to strip accents)."""
+
+    def normalize(self, ns):
+        return ns.with_char_map(_strip_marks)
+
+
+@dataclass
+class Replace(Normalizer):
+    pattern: str
+    content: str
+    is_regex: bool = False
+    _compiled: regex.Pattern = field(init=False, repr=False)
+
+    def __post_init__(self):
+        self._compiled = regex.compile(self.pattern if self.is_regex else regex.escape(self.pattern))
+
+    def normalize(self, ns):
+        return ns.with_replacements(((m.start(), m.end()) for m in self._compiled.finditer(ns.text)), self.content)
+
+    def describe(self):
+        return f"Replace({self.pattern!r} -> {self.content!r})"
+
+
+@dataclass
+class Prepend(Normalizer):
+    prepend: str
+
+    def normalize(self, ns):
+        return ns.prepend(self.prepend) if ns.text else ns
+
+    def describe(self):
+        return f"Prepend({self.prepend!r})"
+
+
+@dataclass
+class Strip(Normalizer):
+    left: bool = True
+    right: bool = True
+
+    def normalize(self, ns):
+        return ns.strip(self.left, self.right, is_whitespace)
+
+
+def _bert_clean(c: str) -> str:
+    if c == "\0" or c == "\ufffd" or is_control(c):
+        return ""
+    return " " if is_whitespace(c) else c
+
+
+def _bert_pad_chinese(c: str) -> str:
+    return f" {c} " if is_bert_chinese_char(c) else c
+
+
+def _strip_nonspacing(c: str) -> str:
+    return "" if unicodedata.category(c) == "Mn" else c
+
+
+@dataclass
+class BertNormalizer(Normalizer):
+    clean_text: bool = True
+    handle_chinese_chars: bool = True
+    strip_accents: bool | None = None  # None: follow `lowercase`
+    lowercase: bool = True
+
+    def normalize(self, ns):
+        if self.clean_text:
+            ns = ns.with_char_map(_bert_clean)
+        if self.handle_chinese_chars:
+            ns = ns.with_char_map(_bert_pad_chinese)
+        strip = self.lowercase if self.strip_accents is None else self.strip_accents
+        if strip:
+            ns = ns.unicode_normalize("NFD").with_char_map(_strip_nonspacing)
+        if self.lowercase:
+            ns = ns.with_char_map(str.lower, whole=str.lower)
+        return ns
+
+    def describe(self):
+        on = [k for k in ("clean_text", "handle_chinese_chars", "lowercase") if getattr(self, k)]
+        return f"BertNormalizer({', '.join(on)})"
+
+
+_NMT_REMOVE = set(range(0x1, 0x9)) | {0xB} | set(range(0xE, 0x20)) | {0x7F, 0x8F, 0x9F}
+_NMT_SPACE = {0x9, 0xA, 0xC, 0xD, 0x1680, *range(0x200B, 0x2010), 0x2028, 0x2029, 0x2581, 0xFEFF, 0xFFFD}
+
+
+def _nmt(c: str) -> str:
+    o = ord(c)
+    if o in _NMT_REMOVE:
+        return ""
+    return " " if o in _NMT_SPACE else c
+
+
+@dataclass
+class Nmt(Normalizer):
+    def normalize(self, ns):
+        return ns.with_char_map(_nmt)
+
+
+@dataclass
+class Precompiled(Normalizer):
+    """A sentencepiece character map applied the way HF tokenizers applies it: grapheme by grapheme."""
+
+    charsmap: CharsMap
+
+    def normalize(self, ns):
+        if self.charsmap.is_empty:
+            return ns
+        text = ns.text
+        parts: list[tuple[int, int, str]] = []  # (a, b, replacement) in ns coordinates
+        lookup = self.charsmap.first_match
+        for m in regex.finditer(r"\X", text):
+            a, b = m.span()
+            g = m.group()
+            if len(g.encode("utf-8")) < 6:
+                norm = lookup(g)
+                if norm is not None:
+                    parts.append((a, b, norm))
+                    continue
+            for i in range(a, b):
+                norm = lookup(text[i])
+                if norm is not None:
+                    parts.append((i, i + 1, norm))
+        return _apply_parts(ns, parts)
+
+    def describe(self):
+        return "Precompiled(sentencepiece charsmap)"
+
+
+def _apply_parts(ns: NormalizedString, parts: list[tuple[int, int, str]]) -> NormalizedString:
+    """Replace non-overlapping [a, b) ranges with new text, each new char spanning its range."""
+    if not parts or all(ns.text[a:b] == r for a, b, r in parts):
+        return ns
+    text = ns.text
+    starts, ends = ns.spans()
+    out, ps, pe = [], [], []
+    prev = 0
+    for a, b, rep in parts:
+        out.append(text[prev:a])
+        ps.extend(starts[prev:a])
+        pe.extend(ends[prev:a])
+        s, e = ns.original_span(a, b)
+        out.append(rep)
+        ps.extend([s] * len(rep))
+        pe.extend([e] * len(rep))
+        prev = b
+    out.append(text[prev:])
+    ps.extend(starts[prev:])
+    pe.extend(ends[prev:])
+    return NormalizedString("".join(out), ns.base, ps, pe)
+
+
+@dataclass
+class ByteLevelNormalizer(Normalizer):
+    """Rewrites text as GPT-2 byte-level characters (rarely used as a normalizer)."""
+
+    def normalize(self, ns):
+        from .bytelevel import BYTE_TO_CHAR
+
+        return ns.with_char_map(lambda c: "".join(BYTE_TO_CHAR[b] for b in c.encode("utf-8")))
+
+
+@dataclass
+class Sequence(Normalizer):
+    normalizers: list[Normalizer]
+
+    def normalize(self, ns):
+        for n in self.normalizers:
+            ns = n.normalize(ns)
+        return ns
+
+    def describe(self):
+        return " + ".join(n.describe() for n in self.normalizers) or "none"

@@ -1,0 +1,247 @@
+"""The Tokenizer: normalizer -> pre-tokenizer -> model -> post-processor, and a decoder back.
+
+    >>> tok = tokviz.load("cl100k_base.tiktoken")
+    >>> enc = tok.encode("hello world")
+    >>> enc.ids, enc.offsets
+    ([15339, 1917], [(0, 5), (5, 11)])
+    >>> tok.decode(enc.ids)
+    'hello world'
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from ..errors import TokvizError, check_text
+from .added import AddedToken, AddedVocabulary
+from .bytelevel import unicode_to_bytes
+from .decoders import Decoder
+from .encoding import Encoding
+from .models.base import Model
+from .normalized import NormalizedString
+from .normalizers import Normalizer
+from .post_processors import PostProcessor
+from .pre_tokenizers import PreTokenizer
+
+_BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+
+
+@dataclass
+class Source:
+    """Where a tokenizer came from: shown by `tokviz info` and the GUI."""
+
+    format: str  # "hf-json", "gpt2", "tiktoken", "sentencepiece", "wordpiece-vocab", "minbpe", "tokviz"
+    path: str | None = None
+    name: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+class Tokenizer:
+    """A complete tokenizer pipeline.  Build one with `tokviz.load(path)`."""
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        normalizer: Normalizer | None = None,
+        pre_tokenizer: PreTokenizer | None = None,
+        post_processor: PostProcessor | None = None,
+        decoder: Decoder | None = None,
+        added_tokens: list[AddedToken] = (),
+        special_in_text: bool = True,
+        space_marker: str | None = None,
+        source: Source | None = None,
+        text_normalizer: Callable[[NormalizedString], NormalizedString] | None = None,
+        decode_fn: Callable[[Tokenizer, list[int], bool], str] | None = None,
+    ):
+        """`special_in_text`: whether special-token strings typed in the text are matched as special
+        tokens by default (True for HF tokenizers, False for tiktoken's encode_ordinary and
+        sentencepiece).  `space_marker` is the character the vocabulary writes spaces as ('▁').
+        `text_normalizer` replaces normalizer + added-token splitting for formats that normalize the
+        whole text at once (sentencepiece); `decode_fn` replaces the decoder likewise."""
+        self.model = model
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+        self.post_processor = post_processor
+        self.decoder = decoder
+        self.added = AddedVocabulary(list(added_tokens))
+        self.special_in_text = special_in_text
+        self.space_marker = space_marker
+        self.source = source or Source("tokviz")
+        self.text_normalizer = text_normalizer
+        self.decode_fn = decode_fn
+        self.byte_level = bool(pre_tokenizer is not None and pre_tokenizer.byte_level)
+        self._bytes_cache: dict[int, bytes] = {}
+        self._normalize_added = (lambda s: normalizer.normalize_str(s)) if normalizer else None
+
+    # ---- vocabulary ----------------------------------------------------------------------
+    @property
+    def vocab_size(self) -> int:
+        """Number of distinct ids: the model's vocabulary plus added tokens outside it."""
+        extra = sum(1 for t in self.added.tokens if self.model.id_to_token(t.id) is None)
+        return self.model.vocab_size + extra
+
+    def id_to_token(self, id: int) -> str | None:
+        t = self.added.by_id.get(id)
+        if t is not None:
+            return t.content
+        return self.model.id_to_token(id)
+
+    def token_to_id(self, token: str) -> int | None:
+        t = self.added.by_content.get(token)
+        if t is not None:
+            return t.id
+        return self.model.token_to_id(token)
+
+    def is_special(self, id: int) -> bool:
+        return id in self.added.special_ids
+
+    def token_bytes(self, id: int) -> bytes:
+        """The bytes token `id` stands for in text (b' the' for 'Ġthe', b'ing' for '##ing')."""
+        cached = self._bytes_cache.get(id)
+        if cached is None:
+            cached = self._compute_bytes(id)
+            self._bytes_cache[id] = cached
+        return cached
+
+    def _compute_bytes(self, id: int) -> bytes:
+        added = self.added.by_id.get(id)
+        if added is not None:
+            return added.content.encode("utf-8")
+        piece = self.model.id_to_token(id)
+        if piece is None:
+            raise TokvizError(f"id {id} is not in the vocabulary (size {self.vocab_size})")
+        if self.byte_level:
+            data = unicode_to_bytes(piece)
+            if data is not None:
+                return data
+        m = _BYTE_PIECE.fullmatch(piece)
+        if m and getattr(self.model, "byte_fallback", False):
+            return bytes([int(m.group(1), 16)])
+        prefix = getattr(self.model, "prefix", "")
+        if prefix and piece.startswith(prefix) and piece != prefix:
+            piece = piece[len(prefix):]
+        suffix = getattr(self.model, "suffix", "")
+        if suffix and piece.endswith(suffix):
+            piece = piece[: -len(suffix)] + " "
+        if self.space_marker:
+            piece = piece.replace(self.space_marker, " ")
+        return piece.encode("utf-8")
+
+    # ---- encoding ------------------------------------------------------------------------
+    def _segments(self, text: str, allow_special: bool):
+        """Normalized pieces of text between added tokens, and the added tokens themselves."""
+        root = NormalizedString(text)
+        if self.text_normalizer is not None:
+            yield self.text_normalizer(root), None
+            return
+        for seg, tok in self.added.split(root, normalized=False, allow_special=allow_special):
+            if tok is not None:
+                yield seg, tok
+                continue
+            ns = self.normalizer.normalize(seg) if self.normalizer else seg
+            yield from self.added.split(ns, normalized=True, allow_special=allow_special, normalize=self._normalize_added)
+
+    def encode(self, text: str, *, add_special_tokens: bool = False, allow_special: bool | None = None) -> Encoding:
+        """Encode `text`.
+
+        add_special_tokens: add what the post-processor puts around a sequence ([CLS] ... [SEP]).
+        allow_special: match special-token strings in the text as special tokens; None uses the
+        format's reference behaviour (`special_in_text`).
+
+        >>> tok.encode("hi there").ids
+        [6151, 1070]
+        """
+        check_text(text)
+        allow = self.special_in_text if allow_special is None else allow_special
+        ids: list[int] = []
+        offsets: list[tuple[int, int]] = []
+        special: list[bool] = []
+        model = self.model
+        pre = self.pre_tokenizer
+        for seg, tok in self._segments(text, allow):
+            if tok is not None:
+                ids.append(tok.id)
+                offsets.append(seg.original_span(0, len(seg.text)))
+                special.append(tok.special)
+                continue
+            if not seg.text:
+                continue
+            for piece in (pre.pre_tokenize([seg]) if pre else [seg]):
+                span = piece.original_span
+                for id, a, b in model.tokenize(piece.text):
+                    ids.append(id)
+                    offsets.append(span(a, b))
+                    special.append(False)
+        if add_special_tokens and self.post_processor is not None:
+            before, after = self.post_processor.wrap()
+            end = len(text)
+            ids = [i for i, _ in before] + ids + [i for i, _ in after]
+            offsets = [(0, 0)] * len(before) + offsets + [(end, end)] * len(after)
+            special = [True] * len(before) + special + [True] * len(after)
+        return self._encoding(text, ids, offsets, special)
+
+    def _encoding(self, text, ids, offsets, special) -> Encoding:
+        token_bytes = [self.token_bytes(i) for i in ids]
+        partial = []
+        for data, sp in zip(token_bytes, special):
+            if sp:
+                partial.append(False)
+                continue
+            try:
+                data.decode("utf-8")
+                partial.append(False)
+            except UnicodeDecodeError:
+                partial.append(True)
+        pieces = [self.id_to_token(i) or "" for i in ids]
+        return Encoding(text, ids, offsets, token_bytes, pieces, special, partial)
+
+    def encode_ids(self, text: str, **kwargs) -> list[int]:
+        return self.encode(text, **kwargs).ids
+
+    def encode_batch(self, texts: list[str], threads: int | None = None, **kwargs) -> list[Encoding]:
+        """Encode several texts, on `threads` worker threads (default: one per core)."""
+        if threads == 1 or len(texts) < 2:
+            return [self.encode(t, **kwargs) for t in texts]
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            return list(pool.map(lambda t: self.encode(t, **kwargs), texts))
+
+    # ---- decoding ------------------------------------------------------------------------
+    def decode(self, ids: list[int], *, skip_special_tokens: bool = True) -> str:
+        """Text for `ids` as the format's reference library decodes it (special tokens skipped)."""
+        for i in ids:
+            if self.id_to_token(i) is None:
+                raise TokvizError(f"cannot decode id {i}: not in the vocabulary (size {self.vocab_size})")
+        if self.decode_fn is not None:
+            return self.decode_fn(self, list(ids), skip_special_tokens)
+        special = self.added.special_ids
+        tokens = [self.id_to_token(i) for i in ids if not (skip_special_tokens and i in special)]
+        if self.decoder is None:
+            return " ".join(tokens)
+        return self.decoder.decode(tokens)
+
+    # ---- description ---------------------------------------------------------------------
+    def describe(self) -> dict:
+        """Summary for `tokviz info` and the GUI."""
+        return {
+            "format": self.source.format,
+            "path": self.source.path,
+            "name": self.source.name,
+            "model": self.model.kind,
+            "model_detail": self.model.describe(),
+            "vocab_size": self.vocab_size,
+            "normalizer": self.normalizer.describe() if self.normalizer else None,
+            "pre_tokenizer": self.pre_tokenizer.describe() if self.pre_tokenizer else None,
+            "post_processor": self.post_processor.describe() if self.post_processor else None,
+            "decoder": self.decoder.describe() if self.decoder else None,
+            "special_tokens": [{"id": t.id, "content": t.content} for t in self.added.tokens if t.special],
+            "added_tokens": sum(1 for t in self.added.tokens if not t.special),
+            "byte_level": self.byte_level,
+            **self.source.extra,
+        }
+
+    def __repr__(self) -> str:
+        name = self.source.name or self.source.path or "tokenizer"
+        return f"<Tokenizer {name!r} {self.model.kind} vocab={self.vocab_size}>"

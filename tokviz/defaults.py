@@ -1,0 +1,25 @@
+"""The tokenizer and text tokviz opens on when nothing else is asked for (shipped in resources/)."""
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+DEFAULT_TOKENIZER = "tokviz-demo.model"
+SAMPLE_TEXT = "sample.txt"
+
+
+def resource_path(name: str) -> Path:
+    return Path(str(resources.files("tokviz.resources").joinpath(name)))
+
+
+def default_tokenizer_path() -> Path:
+    """A byte-level BPE tokenizer that tokviz trained on `training.txt` (see resources/README.md)."""
+    return resource_path(DEFAULT_TOKENIZER)
+
+
+def sample_text_path() -> Path:
+    return resource_path(SAMPLE_TEXT)
+
+
+def sample_text() -> str:
+    return sample_text_path().read_text(encoding="utf-8")

@@ -1,0 +1,32 @@
+"""The one exception type tokviz raises for bad input."""
+from __future__ import annotations
+
+import os
+
+
+class TokvizError(Exception):
+    """A file or text tokviz cannot use, with the file's name and the reason.
+
+    >>> str(TokvizError("merges refer to unknown token 'ab'", path="tok.json"))
+    "tok.json: merges refer to unknown token 'ab'"
+    """
+
+    def __init__(self, message: str, path: str | os.PathLike | None = None):
+        self.reason = message
+        self.path = os.fspath(path) if path is not None else None
+        super().__init__(f"{self.path}: {message}" if self.path else message)
+
+
+def check_text(text: str) -> str:
+    """Return `text` if it can be encoded to UTF-8, else raise a TokvizError that says where it cannot."""
+    if not isinstance(text, str):
+        raise TokvizError(f"expected text (str), got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start]
+        raise TokvizError(
+            f"text has a lone surrogate U+{ord(bad):04X} at character {exc.start}; "
+            "it is not valid Unicode and cannot be encoded as UTF-8"
+        ) from None
+    return text

@@ -1,0 +1,109 @@
+"""Readers for the tokenizer files people have on disk, and `load`, which tells them apart."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..core.tokenizer import Tokenizer
+from ..errors import TokvizError
+
+FORMATS = ("hf-json", "gpt2", "tiktoken", "sentencepiece", "wordpiece-vocab", "minbpe")
+
+# Files looked for, in this order, when a folder is given.
+_FOLDER_FILES = ("tokenizer.json", "vocab.json", "tokenizer.model", "vocab.txt")
+
+
+def detect(path: Path) -> tuple[str, Path]:
+    """(format, path to read) for a file or folder, or a TokvizError saying why not."""
+    if not path.exists():
+        raise TokvizError("no such file or folder", path)
+    if path.is_dir():
+        for name in _FOLDER_FILES:
+            if (path / name).is_file():
+                return detect(path / name)
+        found = sorted(p for p in path.iterdir() if p.suffix in (".tiktoken", ".model", ".json"))
+        for p in found:
+            try:
+                return detect(p)
+            except TokvizError:
+                continue
+        raise TokvizError(
+            "no tokenizer found in this folder (looked for tokenizer.json, vocab.json + merges.txt, "
+            "*.tiktoken, *.model, vocab.txt)",
+            path,
+        )
+    name = path.name
+    if name == "vocab.json" or name == "merges.txt":
+        return "gpt2", path.parent
+    suffix = path.suffix.lower()
+    if suffix == ".tiktoken":
+        return "tiktoken", path
+    if suffix == ".json":
+        return "hf-json", path
+    if suffix == ".model":
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+        return ("minbpe" if head.startswith(b"minbpe v") else "sentencepiece"), path
+    if name == "vocab.txt" or suffix == ".txt":
+        with open(path, "rb") as fh:
+            first = fh.readline(200).split()
+        if len(first) == 2 and first[1].isdigit():
+            return "tiktoken", path
+        return "wordpiece-vocab", path
+    with open(path, "rb") as fh:
+        head = fh.read(64)
+    if head.lstrip().startswith(b"{"):
+        return "hf-json", path
+    if head.startswith(b"minbpe v"):
+        return "minbpe", path
+    raise TokvizError(
+        f"unknown tokenizer format (expected one of: tokenizer.json, vocab.json + merges.txt, .tiktoken, "
+        f".model, vocab.txt)",
+        path,
+    )
+
+
+def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | None = None) -> Tokenizer:
+    """Load a tokenizer from a file or folder, detecting its format.
+
+    >>> tok = tokviz.load("tokenizers/qwen2.5")            # folder with tokenizer.json
+    >>> tok = tokviz.load("cl100k_base.tiktoken")           # regex known by name
+    >>> tok = tokviz.load("my_encoding.tiktoken", pattern=r"...")
+    """
+    path = Path(path).expanduser()
+    if format is None:
+        format, target = detect(path)
+    else:
+        if format not in FORMATS:
+            raise TokvizError(f"unknown format {format!r} (known: {', '.join(FORMATS)})", path)
+        target = path
+    try:
+        if format == "hf-json":
+            from .hf_json import read_hf_json
+
+            return read_hf_json(target)
+        if format == "gpt2":
+            from .gpt2 import read_gpt2
+
+            return read_gpt2(target if target.is_dir() else target.parent)
+        if format == "tiktoken":
+            from .tiktoken_file import read_tiktoken
+
+            return read_tiktoken(target, pattern)
+        if format == "sentencepiece":
+            from .sentencepiece import read_sentencepiece
+
+            return read_sentencepiece(target)
+        if format == "wordpiece-vocab":
+            from .wordpiece_vocab import read_wordpiece_vocab
+
+            return read_wordpiece_vocab(target)
+        from .minbpe import read_minbpe
+
+        return read_minbpe(target)
+    except TokvizError as exc:
+        if exc.path is None:
+            raise TokvizError(exc.reason, target) from None
+        raise
+    except (MemoryError, RecursionError) as exc:
+        raise TokvizError(f"file is too large or too deeply nested to load ({type(exc).__name__})", target) from None

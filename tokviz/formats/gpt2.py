@@ -1,0 +1,77 @@
+"""The GPT-2 layout: `vocab.json` (byte-level token -> id) and `merges.txt` side by side.
+
+The layout does not store the split regex or added tokens; when a `tokenizer_config.json` sits
+beside them its tokenizer class and added tokens are used (Qwen2 splits digits one by one).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core import decoders as dec
+from ..core import normalizers as norm
+from ..core import pre_tokenizers as pre
+from ..core.added import AddedToken
+from ..core.models import BPE
+from ..core.patterns import GPT2_PATTERN, QWEN2_PATTERN
+from ..core.tokenizer import Source, Tokenizer
+from ..errors import TokvizError
+from ._util import Fields, read_json, read_text
+
+
+def read_merges(path: Path) -> list[tuple[str, str]]:
+    merges = []
+    for lineno, line in enumerate(read_text(path).split("\n"), 1):
+        line = line.rstrip("\r")
+        if not line or (lineno == 1 and line.startswith("#version")):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2:
+            raise TokvizError(f"line {lineno}: expected two tokens separated by a space, got {line[:60]!r}", path)
+        merges.append((parts[0], parts[1]))
+    return merges
+
+
+def read_gpt2(folder: Path) -> Tokenizer:
+    vocab_path, merges_path = folder / "vocab.json", folder / "merges.txt"
+    for p in (vocab_path, merges_path):
+        if not p.is_file():
+            raise TokvizError(f"the GPT-2 layout needs vocab.json and merges.txt side by side; {p.name} is missing", folder)
+    vocab = read_json(vocab_path)
+    Fields({"vocab": vocab}, vocab_path).get("vocab", dict, required=True)
+    for tok, i in vocab.items():
+        if type(i) is not int or i < 0:
+            raise TokvizError(f"token {tok!r} has id {i!r}, expected a non-negative integer", vocab_path)
+    merges = read_merges(merges_path)
+    for lineno, (a, b) in enumerate(merges, 1):
+        for t in (a, b, a + b):
+            if t not in vocab:
+                raise TokvizError(f"merge {lineno} ({a!r}, {b!r}) uses {t!r}, which is not in vocab.json", merges_path)
+
+    pattern, normalizer, added = GPT2_PATTERN, None, []
+    config_path = folder / "tokenizer_config.json"
+    if config_path.is_file():
+        config = Fields(read_json(config_path), config_path)
+        if "qwen2" in (config.get("tokenizer_class", str, "") or "").lower():
+            pattern, normalizer = QWEN2_PATTERN, norm.UnicodeForm("NFC")
+        for key, spec in (config.get("added_tokens_decoder", dict, {}) or {}).items():
+            f = Fields(spec, config_path, f"added_tokens_decoder.{key}")
+            if not key.isdigit():
+                f.fail("key must be a token id")
+            special = f.get("special", bool, True)
+            added.append(AddedToken(f.get("content", str, required=True), int(key), special=special,
+                                    lstrip=f.get("lstrip", bool, False), rstrip=f.get("rstrip", bool, False),
+                                    single_word=f.get("single_word", bool, False),
+                                    normalized=f.get("normalized", bool, not special)))
+    if pattern is GPT2_PATTERN:
+        pre_tokenizer = pre.ByteLevel(add_prefix_space=False, use_regex=True)
+    else:
+        pre_tokenizer = pre.Sequence([pre.Split(pattern, "Isolated"), pre.ByteLevel(add_prefix_space=False, use_regex=False)])
+    return Tokenizer(
+        BPE(vocab, merges),
+        normalizer=normalizer,
+        pre_tokenizer=pre_tokenizer,
+        decoder=dec.ByteLevel(),
+        added_tokens=added,
+        special_in_text=True,
+        source=Source("gpt2", str(folder), folder.name),
+    )

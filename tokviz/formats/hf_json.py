@@ -1,0 +1,333 @@
+"""Hugging Face `tokenizer.json`: the whole pipeline, component by component."""
+from __future__ import annotations
+
+import base64
+import binascii
+from pathlib import Path
+
+from ..core import decoders as dec
+from ..core import normalizers as norm
+from ..core import post_processors as post
+from ..core import pre_tokenizers as pre
+from ..core.added import AddedToken
+from ..core.charsmap import CharsMap
+from ..core.models import BPE, Unigram, WordLevel, WordPiece
+from ..core.tokenizer import Source, Tokenizer
+from ..errors import TokvizError
+from ._util import Fields, read_json, stem
+
+
+def read_hf_json(path: Path) -> Tokenizer:
+    data = read_json(path)
+    root = Fields(data, path)
+    if not root.has("model"):
+        root.fail("not a tokenizer.json (no 'model' field)")
+    model = _model(root.obj("model", required=True))
+    normalizer = _normalizer(root.obj("normalizer"))
+    pre_tokenizer = _pre_tokenizer(root.obj("pre_tokenizer"))
+    post_processor = _post_processor(root.obj("post_processor"))
+    decoder = _decoder(root.obj("decoder"))
+    added = []
+    for f in root.items("added_tokens") if root.has("added_tokens") else []:
+        added.append(
+            AddedToken(
+                content=f.get("content", str, required=True),
+                id=_id(f, "id"),
+                special=f.get("special", bool, False),
+                lstrip=f.get("lstrip", bool, False),
+                rstrip=f.get("rstrip", bool, False),
+                single_word=f.get("single_word", bool, False),
+                normalized=f.get("normalized", bool, not f.get("special", bool, False)),
+            )
+        )
+    name = Path(path).parent.name if Path(path).name == "tokenizer.json" else stem(path)
+    extra = {}
+    if root.has("truncation"):
+        extra["truncation"] = root.data["truncation"]
+    if root.has("padding"):
+        extra["padding"] = root.data["padding"]
+    return Tokenizer(
+        model,
+        normalizer=normalizer,
+        pre_tokenizer=pre_tokenizer,
+        post_processor=post_processor,
+        decoder=decoder,
+        added_tokens=added,
+        special_in_text=True,
+        space_marker=_space_marker(pre_tokenizer, decoder),
+        source=Source("hf-json", str(path), name, extra),
+    )
+
+
+def _id(f: Fields, key: str) -> int:
+    value = f.get(key, int, required=True)
+    if value < 0 or value >= 1 << 31:
+        f.fail(f"{key} {value} is out of range")
+    return value
+
+
+def _space_marker(pre_tokenizer, decoder) -> str | None:
+    for component in _walk(pre_tokenizer) + _walk(decoder):
+        if isinstance(component, (pre.Metaspace, dec.Metaspace)):
+            return component.replacement
+    return None
+
+
+def _walk(component) -> list:
+    if component is None:
+        return []
+    inner = getattr(component, "pre_tokenizers", None) or getattr(component, "decoders", None)
+    if inner:
+        out = []
+        for c in inner:
+            out.extend(_walk(c))
+        return out
+    return [component]
+
+
+# ---- model ------------------------------------------------------------------------------
+
+def _vocab_dict(f: Fields) -> dict[str, int]:
+    vocab = f.get("vocab", dict, required=True)
+    for tok, i in vocab.items():
+        if type(i) is not int or i < 0 or i >= 1 << 31:
+            f.fail(f"vocab entry {tok!r} has id {i!r}, expected a non-negative integer")
+    return vocab
+
+
+def _model(f: Fields):
+    kind = f.type_name()
+    if kind is None:  # files written by old versions carry no type
+        vocab = f.data.get("vocab")
+        kind = "BPE" if f.has("merges") else "Unigram" if isinstance(vocab, list) else "WordPiece" if f.has("continuing_subword_prefix") else "WordLevel"
+    if kind == "BPE":
+        return _bpe(f)
+    if kind == "WordPiece":
+        return WordPiece(
+            _vocab_dict(f),
+            unk_token=f.get("unk_token", str, "[UNK]"),
+            continuing_subword_prefix=f.get("continuing_subword_prefix", str, "##"),
+            max_input_chars_per_word=f.get("max_input_chars_per_word", int, 100),
+        )
+    if kind == "WordLevel":
+        return WordLevel(_vocab_dict(f), unk_token=f.get("unk_token", str, "<unk>"))
+    if kind == "Unigram":
+        raw = f.get("vocab", list, required=True)
+        pieces = []
+        for i, item in enumerate(raw):
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], (int, float))):
+                f.fail(f"vocab[{i}] should be [piece, score], got {item!r:.60}")
+            pieces.append((item[0], float(item[1])))
+        unk_id = f.get("unk_id", int)
+        if unk_id is not None and not 0 <= unk_id < len(pieces):
+            f.fail(f"unk_id {unk_id} is outside the vocabulary of {len(pieces)}")
+        byte_fallback = f.get("byte_fallback", bool, False)
+        return Unigram(pieces, unk_id=unk_id, byte_fallback=byte_fallback)
+    f.fail(f"unsupported model type {kind!r}")
+
+
+def _bpe(f: Fields) -> BPE:
+    vocab = _vocab_dict(f)
+    raw = f.get("merges", list, [])
+    merges: list[tuple[str, str]] = []
+    prefix = f.get("continuing_subword_prefix", str) or ""
+    for i, m in enumerate(raw):
+        if isinstance(m, str):
+            parts = m.split(" ")
+        elif isinstance(m, list):
+            parts = m
+        else:
+            parts = None
+        if not parts or len(parts) != 2 or not all(isinstance(p, str) for p in parts):
+            f.fail(f"merges[{i}] should be 'a b' or [a, b], got {m!r:.60}")
+        merges.append((parts[0], parts[1]))
+    for i, (a, b) in enumerate(merges):
+        merged = a + b[len(prefix):]
+        if a not in vocab or b not in vocab or merged not in vocab:
+            missing = next(t for t in (a, b, merged) if t not in vocab)
+            f.fail(f"merges[{i}] ({a!r}, {b!r}) uses {missing!r}, which is not in the vocabulary")
+    unk = f.get("unk_token", str)
+    return BPE(
+        vocab,
+        merges,
+        unk_token=unk,
+        continuing_subword_prefix=prefix,
+        end_of_word_suffix=f.get("end_of_word_suffix", str) or "",
+        fuse_unk=f.get("fuse_unk", bool, False),
+        byte_fallback=f.get("byte_fallback", bool, False),
+        ignore_merges=f.get("ignore_merges", bool, False),
+    )
+
+
+# ---- normalizers ------------------------------------------------------------------------
+
+def _pattern(f: Fields) -> tuple[str, bool]:
+    p = f.obj("pattern", required=True)
+    if p.has("Regex"):
+        return p.get("Regex", str), True
+    if p.has("String"):
+        return p.get("String", str), False
+    p.fail("pattern must be {'String': ...} or {'Regex': ...}")
+
+
+def _normalizer(f: Fields | None):
+    if f is None:
+        return None
+    kind = f.type_name()
+    if kind in ("NFC", "NFD", "NFKC", "NFKD"):
+        return norm.UnicodeForm(kind)
+    if kind == "Lowercase":
+        return norm.Lowercase()
+    if kind == "StripAccents":
+        return norm.StripAccents()
+    if kind == "Replace":
+        pattern, is_regex = _pattern(f)
+        return norm.Replace(pattern, f.get("content", str, ""), is_regex)
+    if kind == "Prepend":
+        return norm.Prepend(f.get("prepend", str, required=True))
+    if kind == "Strip":
+        return norm.Strip(f.get("strip_left", bool, True), f.get("strip_right", bool, True))
+    if kind == "BertNormalizer":
+        return norm.BertNormalizer(
+            clean_text=f.get("clean_text", bool, True),
+            handle_chinese_chars=f.get("handle_chinese_chars", bool, True),
+            strip_accents=f.get("strip_accents", bool, None),
+            lowercase=f.get("lowercase", bool, True),
+        )
+    if kind == "Nmt":
+        return norm.Nmt()
+    if kind == "ByteLevel":
+        return norm.ByteLevelNormalizer()
+    if kind == "Precompiled":
+        raw = f.get("precompiled_charsmap", (str, list), "")
+        try:
+            blob = bytes(raw) if isinstance(raw, list) else base64.b64decode(raw, validate=True)
+        except (binascii.Error, ValueError):
+            f.fail("precompiled_charsmap is not valid base64")
+        return norm.Precompiled(CharsMap(blob, source=f.path))
+    if kind == "Sequence":
+        return norm.Sequence([_normalizer(x) for x in f.items("normalizers")])
+    f.fail(f"unsupported normalizer type {kind!r}")
+
+
+# ---- pre-tokenizers ---------------------------------------------------------------------
+
+def _behavior(f: Fields, default: str) -> str:
+    value = f.get("behavior", str, default)
+    if value not in pre.BEHAVIORS:
+        f.fail(f"unknown split behavior {value!r} (expected one of {', '.join(pre.BEHAVIORS)})")
+    return value
+
+
+def _prepend_scheme(f: Fields) -> str:
+    scheme = f.get("prepend_scheme", str)
+    if scheme is None:
+        return "always" if f.get("add_prefix_space", bool, True) else "never"
+    if scheme not in ("always", "first", "never"):
+        f.fail(f"unknown prepend_scheme {scheme!r}")
+    return scheme
+
+
+def _pre_tokenizer(f: Fields | None):
+    if f is None:
+        return None
+    kind = f.type_name()
+    if kind == "Split":
+        pattern, is_regex = _pattern(f)
+        return pre.Split(pattern, _behavior(f, "Isolated"), f.get("invert", bool, False), is_regex)
+    if kind == "ByteLevel":
+        return pre.ByteLevel(f.get("add_prefix_space", bool, True), f.get("use_regex", bool, True))
+    if kind == "Metaspace":
+        return pre.Metaspace(f.get("replacement", str, "▁"), _prepend_scheme(f), f.get("split", bool, True))
+    if kind == "Whitespace":
+        return pre.Whitespace()
+    if kind == "WhitespaceSplit":
+        return pre.WhitespaceSplit()
+    if kind == "BertPreTokenizer":
+        return pre.BertPreTokenizer()
+    if kind == "Punctuation":
+        return pre.Punctuation(_behavior(f, "Isolated"))
+    if kind == "Digits":
+        return pre.Digits(f.get("individual_digits", bool, False))
+    if kind == "UnicodeScripts":
+        return pre.UnicodeScripts()
+    if kind == "CharDelimiterSplit":
+        return pre.CharDelimiterSplit(f.get("delimiter", str, required=True))
+    if kind == "Sequence":
+        return pre.Sequence([_pre_tokenizer(x) for x in f.items("pretokenizers")])
+    f.fail(f"unsupported pre-tokenizer type {kind!r}")
+
+
+# ---- post-processors --------------------------------------------------------------------
+
+def _pair(f: Fields, key: str) -> tuple[int, str]:
+    value = f.get(key, list, required=True)
+    if len(value) != 2 or not isinstance(value[0], str) or type(value[1]) is not int:
+        f.fail(f"{key} should be [token, id], got {value!r:.60}")
+    return value[1], value[0]
+
+
+def _post_processor(f: Fields | None):
+    if f is None:
+        return None
+    kind = f.type_name()
+    if kind == "TemplateProcessing":
+        single = []
+        for item in f.get("single", list, required=True):
+            if isinstance(item, dict) and "SpecialToken" in item and isinstance(item["SpecialToken"], dict):
+                single.append(("special", str(item["SpecialToken"].get("id"))))
+            elif isinstance(item, dict) and "Sequence" in item:
+                single.append(("sequence", "A"))
+            else:
+                f.fail(f"unknown template piece {item!r:.60}")
+        specials = {}
+        for name, spec in (f.get("special_tokens", dict, {}) or {}).items():
+            sf = Fields(spec, f.path, f"{f.where}.special_tokens.{name}")
+            ids = sf.get("ids", list, required=True)
+            toks = sf.get("tokens", list, required=True)
+            if len(ids) != len(toks) or not all(type(i) is int for i in ids):
+                sf.fail("ids and tokens must be lists of the same length")
+            specials[name] = list(zip(ids, toks))
+        return post.TemplateProcessing(single, specials)
+    if kind == "BertProcessing":
+        return post.BertProcessing(_pair(f, "sep"), _pair(f, "cls"))
+    if kind == "RobertaProcessing":
+        return post.RobertaProcessing(_pair(f, "sep"), _pair(f, "cls"))
+    if kind == "ByteLevel":
+        return post.ByteLevel()
+    if kind == "Sequence":
+        return post.Sequence([_post_processor(x) for x in f.items("processors")])
+    f.fail(f"unsupported post-processor type {kind!r}")
+
+
+# ---- decoders ---------------------------------------------------------------------------
+
+def _decoder(f: Fields | None):
+    if f is None:
+        return None
+    kind = f.type_name()
+    if kind == "ByteLevel":
+        return dec.ByteLevel()
+    if kind == "WordPiece":
+        return dec.WordPiece(f.get("prefix", str, "##"), f.get("cleanup", bool, True))
+    if kind == "Metaspace":
+        return dec.Metaspace(f.get("replacement", str, "▁"), _prepend_scheme(f))
+    if kind == "BPEDecoder":
+        return dec.BPEDecoder(f.get("suffix", str, "</w>"))
+    if kind == "ByteFallback":
+        return dec.ByteFallback()
+    if kind == "Fuse":
+        return dec.Fuse()
+    if kind == "Strip":
+        return dec.Strip(f.get("content", str, " "), f.get("start", int, 0), f.get("stop", int, 0))
+    if kind == "Replace":
+        pattern, is_regex = _pattern(f)
+        return dec.Replace(pattern, f.get("content", str, ""), is_regex)
+    if kind == "CTC":
+        return dec.CTC(f.get("pad_token", str, "<pad>"), f.get("word_delimiter_token", str, "|"), f.get("cleanup", bool, True))
+    if kind == "Sequence":
+        return dec.Sequence([_decoder(x) for x in f.items("decoders")])
+    f.fail(f"unsupported decoder type {kind!r}")
+
+
+__all__ = ["read_hf_json", "TokvizError"]

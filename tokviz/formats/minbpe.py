@@ -1,0 +1,90 @@
+"""minbpe `.model` files: a version line, the split regex, special tokens, then merges as id pairs.
+
+Ids 0-255 are the bytes; merge i creates id 256 + i.  Written by minbpe's RegexTokenizer and by tokviz.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core import decoders as dec
+from ..core import pre_tokenizers as pre
+from ..core.added import AddedToken
+from ..core.bytelevel import bytes_to_unicode
+from ..core.models import BPE
+from ..core.tokenizer import Source, Tokenizer
+from ..errors import TokvizError
+from ._util import read_text
+
+MAGIC = "minbpe v1"
+
+
+def read_minbpe(path: Path) -> Tokenizer:
+    lines = read_text(path).split("\n")
+    if not lines or lines[0].strip() != MAGIC:
+        raise TokvizError(f"not a minbpe model: first line should be {MAGIC!r}", path)
+    if len(lines) < 3:
+        raise TokvizError("truncated minbpe model: missing pattern or special-token count", path)
+    pattern = lines[1]
+    try:
+        n_special = int(lines[2])
+    except ValueError:
+        raise TokvizError(f"line 3: expected the number of special tokens, got {lines[2][:40]!r}", path) from None
+    if n_special < 0 or 3 + n_special > len(lines):
+        raise TokvizError(f"line 3: {n_special} special tokens announced but the file ends first", path)
+    specials: list[tuple[str, int]] = []
+    for k in range(n_special):
+        line = lines[3 + k]
+        content, _, num = line.rpartition(" ")
+        if not content or not num.isdigit():
+            raise TokvizError(f"line {4 + k}: expected 'token id', got {line[:60]!r}", path)
+        specials.append((content, int(num)))
+    token_bytes = [bytes([b]) for b in range(256)]
+    merges: list[tuple[str, str]] = []
+    for lineno, line in enumerate(lines[3 + n_special :], 4 + n_special):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+            raise TokvizError(f"line {lineno}: expected two token ids, got {line[:60]!r}", path)
+        a, b = int(parts[0]), int(parts[1])
+        if a >= len(token_bytes) or b >= len(token_bytes):
+            raise TokvizError(f"line {lineno}: merge uses id {max(a, b)}, which is not defined yet", path)
+        merges.append((bytes_to_unicode(token_bytes[a]), bytes_to_unicode(token_bytes[b])))
+        token_bytes.append(token_bytes[a] + token_bytes[b])
+    vocab: dict[str, int] = {}
+    for i, data in enumerate(token_bytes):
+        vocab.setdefault(bytes_to_unicode(data), i)
+    added = [AddedToken(c, i, special=True) for c, i in specials]
+    try:
+        split = pre.Split(pattern, "Isolated", dialect="rust") if pattern else None
+    except TokvizError as exc:
+        raise TokvizError(exc.reason, path) from None
+    pieces = [split, pre.ByteLevel(use_regex=False)] if split else [pre.ByteLevel(use_regex=False)]
+    return Tokenizer(
+        BPE(vocab, merges),
+        pre_tokenizer=pre.Sequence(pieces),
+        decoder=dec.ByteLevel(),
+        added_tokens=added,
+        special_in_text=False,
+        source=Source("minbpe", str(path), path.stem, {"pattern": pattern}),
+    )
+
+
+def write_minbpe(path: Path, pattern: str, merges: list[tuple[int, int]], special_tokens: dict[str, int]) -> None:
+    """Write a minbpe `.model` file (atomically: a temporary file, then a rename)."""
+    import os
+    import tempfile
+
+    lines = [MAGIC, pattern, str(len(special_tokens))]
+    lines += [f"{s} {i}" for s, i in special_tokens.items()]
+    lines += [f"{a} {b}" for a, b in merges]
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write("\n".join(lines) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

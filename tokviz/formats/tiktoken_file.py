@@ -1,0 +1,73 @@
+"""tiktoken `.tiktoken` rank files: one `base64(token bytes) rank` per line.
+
+The file holds no pre-tokenization regex: it is known by the file's name for OpenAI's encodings,
+otherwise the caller passes `pattern=`.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+from pathlib import Path
+
+from ..core import decoders as dec
+from ..core import pre_tokenizers as pre
+from ..core.added import AddedToken
+from ..core.bytelevel import bytes_to_unicode
+from ..core.models import BPE
+from ..core.patterns import TIKTOKEN_PATTERNS, TIKTOKEN_SPECIALS
+from ..core.tokenizer import Source, Tokenizer
+from ..errors import TokvizError
+from ._util import read_bytes, stem
+
+
+def read_ranks(path: Path) -> dict[bytes, int]:
+    data = read_bytes(path)
+    ranks: dict[bytes, int] = {}
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise TokvizError(f"line {lineno}: expected 'base64 rank', got {line[:60]!r}", path)
+        try:
+            token = base64.b64decode(parts[0], validate=True)
+            rank = int(parts[1])
+        except (binascii.Error, ValueError):
+            raise TokvizError(f"line {lineno}: invalid base64 or rank in {line[:60]!r}", path) from None
+        if rank < 0 or rank >= 1 << 31:
+            raise TokvizError(f"line {lineno}: rank {rank} out of range", path)
+        if token in ranks:
+            raise TokvizError(f"line {lineno}: token {token!r} appears twice", path)
+        ranks[token] = rank
+    if not ranks:
+        raise TokvizError("no ranks in file (empty or not a .tiktoken file)", path)
+    return ranks
+
+
+def read_tiktoken(path: Path, pattern: str | None = None) -> Tokenizer:
+    name = stem(path)
+    if pattern is None:
+        pattern = TIKTOKEN_PATTERNS.get(name)
+        if pattern is None:
+            known = ", ".join(sorted(TIKTOKEN_PATTERNS))
+            raise TokvizError(
+                f"unknown tiktoken encoding {name!r}: its split regex is not stored in the file; "
+                f"pass pattern= (CLI: --pattern) or name the file after a known encoding ({known})",
+                path,
+            )
+    ranks = read_ranks(path)
+    vocab = {bytes_to_unicode(token): rank for token, rank in ranks.items()}
+    if len(vocab) != len(ranks):
+        raise TokvizError("two tokens map to the same byte string", path)
+    specials = [AddedToken(content, id, special=True) for content, id in TIKTOKEN_SPECIALS.get(name, {}).items()]
+    taken = set(ranks.values())
+    specials = [s for s in specials if s.id not in taken]
+    model = BPE(vocab, None, ignore_merges=True)  # tiktoken: ranks of merged tokens, whole piece first
+    return Tokenizer(
+        model,
+        pre_tokenizer=pre.Sequence([pre.Split(pattern, "Isolated", dialect="rust"), pre.ByteLevel(use_regex=False)]),
+        decoder=dec.ByteLevel(),
+        added_tokens=specials,
+        special_in_text=False,
+        source=Source("tiktoken", str(path), name, {"pattern": pattern}),
+    )

@@ -1,0 +1,47 @@
+"""BERT's `vocab.txt`: one WordPiece token per line, the line number is the id."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core import decoders as dec
+from ..core import normalizers as norm
+from ..core import post_processors as post
+from ..core import pre_tokenizers as pre
+from ..core.added import AddedToken
+from ..core.models import WordPiece
+from ..core.tokenizer import Source, Tokenizer
+from ..errors import TokvizError
+from ._util import Fields, read_json, read_text
+
+BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+
+def read_wordpiece_vocab(path: Path) -> Tokenizer:
+    lines = read_text(path).split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    vocab: dict[str, int] = {}
+    for i, line in enumerate(lines):
+        vocab.setdefault(line.rstrip("\r"), i)
+    if not vocab:
+        raise TokvizError("empty vocabulary", path)
+    if "[UNK]" not in vocab:
+        raise TokvizError("not a BERT vocab.txt: no [UNK] token", path)
+    lowercase = True
+    config_path = path.parent / "tokenizer_config.json"
+    if config_path.is_file():
+        lowercase = Fields(read_json(config_path), config_path).get("do_lower_case", bool, True)
+    specials = [AddedToken(t, vocab[t], special=True) for t in BERT_SPECIALS if t in vocab]
+    processor = None
+    if "[CLS]" in vocab and "[SEP]" in vocab:
+        processor = post.BertProcessing(sep=(vocab["[SEP]"], "[SEP]"), cls=(vocab["[CLS]"], "[CLS]"))
+    return Tokenizer(
+        WordPiece(vocab, unk_token="[UNK]"),
+        normalizer=norm.BertNormalizer(lowercase=lowercase),
+        pre_tokenizer=pre.BertPreTokenizer(),
+        post_processor=processor,
+        decoder=dec.WordPiece(),
+        added_tokens=specials,
+        special_in_text=True,
+        source=Source("wordpiece-vocab", str(path), path.parent.name or path.stem),
+    )
