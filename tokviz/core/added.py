@@ -6,7 +6,6 @@ normalized text, the others in the raw text; `lstrip`/`rstrip` swallow neighbour
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import regex
@@ -32,20 +31,19 @@ class AddedVocabulary:
         self.by_id = {t.id: t for t in self.tokens}
         self.by_content = {t.content: t for t in self.tokens}
         self.special_ids = frozenset(t.id for t in self.tokens if t.special)
-        self._matchers: dict[tuple, tuple[regex.Pattern, dict[str, AddedToken]] | None] = {}
+        self._matchers: dict[tuple[bool, bool], tuple[regex.Pattern, dict[str, AddedToken]] | None] = {}
 
     def __len__(self):
         return len(self.tokens)
 
-    def _matcher(self, normalized: bool, allow_special: bool, normalize: Callable[[str], str] | None):
+    def _matcher(self, normalized: bool, allow_special: bool):
         key = (normalized, allow_special)
         if key not in self._matchers:
             table: dict[str, AddedToken] = {}
             for t in self.tokens:
                 if t.normalized != normalized or (t.special and not allow_special) or not t.content:
                     continue
-                content = normalize(t.content) if (normalized and normalize) else t.content
-                table.setdefault(content, t)
+                table.setdefault(t.content, t)
             if table:
                 alternatives = sorted(table, key=len, reverse=True)  # leftmost-longest
                 pattern = regex.compile("|".join(regex.escape(s) for s in alternatives))
@@ -60,10 +58,9 @@ class AddedVocabulary:
         *,
         normalized: bool,
         allow_special: bool,
-        normalize: Callable[[str], str] | None = None,
     ) -> list[tuple[NormalizedString, AddedToken | None]]:
         """Cut `ns` around the added tokens found in it: (piece, token or None for plain text)."""
-        matcher = self._matcher(normalized, allow_special, normalize)
+        matcher = self._matcher(normalized, allow_special)
         if matcher is None or not ns.text:
             return [(ns, None)]
         pattern, table = matcher

@@ -238,12 +238,19 @@ class CharDelimiterSplit(PreTokenizer):
         return split_normalized(ns, _char_spans(ns.text, lambda c: c == self.delimiter), "Removed")
 
 
-_SCRIPTS = [
-    "Latin", "Greek", "Cyrillic", "Armenian", "Hebrew", "Arabic", "Syriac", "Thaana", "Devanagari",
-    "Bengali", "Gurmukhi", "Gujarati", "Oriya", "Tamil", "Telugu", "Kannada", "Malayalam", "Sinhala",
-    "Thai", "Lao", "Tibetan", "Myanmar", "Georgian", "Hangul", "Ethiopic", "Cherokee", "Khmer",
-    "Mongolian", "Han", "Hiragana", "Katakana", "Bopomofo", "Yi", "Inherited", "Common",
-]
+# The scripts of Unicode 8.0, the table HF tokenizers' UnicodeScripts knows; later scripts are "Any".
+_SCRIPTS = """Latin Greek Cyrillic Armenian Hebrew Arabic Syriac Thaana Devanagari Bengali Gurmukhi Gujarati
+Oriya Tamil Telugu Kannada Malayalam Sinhala Thai Lao Tibetan Myanmar Georgian Hangul Ethiopic Cherokee
+Khmer Mongolian Han Hiragana Katakana Bopomofo Yi Ahom Anatolian_Hieroglyphs Avestan Balinese Bamum
+Bassa_Vah Batak Brahmi Braille Buginese Buhid Canadian_Aboriginal Carian Caucasian_Albanian Chakma Cham
+Coptic Cuneiform Cypriot Deseret Duployan Egyptian_Hieroglyphs Elbasan Glagolitic Gothic Grantha Hanunoo
+Hatran Imperial_Aramaic Inscriptional_Pahlavi Inscriptional_Parthian Javanese Kaithi Kayah_Li Kharoshthi
+Khojki Khudawadi Lepcha Limbu Linear_A Linear_B Lisu Lycian Lydian Mahajani Mandaic Manichaean Meetei_Mayek
+Mende_Kikakui Meroitic_Cursive Meroitic_Hieroglyphs Miao Modi Mro Multani Nabataean New_Tai_Lue Nko Ogham
+Ol_Chiki Old_Hungarian Old_Italic Old_North_Arabian Old_Permic Old_Persian Old_South_Arabian Old_Turkic
+Osmanya Pahawh_Hmong Palmyrene Pau_Cin_Hau Phags_Pa Phoenician Psalter_Pahlavi Rejang Runic Samaritan
+Saurashtra Sharada Shavian Siddham SignWriting Sora_Sompeng Sundanese Syloti_Nagri Tagalog Tagbanwa Tai_Le
+Tai_Tham Tai_Viet Takri Tifinagh Tirhuta Ugaritic Vai Warang_Citi Inherited Common""".split()
 _SCRIPT_RE = regex.compile("|".join(f"(?P<{s}>\\p{{Script={s}}})" for s in _SCRIPTS))
 
 
@@ -256,7 +263,7 @@ def _fixed_script(c: str) -> str:
         return "Han"
     m = _SCRIPT_RE.match(c)
     if m is None:
-        return "Unknown"
+        return "Any"
     s = m.lastgroup
     return "Han" if s in ("Hiragana", "Katakana") else s
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import TokvizError, check_text
 from .added import AddedToken, AddedVocabulary
@@ -66,6 +66,11 @@ class Tokenizer:
         self.pre_tokenizer = pre_tokenizer
         self.post_processor = post_processor
         self.decoder = decoder
+        if normalizer is not None:
+            # As in HF tokenizers, a `normalized` added token is known by its normalized form.
+            added_tokens = [
+                replace(t, content=normalizer.normalize_str(t.content)) if t.normalized else t for t in added_tokens
+            ]
         self.added = AddedVocabulary(list(added_tokens))
         self.special_in_text = special_in_text
         self.space_marker = space_marker
@@ -74,7 +79,6 @@ class Tokenizer:
         self.decode_fn = decode_fn
         self.byte_level = bool(pre_tokenizer is not None and pre_tokenizer.byte_level)
         self._bytes_cache: dict[int, bytes] = {}
-        self._normalize_added = (lambda s: normalizer.normalize_str(s)) if normalizer else None
 
     # ---- vocabulary ----------------------------------------------------------------------
     @property
@@ -142,7 +146,7 @@ class Tokenizer:
                 yield seg, tok
                 continue
             ns = self.normalizer.normalize(seg) if self.normalizer else seg
-            yield from self.added.split(ns, normalized=True, allow_special=allow_special, normalize=self._normalize_added)
+            yield from self.added.split(ns, normalized=True, allow_special=allow_special)
 
     def encode(self, text: str, *, add_special_tokens: bool = False, allow_special: bool | None = None) -> Encoding:
         """Encode `text`.

@@ -35,7 +35,7 @@ def read_gpt2(folder: Path) -> Tokenizer:
     vocab_path, merges_path = folder / "vocab.json", folder / "merges.txt"
     for p in (vocab_path, merges_path):
         if not p.is_file():
-            raise TokvizError(f"the GPT-2 layout needs vocab.json and merges.txt side by side; {p.name} is missing", folder)
+            raise TokvizError("not found: the GPT-2 layout needs vocab.json and merges.txt side by side", p)
     vocab = read_json(vocab_path)
     Fields({"vocab": vocab}, vocab_path).get("vocab", dict, required=True)
     for tok, i in vocab.items():

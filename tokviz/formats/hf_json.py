@@ -89,9 +89,11 @@ def _walk(component) -> list:
 
 def _vocab_dict(f: Fields) -> dict[str, int]:
     vocab = f.get("vocab", dict, required=True)
-    for tok, i in vocab.items():
-        if type(i) is not int or i < 0 or i >= 1 << 31:
-            f.fail(f"vocab entry {tok!r} has id {i!r}, expected a non-negative integer")
+    ids = vocab.values()
+    if vocab and (set(map(type, ids)) != {int} or min(ids) < 0 or max(ids) >= 1 << 31):
+        for tok, i in vocab.items():
+            if type(i) is not int or i < 0 or i >= 1 << 31:
+                f.fail(f"vocab entry {tok!r} has id {i!r}, expected a non-negative integer")
     return vocab
 
 
@@ -129,23 +131,29 @@ def _model(f: Fields):
 def _bpe(f: Fields) -> BPE:
     vocab = _vocab_dict(f)
     raw = f.get("merges", list, [])
-    merges: list[tuple[str, str]] = []
     prefix = f.get("continuing_subword_prefix", str) or ""
-    for i, m in enumerate(raw):
-        if isinstance(m, str):
-            parts = m.split(" ")
-        elif isinstance(m, list):
-            parts = m
-        else:
-            parts = None
-        if not parts or len(parts) != 2 or not all(isinstance(p, str) for p in parts):
-            f.fail(f"merges[{i}] should be 'a b' or [a, b], got {m!r:.60}")
-        merges.append((parts[0], parts[1]))
-    for i, (a, b) in enumerate(merges):
-        merged = a + b[len(prefix):]
-        if a not in vocab or b not in vocab or merged not in vocab:
-            missing = next(t for t in (a, b, merged) if t not in vocab)
-            f.fail(f"merges[{i}] ({a!r}, {b!r}) uses {missing!r}, which is not in the vocabulary")
+    # Whole-list operations in C where possible: real files carry 100k-300k merges.
+    flat = None
+    if all(type(m) is str for m in raw):
+        flat = " ".join(raw).split(" ") if raw else []
+        if len(flat) != 2 * len(raw):  # some line has no space or more than one
+            flat = None
+    if flat is not None:
+        merges = list(zip(flat[0::2], flat[1::2]))
+    else:
+        parts = [m.split(" ") if isinstance(m, str) else m if isinstance(m, list) else None for m in raw]
+        for i, p in enumerate(parts):
+            if p is None or len(p) != 2 or not all(type(x) is str for x in p):
+                f.fail(f"merges[{i}] should be 'a b' or [a, b], got {raw[i]!r:.60}")
+        merges = list(map(tuple, parts))
+    cut = len(prefix)
+    merged = [a + b[cut:] for a, b in merges] if cut else list(map(str.__add__, *zip(*merges))) if merges else []
+    has = vocab.__contains__
+    if not (all(map(has, merged)) and all(map(has, flat if flat is not None else [t for m in merges for t in m]))):
+        for i, ((a, b), m) in enumerate(zip(merges, merged)):
+            missing = next((t for t in (a, b, m) if t not in vocab), None)
+            if missing is not None:
+                f.fail(f"merges[{i}] ({a!r}, {b!r}) uses {missing!r}, which is not in the vocabulary")
     unk = f.get("unk_token", str)
     return BPE(
         vocab,

@@ -45,7 +45,7 @@ class BPE(Model):
         if merges is None:
             self.ranks = None
         else:
-            self.ranks = {pair: i for i, pair in enumerate(merges)}
+            self.ranks = dict(zip(merges, range(len(merges))))
 
     # ---- ranking -------------------------------------------------------------------------
     def _merged(self, a: str, b: str) -> str:
