@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import base64
 import json
-import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import tokviz
-from _shared import EDGE_CASES, TOKENIZERS
+from _shared import EDGE_CASES, TOKENIZERS, assigned_text
 from tokviz.defaults import resource_path, sample_text
 
 tk = pytest.importorskip("tokenizers")
@@ -152,18 +150,10 @@ def test_component_parity(name, tmp_path_factory):
         check(tok, ref, text, special=True)
 
 
-def _old_unicode(c: str) -> bool:
-    """Assigned already in Unicode 3.2: script data of every version agrees on these."""
-    return unicodedata.ucd_3_2_0.category(c) != "Cn"
-
-
 @pytest.mark.parametrize("name", CONFIGS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=40))
+@given(text=assigned_text(40))
 def test_component_random(name, text, tmp_path_factory):
-    if name == "digits-punct-scripts":
-        # UnicodeScripts uses HF's own (older) script table; characters assigned since may differ.
-        text = "".join(c for c in text if _old_unicode(c))
     tok, ref = pair(name, tmp_path_factory)
     check(tok, ref, text)
 

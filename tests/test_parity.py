@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import tokviz
-from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, corpus_samples, need
+from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, need
 
 
 def _hf(path):
@@ -112,7 +111,7 @@ def test_post_processor_matches(case):
 
 @pytest.mark.parametrize("case", CASES)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=60))
+@given(text=assigned_text(60))
 def test_random_text(case, text):
     tok, ref = pair(case)
     check(tok, ref, text)

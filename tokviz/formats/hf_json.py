@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from itertools import repeat
 from pathlib import Path
 
 from ..core import decoders as dec
@@ -132,32 +133,31 @@ def _bpe(f: Fields) -> BPE:
     vocab = _vocab_dict(f)
     raw = f.get("merges", list, [])
     prefix = f.get("continuing_subword_prefix", str) or ""
-    # Whole-list operations in C where possible: real files carry 100k-300k merges.
-    flat = None
-    if all(type(m) is str for m in raw):
-        flat = " ".join(raw).split(" ") if raw else []
-        if len(flat) != 2 * len(raw):  # some line has no space or more than one
-            flat = None
-    if flat is not None:
-        merges = list(zip(flat[0::2], flat[1::2]))
+    lines = None
+    if not prefix and all(type(m) is str for m in raw) and all(map(_one_space, raw)):
+        # The common case, kept at C speed (files carry 100k-300k merges): ranks are looked up by
+        # the "a b" line itself, and each merge's result must be a token.
+        lines, merges = raw, None
+        merged = list(map(str.replace, raw, repeat(" "), repeat(""), repeat(1)))
+        if not all(map(vocab.__contains__, merged)):
+            i = next(i for i, m in enumerate(merged) if m not in vocab)
+            f.fail(f"merges[{i}] {raw[i]!r} makes {merged[i]!r}, which is not in the vocabulary")
     else:
-        parts = [m.split(" ") if isinstance(m, str) else m if isinstance(m, list) else None for m in raw]
-        for i, p in enumerate(parts):
-            if p is None or len(p) != 2 or not all(type(x) is str for x in p):
-                f.fail(f"merges[{i}] should be 'a b' or [a, b], got {raw[i]!r:.60}")
-        merges = list(map(tuple, parts))
-    cut = len(prefix)
-    merged = [a + b[cut:] for a, b in merges] if cut else list(map(str.__add__, *zip(*merges))) if merges else []
-    has = vocab.__contains__
-    if not (all(map(has, merged)) and all(map(has, flat if flat is not None else [t for m in merges for t in m]))):
-        for i, ((a, b), m) in enumerate(zip(merges, merged)):
-            missing = next((t for t in (a, b, m) if t not in vocab), None)
-            if missing is not None:
-                f.fail(f"merges[{i}] ({a!r}, {b!r}) uses {missing!r}, which is not in the vocabulary")
+        merges = []
+        for i, m in enumerate(raw):
+            parts = m.split(" ") if isinstance(m, str) else m
+            if not isinstance(parts, list) or len(parts) != 2 or not all(type(x) is str for x in parts):
+                f.fail(f"merges[{i}] should be 'a b' or [a, b], got {m!r:.60}")
+            a, b = parts
+            for t in (a, b, a + b[len(prefix):]):
+                if t not in vocab:
+                    f.fail(f"merges[{i}] ({a!r}, {b!r}) uses {t!r}, which is not in the vocabulary")
+            merges.append((a, b))
     unk = f.get("unk_token", str)
     return BPE(
         vocab,
         merges,
+        merge_lines=lines,
         unk_token=unk,
         continuing_subword_prefix=prefix,
         end_of_word_suffix=f.get("end_of_word_suffix", str) or "",
@@ -165,6 +165,10 @@ def _bpe(f: Fields) -> BPE:
         byte_fallback=f.get("byte_fallback", bool, False),
         ignore_merges=f.get("ignore_merges", bool, False),
     )
+
+
+def _one_space(line: str) -> bool:
+    return line.count(" ") == 1
 
 
 # ---- normalizers ------------------------------------------------------------------------

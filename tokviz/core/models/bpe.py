@@ -31,9 +31,14 @@ class BPE(Model):
         byte_fallback: bool = False,
         ignore_merges: bool = False,
         merge_counts: list[int] | None = None,
+        merge_lines: list[str] | None = None,
     ):
+        """`merges` are (a, b) pairs in rank order; None ranks pairs by the merged token's id
+        (tiktoken).  `merge_lines` may be given instead of `merges`: the "a b" strings of a
+        tokenizer.json or merges.txt, used as they are (no token in them contains a space), which
+        keeps loading a 300k-merge file fast."""
         super().__init__(vocab)
-        self.merges = merges
+        self._merges = merges
         self.unk_token = unk_token
         self.prefix = continuing_subword_prefix or ""
         self.suffix = end_of_word_suffix or ""
@@ -42,18 +47,35 @@ class BPE(Model):
         self.ignore_merges = ignore_merges
         self.merge_counts = merge_counts  # count of each merge at training time, when known
         self._cache = BoundedCache()
-        if merges is None:
-            self.ranks = None
-        else:
+        self._merge_lines = merge_lines
+        if merge_lines is not None:
+            self.ranks = dict(zip(merge_lines, range(len(merge_lines))))
+            self._rank = self._rank_by_line
+        elif merges is not None:
             self.ranks = dict(zip(merges, range(len(merges))))
+            self._rank = self._rank_by_pair
+        else:
+            self.ranks = None
+            self._rank = self._rank_by_token
+
+    @property
+    def merges(self) -> list[tuple[str, str]] | None:
+        """The merges as (a, b) pairs in rank order (None for a tiktoken-style ranking)."""
+        if self._merges is None and self._merge_lines is not None:
+            self._merges = [tuple(line.split(" ")) for line in self._merge_lines]
+        return self._merges
 
     # ---- ranking -------------------------------------------------------------------------
     def _merged(self, a: str, b: str) -> str:
         return a + b[len(self.prefix):] if self.prefix else a + b
 
-    def _rank(self, a: str, b: str) -> int | None:
-        if self.ranks is not None:
-            return self.ranks.get((a, b))
+    def _rank_by_pair(self, a: str, b: str) -> int | None:
+        return self.ranks.get((a, b))
+
+    def _rank_by_line(self, a: str, b: str) -> int | None:
+        return self.ranks.get(a + " " + b)
+
+    def _rank_by_token(self, a: str, b: str) -> int | None:
         return self.vocab.get(a + b)
 
     # ---- encoding ------------------------------------------------------------------------

@@ -1,0 +1,79 @@
+"""Deciding what a dropped or opened file is, and reading text files.  No Qt here, so it is easy to test."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import TokvizError
+from ..formats import detect
+
+TOKENIZER = "tokenizer"
+TEXT = "text"
+
+# Beyond this a text file is refused (the explorer view is not virtualised yet).
+MAX_TEXT_BYTES = 64 * 1024 * 1024
+
+
+def classify_path(path: str | os.PathLike) -> str:
+    """TOKENIZER or TEXT: what a dropped file or folder most likely is.
+
+    tokviz's own format detection decides (a folder is always a tokenizer).  One refinement: the
+    detector takes any ``*.txt`` for a WordPiece vocab.txt, so a ``.txt`` file that is not named
+    ``vocab.txt`` counts as a tokenizer only when its lines look like vocabulary entries (one
+    token per line, no inner spaces)."""
+    path = Path(path)
+    if path.is_dir():
+        return TOKENIZER
+    try:
+        fmt, _ = detect(path)
+    except TokvizError:
+        return TEXT
+    if fmt == "wordpiece-vocab" and path.name != "vocab.txt":
+        return TOKENIZER if _looks_like_vocab(path) else TEXT
+    return TOKENIZER
+
+
+def _looks_like_vocab(path: Path, sample: int = 200) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            lines = [line.rstrip(b"\r\n") for _, line in zip(range(sample), fh)]
+    except OSError:
+        return False
+    lines = [line for line in lines if line]
+    if len(lines) < 5:
+        return False
+    tokenish = sum(1 for line in lines if len(line.split()) == 1 and len(line) <= 50)
+    return tokenish >= 0.9 * len(lines)
+
+
+def read_text_file(path: str | os.PathLike) -> str:
+    """The UTF-8 text of `path` (a UTF-8 byte-order mark is dropped), or a TokvizError saying
+    clearly why not: missing, a folder, too large, binary, or not UTF-8 (with the offending byte)."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise TokvizError("no such file", path)
+    if path.is_dir():
+        raise TokvizError("is a folder, not a text file", path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_TEXT_BYTES:
+            raise TokvizError(
+                f"text file is too large ({size / 1e6:.0f} MB; the explorer opens up to {MAX_TEXT_BYTES // 2**20} MB)",
+                path,
+            )
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TokvizError(f"cannot read the file: {exc.strerror or exc}", path) from None
+    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise TokvizError("this looks like a binary file (it contains NUL bytes), not text", path)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise TokvizError("the file is UTF-16 text; tokviz opens UTF-8 text (convert it with iconv -f UTF-16 -t UTF-8)", path)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise TokvizError(
+            f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start} (line {line}) is not valid UTF-8; "
+            "convert the file to UTF-8 first (e.g. iconv -f latin1 -t utf-8)",
+            path,
+        ) from None

@@ -1,0 +1,585 @@
+"""The explorer window: a text editor, the live token view, a header and a status bar.
+
+Later views (docks, library panel, compare, vocab...) attach to this QMainWindow; the encode
+pipeline lives in `workers.EncodeController`, the drawing in `token_view.TokenView`.
+"""
+from __future__ import annotations
+
+import bisect
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+    QTextCharFormat,
+    QTextCursor,
+    QTextOption,
+)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QSizePolicy,
+    QSplitter,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .. import defaults
+from ..core import Tokenizer
+from ..errors import TokvizError
+from . import files
+from .style import CHROME_QSS, mono_font
+from .token_view import TokenView
+from .workers import EncodeController, EncodeResult, LoadResult
+
+FALLBACK_TEXT = "Hello, world! 你好，世界 🙂\n\tTabs, spaces  and newlines are tokens too.\n"
+
+TOKENIZER_FILTER = "Tokenizers (*.json *.tiktoken *.model *.txt);;All files (*)"
+TEXT_FILTER = "Text files (*.txt *.md *.rst *.py *.json *.csv *.tsv *.html *.xml);;All files (*)"
+
+_NON_BMP = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+class TextEditor(QPlainTextEdit):
+    """The source text.  File drops are left to the window (which decides tokenizer or text)."""
+
+    focusChanged = Signal(bool)
+
+    def focusInEvent(self, event) -> None:
+        super().focusInEvent(event)
+        self.focusChanged.emit(True)
+
+    def focusOutEvent(self, event) -> None:
+        super().focusOutEvent(event)
+        self.focusChanged.emit(False)
+
+    def canInsertFromMimeData(self, source) -> bool:
+        if source.hasUrls():
+            return False
+        return super().canInsertFromMimeData(source)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.ignore()
+            return
+        super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event) -> None:
+        if event.mimeData().hasUrls():
+            event.ignore()
+            return
+        super().dragMoveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.ignore()
+            return
+        super().dropEvent(event)
+
+
+def _pane(title_label: QLabel, body: QWidget) -> QWidget:
+    w = QWidget()
+    lay = QVBoxLayout(w)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.setSpacing(0)
+    lay.addWidget(title_label)
+    lay.addWidget(body, 1)
+    return w
+
+
+class MainWindow(QMainWindow):
+    """The explorer.
+
+    `tokenizer`: a path (file or folder) loaded on a worker, an already loaded Tokenizer, or None for
+    the shipped default.  `text`: the text to start with; `text_file`: a file to read it from; with
+    neither, the shipped sample text.  `error_handler(title, message)` replaces the QMessageBox used
+    to report errors (the screenshot command collects them instead)."""
+
+    errorReported = Signal(str, str, str)  # title, path ('' if none), reason
+
+    def __init__(
+        self,
+        tokenizer: str | os.PathLike | Tokenizer | None = None,
+        text: str | None = None,
+        *,
+        text_file: str | os.PathLike | None = None,
+        error_handler: Callable[[str, str], None] | None = None,
+        parent: QWidget | None = None,
+    ):
+        super().__init__(parent)
+        self.setObjectName("TokvizMainWindow")
+        self._error_handler = error_handler
+        self._text_path: str | None = None
+        self._text_name = "untitled"  # shown in the text header when there is no file
+        self._loaded_text: str | None = None  # exact text of the opened file (keeps \r\n) until edited
+        self._setting_text = False
+        self._cursor_moved_by_user = False  # outline the token at the cursor only once the user moves it
+        self._starts: list[int] = []
+        self.setAcceptDrops(True)
+        self.setStyleSheet(CHROME_QSS)
+
+        self.controller = EncodeController(self)
+        self._build_ui()
+        self._build_menus()
+        self._connect()
+
+        self.resize(QSize(1200, 800))
+        self._update_title()
+        self._update_header()
+
+        # the starting text
+        if text is None and text_file is not None:
+            if not self.open_text_file(text_file):
+                text = ""
+        if text is None and text_file is None:
+            try:
+                text = defaults.sample_text()
+                self._text_name = "sample text"
+            except OSError:
+                text = FALLBACK_TEXT
+        if text is not None:
+            self.set_text(text)
+
+        # the starting tokenizer
+        if isinstance(tokenizer, Tokenizer):
+            self.controller.set_tokenizer(tokenizer)
+            self._on_tokenizer_ready(tokenizer)
+        else:
+            path = tokenizer if tokenizer is not None else defaults.default_tokenizer_path()
+            if tokenizer is None and not Path(path).exists():
+                self.token_view.set_placeholder(
+                    "No tokenizer loaded.\nOpen one with File ▸ Open tokenizer… (Ctrl+O) or drop it here."
+                )
+            else:
+                self.open_tokenizer(path)
+
+    # ---- construction ---------------------------------------------------------------------------
+    def _build_ui(self) -> None:
+        font = mono_font()
+        self.editor = TextEditor()
+        self.editor.setObjectName("TextEditor")
+        self.editor.setFont(font)
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.editor.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.editor.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # long runs of spaces overhang
+        self.editor.setFrameShape(QPlainTextEdit.Shape.NoFrame)
+        self.editor.setTabStopDistance(4 * self.editor.fontMetrics().horizontalAdvance(" "))
+        self.editor.document().setDocumentMargin(10)
+        self.editor.setPlaceholderText("Type or paste text here, or drop a text file…")
+
+        self.token_view = TokenView()
+        self.token_view.setObjectName("TokenView")
+        self.token_view.setFont(font)
+
+        self.text_header = QLabel()
+        self.text_header.setObjectName("PaneHeader")
+        self.text_header.setTextFormat(Qt.TextFormat.RichText)
+        self.tokenizer_header = QLabel()
+        self.tokenizer_header.setObjectName("PaneHeader")
+        self.tokenizer_header.setTextFormat(Qt.TextFormat.RichText)
+        self.tokenizer_header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        for header in (self.text_header, self.tokenizer_header):
+            # a long description must not push the splitter: clip it (the tooltip has it all)
+            header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setHandleWidth(1)
+        self.splitter.addWidget(_pane(self.text_header, self.editor))
+        self.splitter.addWidget(_pane(self.tokenizer_header, self.token_view))
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([480, 720])
+        self.setCentralWidget(self.splitter)
+
+        bar = self.statusBar()
+        bar.setSizeGripEnabled(False)
+        self.status_tokenizer = QLabel()
+        self.status_tokens = QLabel()
+        self.status_ratio = QLabel()
+        self.status_time = QLabel()
+        for k, label in enumerate((self.status_tokenizer, self.status_tokens, self.status_ratio, self.status_time)):
+            if k:
+                sep = QFrame()
+                sep.setFrameShape(QFrame.Shape.VLine)
+                sep.setObjectName("StatusSeparator")
+                bar.addPermanentWidget(sep)
+            bar.addPermanentWidget(label)
+        self.status_tokenizer.setObjectName("StatusTokenizer")
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self.action_open_tokenizer = QAction("Open &tokenizer…", self)
+        self.action_open_tokenizer.setShortcut(QKeySequence("Ctrl+O"))
+        self.action_open_tokenizer.triggered.connect(self._ask_open_tokenizer)
+        self.action_open_folder = QAction("Open tokenizer &folder…", self)
+        self.action_open_folder.triggered.connect(self._ask_open_tokenizer_folder)
+        self.action_open_text = QAction("Open te&xt…", self)
+        self.action_open_text.setShortcut(QKeySequence("Ctrl+Shift+O"))
+        self.action_open_text.triggered.connect(self._ask_open_text)
+        self.action_quit = QAction("&Quit", self)
+        self.action_quit.setShortcut(QKeySequence.StandardKey.Quit)
+        self.action_quit.setMenuRole(QAction.MenuRole.QuitRole)
+        self.action_quit.triggered.connect(self.close)
+        file_menu.addAction(self.action_open_tokenizer)
+        file_menu.addAction(self.action_open_folder)
+        file_menu.addAction(self.action_open_text)
+        file_menu.addSeparator()
+        file_menu.addAction(self.action_quit)
+
+        view_menu = self.menuBar().addMenu("&View")
+        self.action_add_special = QAction("Add &special tokens (post-processor)", self)
+        self.action_add_special.setCheckable(True)
+        self.action_add_special.setToolTip("Encode with add_special_tokens=True, e.g. BERT's [CLS] … [SEP]")
+        self.action_add_special.toggled.connect(self.controller.set_add_special_tokens)
+        view_menu.addAction(self.action_add_special)
+
+    def _connect(self) -> None:
+        c = self.controller
+        c.loadStarted.connect(self._on_load_started)
+        c.tokenizerLoaded.connect(self._on_loaded)
+        c.loadFailed.connect(self._on_load_failed)
+        c.encoded.connect(self._on_encoded)
+        c.encodeFailed.connect(self._on_encode_failed)
+        self.editor.textChanged.connect(self._on_text_edited)
+        self.editor.cursorPositionChanged.connect(self._on_cursor_position_changed)
+        self.editor.focusChanged.connect(lambda _focused: self._on_cursor_moved())
+        self.token_view.tokenHovered.connect(self._on_token_hovered)
+        self.token_view.tokenClicked.connect(self._on_token_clicked)
+
+    # ---- public API -------------------------------------------------------------------------------
+    def open_tokenizer(self, path: str | os.PathLike) -> None:
+        """Load a tokenizer file or folder on a worker (errors are reported, the window stays as it was)."""
+        self.controller.load_tokenizer(path)
+
+    def open_text_file(self, path: str | os.PathLike) -> bool:
+        """Replace the text with a UTF-8 file's; False (and an error report) if it cannot be read."""
+        try:
+            text = files.read_text_file(path)
+        except TokvizError as exc:
+            where = exc.path or os.fspath(path)
+            self.report_error("Could not open text", f"{where}\n\n{exc.reason}", path=where, reason=exc.reason)
+            return False
+        self._text_path = os.fspath(path)
+        self.set_text(text)
+        self._update_title()
+        return True
+
+    def set_text(self, text: str) -> None:
+        """Put `text` in the editor (it is encoded after the debounce)."""
+        self._setting_text = True
+        try:
+            self.editor.setPlainText(text)
+        finally:
+            self._setting_text = False
+        self._cursor_moved_by_user = False
+        self._loaded_text = text
+        self.controller.set_text(text)
+        self._update_text_header()
+
+    def current_text(self) -> str:
+        """The text being tokenized: the opened file's exact text until it is edited, else the editor's."""
+        if self._loaded_text is not None:
+            return self._loaded_text
+        return self.editor_text()
+
+    def editor_text(self) -> str:
+        # toRawText keeps non-breaking spaces (toPlainText turns them into spaces)
+        return self.editor.document().toRawText().replace("\u2029", "\n")
+
+    def handle_dropped_paths(self, paths: list[str | os.PathLike]) -> None:
+        """Tokenizer files/folders are loaded (the last one wins); the first text file is opened."""
+        tokenizer_paths, text_paths = [], []
+        for p in paths:
+            (tokenizer_paths if files.classify_path(p) == files.TOKENIZER else text_paths).append(p)
+        if text_paths:
+            self.open_text_file(text_paths[0])
+        if tokenizer_paths:
+            self.open_tokenizer(tokenizer_paths[-1])
+
+    def is_busy(self) -> bool:
+        return self.controller.is_busy()
+
+    def tokenizer(self) -> Tokenizer | None:
+        return self.controller.tokenizer
+
+    def report_error(self, title: str, message: str, *, path: str | None = None, reason: str | None = None) -> None:
+        """Tell the user something failed (a modal message box unless an error handler was given).
+        `errorReported(title, path, reason)` is emitted first, for callers that collect errors."""
+        self.errorReported.emit(title, path or "", reason or message)
+        if self._error_handler is not None:
+            self._error_handler(title, message)
+        else:
+            QMessageBox.critical(self, title, message)
+
+    # ---- drag and drop ------------------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if not paths:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.handle_dropped_paths(paths)
+
+    # ---- menu actions ------------------------------------------------------------------------------
+    def _start_dir(self) -> str:
+        for p in (self.controller.tokenizer_path, self._text_path):
+            if p:
+                return str(Path(p).parent)
+        return str(Path.home())
+
+    @Slot()
+    def _ask_open_tokenizer(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open tokenizer", self._start_dir(), TOKENIZER_FILTER)
+        if path:
+            self.open_tokenizer(path)
+
+    @Slot()
+    def _ask_open_tokenizer_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open tokenizer folder", self._start_dir())
+        if path:
+            self.open_tokenizer(path)
+
+    @Slot()
+    def _ask_open_text(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open text", self._start_dir(), TEXT_FILTER)
+        if path:
+            self.open_text_file(path)
+
+    # ---- controller signals ----------------------------------------------------------------------------
+    @Slot(str)
+    def _on_load_started(self, path: str) -> None:
+        name = Path(path).name or path
+        self.statusBar().showMessage(f"Loading {name}…")
+        if self.controller.tokenizer is None:
+            self.token_view.set_placeholder(f"Loading {name}…")
+
+    @Slot(object)
+    def _on_loaded(self, result: LoadResult) -> None:
+        self.statusBar().showMessage(f"Loaded {self._tok_name(result.tokenizer)} in {result.seconds:.2f} s", 4000)
+        self._on_tokenizer_ready(result.tokenizer)
+
+    def _on_tokenizer_ready(self, tok: Tokenizer) -> None:
+        self._update_title()
+        self._update_header()
+
+    @Slot(str, str)
+    def _on_load_failed(self, path: str, reason: str) -> None:
+        self.statusBar().showMessage("Could not load the tokenizer", 6000)
+        if self.controller.tokenizer is None:
+            self.token_view.set_placeholder(
+                "No tokenizer loaded.\nOpen one with File ▸ Open tokenizer… (Ctrl+O) or drop it here."
+            )
+        self.report_error("Could not open tokenizer", f"{path}\n\n{reason}", path=path, reason=reason)
+
+    @Slot(object)
+    def _on_encoded(self, result: EncodeResult) -> None:
+        self._starts = [s for s, _ in result.encoding.offsets]
+        self.token_view.set_encoding(result.encoding)
+        n = len(result.encoding)
+        chars = len(result.text)
+        nbytes = len(result.text.encode("utf-8", "surrogatepass"))
+        self.status_tokens.setText(_plural(n, "token"))
+        if n:
+            self.status_ratio.setText(f"{chars / n:.2f} chars/token · {nbytes / n:.2f} bytes/token")
+        else:
+            self.status_ratio.setText("– chars/token")
+        self.status_time.setText(f"encoded in {result.seconds * 1000:.0f} ms")
+        self._on_cursor_moved()
+
+    @Slot(str)
+    def _on_encode_failed(self, reason: str) -> None:
+        self.token_view.set_encoding(None)
+        self.token_view.set_placeholder(f"Cannot encode this text:\n{reason}")
+        self.status_tokens.setText("encode failed")
+        self.status_ratio.setText("")
+        self.statusBar().showMessage(reason, 8000)
+
+    # ---- editor <-> token view ----------------------------------------------------------------------
+    @Slot()
+    def _on_text_edited(self) -> None:
+        if self._setting_text:
+            return
+        self._loaded_text = None  # edited: the editor is the truth now
+        self.controller.set_text(self.editor_text())
+        self._update_text_header()
+
+    def _qt_pos(self, text: str, index: int) -> int:
+        """Python character index in `text` -> position in the editor's document (UTF-16 units;
+        a \\r\\n pair is one paragraph break there)."""
+        prefix = text[:index]
+        return index + len(_NON_BMP.findall(prefix)) - prefix.count("\r\n")
+
+    def _py_index(self, text: str, qt_pos: int) -> int:
+        """Editor position -> Python character index (inverse of _qt_pos, by scanning)."""
+        if not _NON_BMP.search(text) and "\r\n" not in text:
+            return qt_pos
+        pos = i = 0
+        n = len(text)
+        while i < n and pos < qt_pos:
+            ch = text[i]
+            if ch == "\r" and i + 1 < n and text[i + 1] == "\n":
+                i += 2
+                pos += 1
+                continue
+            pos += 2 if ord(ch) > 0xFFFF else 1
+            i += 1
+        return i
+
+    @Slot(int)
+    def _on_token_hovered(self, index: int) -> None:
+        enc = self.token_view.encoding()
+        selections = []
+        if enc is not None and 0 <= index < len(enc) and enc.text == self.current_text():
+            s, e = enc.offsets[index]
+            if e > s:
+                sel = QTextEdit.ExtraSelection()
+                fmt = QTextCharFormat()
+                fmt.setBackground(QColor(self.token_view.color_of(index)))
+                fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
+                sel.format = fmt
+                cur = QTextCursor(self.editor.document())
+                cur.setPosition(self._qt_pos(enc.text, s))
+                cur.setPosition(self._qt_pos(enc.text, e), QTextCursor.MoveMode.KeepAnchor)
+                sel.cursor = cur
+                selections.append(sel)
+        self.editor.setExtraSelections(selections)
+
+    @Slot(int)
+    def _on_token_clicked(self, index: int) -> None:
+        enc = self.token_view.encoding()
+        if enc is None or enc.text != self.current_text():
+            return
+        s, _ = enc.offsets[index]
+        cur = self.editor.textCursor()
+        cur.setPosition(self._qt_pos(enc.text, s))
+        self.editor.setTextCursor(cur)
+        self.editor.ensureCursorVisible()
+
+    @Slot()
+    def _on_cursor_position_changed(self) -> None:
+        if not self._setting_text:
+            self._cursor_moved_by_user = True
+        self._on_cursor_moved()
+
+    @Slot()
+    def _on_cursor_moved(self) -> None:
+        enc = self.token_view.encoding()
+        if (
+            enc is None
+            or not len(enc)
+            or not self._cursor_moved_by_user
+            or not self.editor.hasFocus()
+            or enc.text != self.current_text()
+        ):
+            self.token_view.set_current_token(-1)
+            return
+        idx = self._py_index(enc.text, self.editor.textCursor().position())
+        best = token_at_char(enc.offsets, self._starts, max(0, idx - 1))
+        self.token_view.set_current_token(best)
+
+    # ---- header, title, status ----------------------------------------------------------------------
+    @staticmethod
+    def _tok_name(tok: Tokenizer | None) -> str:
+        if tok is None:
+            return "no tokenizer"
+        src = tok.source
+        return src.name or (Path(src.path).name if src.path else "tokenizer")
+
+    def _update_title(self) -> None:
+        tok = self.controller.tokenizer
+        parts = ["tokviz", self._tok_name(tok) if tok else None]
+        if self._text_path:
+            parts.append(Path(self._text_path).name)
+        self.setWindowTitle(" — ".join(p for p in parts if p))
+
+    def _update_header(self) -> None:
+        tok = self.controller.tokenizer
+        if tok is None:
+            self.tokenizer_header.setText("<b>Tokens</b> <span style='color:#6f7b8a'>· no tokenizer</span>")
+            self.status_tokenizer.setText("no tokenizer")
+            return
+        info = tok.describe()
+        bits = [info.get("format"), info.get("model")]
+        if info.get("byte_level"):
+            bits.append("byte-level")
+        bits.append(f"vocab {int(info.get('vocab_size') or tok.vocab_size):,}")
+        if info.get("normalizer"):
+            norm = str(info["normalizer"])
+            bits.append(f"normalizer {norm if len(norm) <= 40 else norm[:39] + '…'}")
+        detail = " · ".join(str(b) for b in bits if b)
+        self.tokenizer_header.setText(
+            f"<b>{_escape(self._tok_name(tok))}</b>&nbsp;&nbsp;<span style='color:#5b6675'>{_escape(detail)}</span>"
+        )
+        self.tokenizer_header.setToolTip(
+            "<br>".join(
+                f"<b>{_escape(k)}</b>: {_escape(str(info[k]))}"
+                for k in ("path", "format", "model", "vocab_size", "normalizer", "pre_tokenizer", "post_processor", "decoder")
+                if info.get(k) is not None
+            )
+        )
+        self.status_tokenizer.setText(self._tok_name(tok))
+
+    def _update_text_header(self) -> None:
+        text = self.current_text()
+        name = Path(self._text_path).name if self._text_path else self._text_name
+        nbytes = len(text.encode("utf-8", "surrogatepass"))
+        edited = " (edited)" if self._text_path and self._loaded_text is None else ""
+        self.text_header.setText(
+            f"<b>Text</b>&nbsp;&nbsp;<span style='color:#5b6675'>{_escape(name)}{edited} · "
+            f"{_plural(len(text), 'char')} · {_plural(nbytes, 'byte')}</span>"
+        )
+
+    def status_text(self) -> str:
+        """Everything the status bar shows, for tests and screenshots."""
+        parts = [self.status_tokenizer.text(), self.status_tokens.text(), self.status_ratio.text(), self.status_time.text()]
+        return " | ".join(p for p in parts if p)
+
+    # ---- lifetime -------------------------------------------------------------------------------------
+    def closeEvent(self, event) -> None:
+        self.controller.shutdown()
+        super().closeEvent(event)
+
+
+def token_at_char(offsets: list[tuple[int, int]], starts: list[int], char: int) -> int:
+    """Index of the first token whose span holds character `char` (-1 if none); `starts` are the
+    spans' starts, sorted (as an Encoding's are)."""
+    k = bisect.bisect_right(starts, char) - 1
+    if k < 0:
+        return -1
+    while k > 0 and starts[k - 1] <= char < offsets[k - 1][1]:
+        k -= 1
+    s, e = offsets[k]
+    return k if s <= char < e else -1
+
+
+def _escape(s: str) -> str:
+    import html
+
+    return html.escape(s, quote=False)

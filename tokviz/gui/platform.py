@@ -1,0 +1,59 @@
+"""Can Qt open a window here?  Checked before the QApplication exists, so tokviz can print a
+helpful line instead of Qt's abort ("could not load the Qt platform plugin xcb").  No Qt imports."""
+from __future__ import annotations
+
+import ctypes.util
+import os
+import sys
+from collections.abc import Callable, Mapping
+
+# The libraries Qt >= 6.5's xcb platform plugin needs that a fresh Debian/Ubuntu lacks:
+# (name for ctypes.util.find_library, Debian package).
+XCB_LIBRARIES = (
+    ("xcb-cursor", "libxcb-cursor0"),
+    ("xcb-icccm", "libxcb-icccm4"),
+    ("xcb-keysyms", "libxcb-keysyms1"),
+)
+APT_FIX = "sudo apt-get install " + " ".join(pkg for _, pkg in XCB_LIBRARIES)
+
+
+def display_problem(
+    environ: Mapping[str, str] | None = None,
+    platform: str | None = None,
+    find_library: Callable[[str], str | None] | None = None,
+) -> str | None:
+    """A message saying why the GUI cannot start on this display, or None if it should start.
+
+    Only Linux is checked: with no display at all, or with an X display (QT_QPA_PLATFORM unset or
+    "xcb", no WAYLAND_DISPLAY) whose xcb plugin libraries are missing.  Any other explicit
+    QT_QPA_PLATFORM (offscreen, wayland, vnc, ...) is the user's choice and is not second-guessed."""
+    env = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    find = ctypes.util.find_library if find_library is None else find_library
+    if not platform.startswith("linux"):
+        return None
+    qpa = env.get("QT_QPA_PLATFORM", "").strip()
+    plugin = qpa.split(":", 1)[0].split(";", 1)[0]
+    if plugin not in ("", "xcb"):
+        return None
+    if plugin == "" and env.get("WAYLAND_DISPLAY"):
+        return None
+    if not env.get("DISPLAY"):
+        if plugin == "" and not env.get("WAYLAND_DISPLAY"):
+            return (
+                "tokviz: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set), so the window cannot open.\n"
+                "To render a view to a PNG without a display use:  tokviz screenshot explorer -o out.png\n"
+                "or run with QT_QPA_PLATFORM=offscreen."
+            )
+        return (
+            "tokviz: QT_QPA_PLATFORM=xcb but DISPLAY is not set, so the window cannot open.\n"
+            "Set DISPLAY, or render headless with  tokviz screenshot explorer -o out.png  (or QT_QPA_PLATFORM=offscreen)."
+        )
+    missing = [pkg for lib, pkg in XCB_LIBRARIES if not find(lib)]
+    if missing:
+        return (
+            f"tokviz: Qt's X11 (xcb) platform plugin needs libraries that are not installed: {', '.join(missing)}.\n"
+            f"Install them with:\n\n    {APT_FIX}\n\n"
+            "(Or run headless with QT_QPA_PLATFORM=offscreen, e.g. tokviz screenshot explorer -o out.png.)"
+        )
+    return None

@@ -1,0 +1,113 @@
+"""`tokviz screenshot VIEW`: render a view offscreen to a PNG (for docs, bug reports and checks)."""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..defaults import default_tokenizer_path
+from ..errors import TokvizError
+
+VIEWS = ("explorer",)  # compare, vocab, merges, stats, train: coming in later issues
+PLANNED_VIEWS = ("compare", "vocab", "merges", "stats", "train")
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 60.0) -> bool:
+    """Run the Qt event loop until `condition()` holds or `timeout` seconds pass; True if it held."""
+    from PySide6.QtCore import QCoreApplication, QEventLoop
+
+    deadline = time.monotonic() + timeout
+    app = QCoreApplication.instance()
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents | QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 50)
+    return True
+
+
+_QUIET = ("does not support propagateSizeHints",)
+_quieted = False
+
+
+def _quiet_offscreen_warnings() -> None:
+    """The offscreen platform warns about window-manager hints it cannot honour; drop just those."""
+    global _quieted
+    if _quieted:
+        return
+    _quieted = True
+    from PySide6.QtCore import qInstallMessageHandler
+
+    previous = None
+
+    def handler(mode, context, message):
+        if any(q in message for q in _QUIET):
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            import sys
+
+            print(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(handler)
+
+
+def screenshot(
+    view: str,
+    tokenizers: list[str],
+    text_file: str | None,
+    out: str | os.PathLike,
+    width: int = 1200,
+    height: int = 800,
+    *,
+    timeout: float = 120.0,
+) -> Path:
+    """Render `view` at width x height to the PNG `out` and return its path.
+
+    "explorer": the main window on tokenizers[0] (or the shipped default) and `text_file` (or the
+    sample text), grabbed once the tokenizer is loaded and the text encoded.  Raises ValueError for
+    an unknown view and TokvizError when a tokenizer or the text cannot be opened."""
+    if view not in VIEWS:
+        planned = f" ({', '.join(PLANNED_VIEWS)} are planned)" if view in PLANNED_VIEWS else ""
+        raise ValueError(f"unknown view {view!r}{planned}; available views: {', '.join(VIEWS)}")
+    if width < 200 or height < 150:
+        raise ValueError(f"window size {width}x{height} is too small (at least 200x150)")
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+    from . import files
+    from .app import ensure_application
+
+    if text_file is not None:
+        files.read_text_file(text_file)  # a TokvizError naming the file, before any window exists
+    app = ensure_application()
+    _quiet_offscreen_warnings()
+    from .main_window import MainWindow
+
+    errors: list[TokvizError] = []
+    window = MainWindow(
+        tokenizers[0] if tokenizers else default_tokenizer_path(),
+        text_file=text_file,
+        error_handler=lambda title, message: None,  # no dialogs: errorReported raises below
+    )
+    window.errorReported.connect(lambda title, path, reason: errors.append(TokvizError(reason, path or None)))
+    try:
+        window.resize(width, height)
+        window.show()
+        done = wait_until(lambda: bool(errors) or window.controller.is_up_to_date(), timeout)
+        if errors:
+            raise errors[0]
+        if not done:
+            raise TokvizError(f"the {view} view did not finish loading within {timeout:.0f} s")
+        for _ in range(3):  # deliver pending layout/resize events before grabbing
+            app.sendPostedEvents()
+            app.processEvents()
+        pixmap = window.grab()
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if not pixmap.save(str(out), "PNG"):
+            raise TokvizError("could not write the PNG", out)
+        return out
+    finally:
+        window.close()
+        window.deleteLater()

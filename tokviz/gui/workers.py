@@ -1,0 +1,324 @@
+"""Work off the UI thread: loading tokenizers and encoding text on a QThreadPool.
+
+Two layers:
+
+* `TaskRunner` runs plain Python callables on its own QThreadPool and calls back on the UI
+  thread.  Every task reports exactly once, through one long-lived relay QObject that belongs to
+  the runner (so no per-task QObject can die while a queued signal is still on its way).  A task
+  can be given an ``is_current`` predicate: when it is no longer current by the time a thread
+  picks it up, it is skipped instead of run.  Later views (stats, vocab, training) reuse it.
+* `EncodeController` is the explorer's pipeline: it owns the current tokenizer and text, debounces
+  typing (150 ms), loads tokenizers on a worker, encodes on a worker, and drops stale results with
+  a generation counter: every change of text or tokenizer bumps the generation, and a result that
+  comes back with an older generation is discarded.
+
+Errors never escape to Qt: they come back as signals (`loadFailed(path, reason)`,
+`encodeFailed(reason)`) and the window decides how to show them.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
+
+from .. import load as load_tokenizer_file
+from ..core import Encoding, Tokenizer
+from ..errors import TokvizError
+
+DEBOUNCE_MS = 150
+
+
+# ---- generic task runner ------------------------------------------------------------------------
+
+
+class _Relay(QObject):
+    """Carries (task id, outcome) from a worker thread to the UI thread (queued connection)."""
+
+    finished = Signal(int, object)
+
+
+class _Task(QRunnable):
+    def __init__(self, task_id: int, fn: Callable[[], Any], relay: _Relay, is_current: Callable[[], bool] | None):
+        super().__init__()
+        self.setAutoDelete(False)  # the runner holds the Python reference until the task reports
+        self.task_id = task_id
+        self.fn = fn
+        self.relay = relay
+        self.is_current = is_current
+
+    def run(self) -> None:  # on a pool thread
+        if self.is_current is not None and not self.is_current():
+            outcome = ("skipped", None)
+        else:
+            try:
+                outcome = ("ok", self.fn())
+            except Exception as exc:  # reported to the UI thread, never raised into Qt
+                outcome = ("error", exc, traceback.format_exc())
+        try:
+            self.relay.finished.emit(self.task_id, outcome)
+        except RuntimeError:  # the runner was deleted while we worked (application exit)
+            pass
+
+
+class TaskRunner(QObject):
+    """Run callables on a private thread pool; `on_done(result)` / `on_error(exc)` run on the UI thread."""
+
+    taskFinished = Signal()  # after every task has reported (done, failed or skipped)
+
+    def __init__(self, max_threads: int = 1, parent: QObject | None = None):
+        super().__init__(parent)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(max_threads)
+        self._relay = _Relay(self)
+        self._relay.finished.connect(self._on_finished)
+        self._ids = itertools.count(1)
+        self._tasks: dict[int, tuple[_Task, Callable | None, Callable | None]] = {}
+        self._closed = False
+
+    def submit(
+        self,
+        fn: Callable[[], Any],
+        on_done: Callable[[Any], None] | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+        is_current: Callable[[], bool] | None = None,
+    ) -> int:
+        """Queue `fn()`; returns a task id.  Nothing is called back for a task skipped as stale."""
+        if self._closed:
+            raise RuntimeError("TaskRunner is shut down")
+        task_id = next(self._ids)
+        task = _Task(task_id, fn, self._relay, is_current)
+        self._tasks[task_id] = (task, on_done, on_error)
+        self.pool.start(task)
+        return task_id
+
+    def pending(self) -> int:
+        """Tasks submitted and not yet reported back (running, queued, or result in flight)."""
+        return len(self._tasks)
+
+    @Slot(int, object)
+    def _on_finished(self, task_id: int, outcome: tuple) -> None:
+        entry = self._tasks.pop(task_id, None)
+        if entry is None or self._closed:
+            return
+        _, on_done, on_error = entry
+        kind = outcome[0]
+        try:
+            if kind == "ok" and on_done is not None:
+                on_done(outcome[1])
+            elif kind == "error":
+                exc, tb = outcome[1], outcome[2]
+                if not isinstance(exc, TokvizError):
+                    print(tb, file=sys.stderr, end="")
+                if on_error is not None:
+                    on_error(exc)
+        finally:
+            self.taskFinished.emit()
+
+    def shutdown(self, timeout_ms: int = 5000) -> bool:
+        """Stop calling back, drop queued tasks and wait for running ones.  True if all finished."""
+        self._closed = True
+        self.pool.clear()
+        return self.pool.waitForDone(timeout_ms)
+
+
+# ---- the explorer's encode pipeline ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    generation: int
+    path: str
+    tokenizer: Tokenizer
+    seconds: float
+
+
+@dataclass(frozen=True)
+class EncodeResult:
+    generation: int
+    tokenizer: Tokenizer
+    text: str
+    encoding: Encoding
+    seconds: float
+
+
+def describe_error(exc: BaseException) -> str:
+    """The reason to show a person: a TokvizError's reason, else the exception type and message."""
+    if isinstance(exc, TokvizError):
+        return exc.reason
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _load(path: str) -> Tokenizer:
+    return load_tokenizer_file(path)
+
+
+class EncodeController(QObject):
+    """Owns the current tokenizer and text and keeps an up-to-date Encoding of them, off the UI thread.
+
+    >>> c = EncodeController()
+    >>> c.encoded.connect(lambda r: print(len(r.encoding)))
+    >>> c.load_tokenizer("tokenizer.json"); c.set_text("hello")   # results arrive by signal
+    """
+
+    loadStarted = Signal(str)  # path
+    tokenizerLoaded = Signal(object)  # LoadResult
+    loadFailed = Signal(str, str)  # path, reason
+    encodeStarted = Signal()
+    encoded = Signal(object)  # EncodeResult
+    encodeFailed = Signal(str)  # reason
+    busyChanged = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None, *, debounce_ms: int = DEBOUNCE_MS):
+        super().__init__(parent)
+        self._encoder = TaskRunner(1, self)  # one thread: encodes run in order, stale ones are skipped
+        self._loader = TaskRunner(2, self)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(debounce_ms)
+        self._timer.timeout.connect(self.encode_now)
+        self._encoder.taskFinished.connect(self._update_busy)
+        self._loader.taskFinished.connect(self._update_busy)
+        self._tokenizer: Tokenizer | None = None
+        self._tokenizer_path: str | None = None
+        self._text = ""
+        self._add_special = False
+        self._generation = 0  # bumped by every change of text, tokenizer or options
+        self._load_generation = 0  # bumped by every load request: only the newest load applies
+        self._failed_generation = -1
+        self._busy = False
+        self.last_result: EncodeResult | None = None
+
+    # -- state ------------------------------------------------------------------------------
+    @property
+    def tokenizer(self) -> Tokenizer | None:
+        return self._tokenizer
+
+    @property
+    def tokenizer_path(self) -> str | None:
+        return self._tokenizer_path
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    @property
+    def generation(self) -> int:
+        return self._generation
+
+    @property
+    def add_special_tokens(self) -> bool:
+        return self._add_special
+
+    def is_loading(self) -> bool:
+        return self._loader.pending() > 0
+
+    def is_busy(self) -> bool:
+        """True while a load, a debounce or an encode of the current generation is under way."""
+        return self.is_loading() or self._timer.isActive() or self._encoder.pending() > 0
+
+    def is_up_to_date(self) -> bool:
+        """Idle, and the last result is for the current tokenizer and text (or there is no tokenizer)."""
+        if self.is_busy():
+            return False
+        if self._tokenizer is None:
+            return True
+        r = self.last_result
+        return (r is not None and r.generation == self._generation) or self._failed_generation == self._generation
+
+    # -- requests ---------------------------------------------------------------------------
+    def set_text(self, text: str, *, immediate: bool = False) -> None:
+        """New text: encoded after DEBOUNCE_MS of quiet (or now with `immediate`)."""
+        if text == self._text and not immediate:
+            return
+        self._text = text
+        self._generation += 1
+        if immediate:
+            self.encode_now()
+        else:
+            self._timer.start()
+            self._update_busy()
+
+    def set_add_special_tokens(self, on: bool) -> None:
+        if on != self._add_special:
+            self._add_special = on
+            self._generation += 1
+            self.encode_now()
+
+    def set_tokenizer(self, tokenizer: Tokenizer | None, path: str | None = None) -> None:
+        """Use `tokenizer` from now on and encode the current text with it at once."""
+        self._tokenizer = tokenizer
+        self._tokenizer_path = path if path is not None else (tokenizer.source.path if tokenizer else None)
+        self._generation += 1
+        self.encode_now()
+
+    def load_tokenizer(self, path: str | os.PathLike) -> None:
+        """Load a tokenizer file/folder on a worker; `tokenizerLoaded` or `loadFailed` follows."""
+        path = os.fspath(Path(path).expanduser())
+        self._load_generation += 1
+        gen = self._load_generation
+        self.loadStarted.emit(path)
+
+        def work() -> LoadResult:
+            t0 = time.perf_counter()
+            tok = _load(path)
+            return LoadResult(gen, path, tok, time.perf_counter() - t0)
+
+        def done(result: LoadResult) -> None:
+            if result.generation == self._load_generation:  # a newer load request wins
+                self.set_tokenizer(result.tokenizer, result.path)
+                self.tokenizerLoaded.emit(result)
+
+        def failed(exc: BaseException) -> None:
+            if gen == self._load_generation:
+                where = exc.path if isinstance(exc, TokvizError) and exc.path else path
+                self.loadFailed.emit(where, describe_error(exc))
+
+        self._loader.submit(work, done, failed, is_current=lambda: gen == self._load_generation)
+        self._update_busy()
+
+    def encode_now(self) -> None:
+        """Encode the current text with the current tokenizer without waiting for the debounce."""
+        self._timer.stop()
+        tok, text, special, gen = self._tokenizer, self._text, self._add_special, self._generation
+        if tok is None:
+            self._update_busy()
+            return
+
+        def work() -> EncodeResult:
+            t0 = time.perf_counter()
+            enc = tok.encode(text, add_special_tokens=special)
+            return EncodeResult(gen, tok, text, enc, time.perf_counter() - t0)
+
+        def done(result: EncodeResult) -> None:
+            if result.generation == self._generation:  # else stale: text or tokenizer changed since
+                self.last_result = result
+                self.encoded.emit(result)
+
+        def failed(exc: BaseException) -> None:
+            if gen == self._generation:
+                self._failed_generation = gen
+                self.encodeFailed.emit(describe_error(exc))
+
+        self.encodeStarted.emit()
+        self._encoder.submit(work, done, failed, is_current=lambda: gen == self._generation)
+        self._update_busy()
+
+    def shutdown(self, timeout_ms: int = 5000) -> None:
+        """Stop timers and wait for workers (call before the application quits)."""
+        self._timer.stop()
+        self._encoder.shutdown(timeout_ms)
+        self._loader.shutdown(timeout_ms)
+
+    def _update_busy(self) -> None:
+        busy = self.is_busy()
+        if busy != self._busy:
+            self._busy = busy
+            self.busyChanged.emit(busy)
