@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+from itertools import repeat
 from pathlib import Path
 
 from ..errors import TokvizError
@@ -96,3 +97,16 @@ def _kind(value) -> str:
 def stem(path: Path) -> str:
     name = os.path.basename(str(path).rstrip("/\\"))
     return name.split(".")[0] if "." in name else name
+
+
+def first_bad_merge_line(vocab: dict[str, int], lines: list[str]) -> tuple[int, str] | None:
+    """Check "a b" merge lines in bulk: (index, reason) of the first line that is not exactly two
+    tokens whose concatenation is in the vocabulary, or None when all are fine."""
+    if lines and set(map(str.count, lines, repeat(" "))) != {1}:
+        i = next(i for i, line in enumerate(lines) if line.count(" ") != 1)
+        return i, f"expected two tokens separated by one space, got {lines[i][:60]!r}"
+    merged = list(map(str.replace, lines, repeat(" "), repeat(""), repeat(1)))
+    if not all(map(vocab.__contains__, merged)):
+        i = next(i for i, m in enumerate(merged) if m not in vocab)
+        return i, f"merge {lines[i]!r} makes {merged[i]!r}, which is not in the vocabulary"
+    return None

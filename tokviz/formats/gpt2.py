@@ -15,20 +15,15 @@ from ..core.models import BPE
 from ..core.patterns import GPT2_PATTERN, QWEN2_PATTERN
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
-from ._util import Fields, read_json, read_text
+from ._util import Fields, first_bad_merge_line, read_json, read_text
 
 
-def read_merges(path: Path) -> list[tuple[str, str]]:
-    merges = []
-    for lineno, line in enumerate(read_text(path).split("\n"), 1):
-        line = line.rstrip("\r")
-        if not line or (lineno == 1 and line.startswith("#version")):
-            continue
-        parts = line.split(" ")
-        if len(parts) != 2:
-            raise TokvizError(f"line {lineno}: expected two tokens separated by a space, got {line[:60]!r}", path)
-        merges.append((parts[0], parts[1]))
-    return merges
+def read_merge_lines(path: Path) -> list[str]:
+    """The "a b" lines of a merges.txt, without its "#version" header and blank lines."""
+    lines = read_text(path).replace("\r\n", "\n").split("\n")
+    if lines and lines[0].startswith("#version"):
+        lines = lines[1:]
+    return [line for line in lines if line]
 
 
 def read_gpt2(folder: Path) -> Tokenizer:
@@ -41,11 +36,10 @@ def read_gpt2(folder: Path) -> Tokenizer:
     for tok, i in vocab.items():
         if type(i) is not int or i < 0:
             raise TokvizError(f"token {tok!r} has id {i!r}, expected a non-negative integer", vocab_path)
-    merges = read_merges(merges_path)
-    for lineno, (a, b) in enumerate(merges, 1):
-        for t in (a, b, a + b):
-            if t not in vocab:
-                raise TokvizError(f"merge {lineno} ({a!r}, {b!r}) uses {t!r}, which is not in vocab.json", merges_path)
+    lines = read_merge_lines(merges_path)
+    bad = first_bad_merge_line(vocab, lines)
+    if bad is not None:
+        raise TokvizError(f"merge {bad[0] + 1}: {bad[1]}", merges_path)
 
     pattern, normalizer, added = GPT2_PATTERN, None, []
     config_path = folder / "tokenizer_config.json"
@@ -67,7 +61,7 @@ def read_gpt2(folder: Path) -> Tokenizer:
     else:
         pre_tokenizer = pre.Sequence([pre.Split(pattern, "Isolated"), pre.ByteLevel(add_prefix_space=False, use_regex=False)])
     return Tokenizer(
-        BPE(vocab, merges),
+        BPE(vocab, None, merge_lines=lines),
         normalizer=normalizer,
         pre_tokenizer=pre_tokenizer,
         decoder=dec.ByteLevel(),

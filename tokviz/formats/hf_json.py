@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-from itertools import repeat
 from pathlib import Path
 
 from ..core import decoders as dec
@@ -15,7 +14,7 @@ from ..core.charsmap import CharsMap
 from ..core.models import BPE, Unigram, WordLevel, WordPiece
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
-from ._util import Fields, read_json, stem
+from ._util import Fields, first_bad_merge_line, read_json, stem
 
 
 def read_hf_json(path: Path) -> Tokenizer:
@@ -134,14 +133,14 @@ def _bpe(f: Fields) -> BPE:
     raw = f.get("merges", list, [])
     prefix = f.get("continuing_subword_prefix", str) or ""
     lines = None
-    if not prefix and all(type(m) is str for m in raw) and all(map(_one_space, raw)):
+    if not prefix and set(map(type, raw)) <= {str}:
         # The common case, kept at C speed (files carry 100k-300k merges): ranks are looked up by
         # the "a b" line itself, and each merge's result must be a token.
         lines, merges = raw, None
-        merged = list(map(str.replace, raw, repeat(" "), repeat(""), repeat(1)))
-        if not all(map(vocab.__contains__, merged)):
-            i = next(i for i, m in enumerate(merged) if m not in vocab)
-            f.fail(f"merges[{i}] {raw[i]!r} makes {merged[i]!r}, which is not in the vocabulary")
+        bad = first_bad_merge_line(vocab, raw)
+        if bad is not None:
+            f.fail(f"merges[{bad[0]}]: {bad[1]}")
+        # (A merge whose parts are not tokens can never apply; the vocabulary health report lists it.)
     else:
         merges = []
         for i, m in enumerate(raw):
@@ -165,10 +164,6 @@ def _bpe(f: Fields) -> BPE:
         byte_fallback=f.get("byte_fallback", bool, False),
         ignore_merges=f.get("ignore_merges", bool, False),
     )
-
-
-def _one_space(line: str) -> bool:
-    return line.count(" ") == 1
 
 
 # ---- normalizers ------------------------------------------------------------------------

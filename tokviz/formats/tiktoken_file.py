@@ -13,7 +13,7 @@ from pathlib import Path
 from ..core import decoders as dec
 from ..core import pre_tokenizers as pre
 from ..core.added import AddedToken
-from ..core.bytelevel import bytes_to_unicode
+from ..core.bytelevel import many_bytes_to_unicode
 from ..core.models import BPE
 from ..core.patterns import TIKTOKEN_PATTERNS, TIKTOKEN_SPECIALS
 from ..core.tokenizer import Source, Tokenizer
@@ -68,7 +68,7 @@ def read_tiktoken(path: Path, pattern: str | None = None) -> Tokenizer:
                 path,
             )
     ranks = read_ranks(path)
-    vocab = dict(zip(map(bytes_to_unicode, ranks), ranks.values()))
+    vocab = dict(zip(many_bytes_to_unicode(ranks), ranks.values()))
     if len(vocab) != len(ranks):
         raise TokvizError("two tokens map to the same byte string", path)
     specials = [AddedToken(content, id, special=True) for content, id in TIKTOKEN_SPECIALS.get(name, {}).items()]

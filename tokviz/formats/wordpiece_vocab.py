@@ -17,12 +17,11 @@ BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
 
 def read_wordpiece_vocab(path: Path) -> Tokenizer:
-    lines = read_text(path).split("\n")
+    lines = read_text(path).replace("\r\n", "\n").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    vocab: dict[str, int] = {}
-    for i, line in enumerate(lines):
-        vocab.setdefault(line.rstrip("\r"), i)
+    # Reversed, so that a token listed twice keeps its first id.
+    vocab = dict(zip(reversed(lines), range(len(lines) - 1, -1, -1)))
     if not vocab:
         raise TokvizError("empty vocabulary", path)
     if "[UNK]" not in vocab:

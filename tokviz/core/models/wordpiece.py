@@ -19,7 +19,7 @@ class WordPiece(Model):
         self.unk_token = unk_token
         self.prefix = continuing_subword_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
-        self.max_token_chars = max((len(t) for t in vocab), default=1)
+        self.max_token_chars = max(map(len, vocab), default=1)
         self._cache = BoundedCache()
 
     def _unknown(self, word: str) -> list[Token]:
