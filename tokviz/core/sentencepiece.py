@@ -24,6 +24,7 @@ import heapq
 import re
 import struct
 from array import array
+
 from ..errors import TokvizError
 from .charsmap import CharsMap
 from .models.base import BoundedCache, Model, Token
@@ -37,9 +38,9 @@ TYPE_NAMES = {NORMAL: "normal", UNKNOWN: "unknown", CONTROL: "control", USER_DEF
 
 SPACE = "\u2581"  # '▁'
 DEFAULT_UNK_SURFACE = " \u2047 "  # ' ⁇ '
-FLT_MIN = 1.1754943508222875e-38  # sentencepiece's starting value for the highest piece score
 FLT_MAX = 3.4028234663852886e38
 UNK_PENALTY = 10.0
+SCORE_RESET = 100000.0  # sentencepiece re-bases Unigram path scores beyond this magnitude
 _LONGER = object()  # a charsmap rule may extend beyond the characters looked at
 
 _F32 = struct.Struct("<f")
@@ -50,8 +51,7 @@ def f32(x: float) -> float:
     return _F32.unpack(_F32.pack(x))[0]
 
 
-def byte_piece(b: int) -> str:
-    return f"<0x{b:02X}>"
+USER_BONUS = f32(0.1)  # a user-defined symbol scores 0.1f per byte after its first
 
 
 def piece_to_byte(piece: str) -> int | None:
@@ -140,7 +140,7 @@ class SentencePieceNormalizer:
                 return i + len(s), s
         if self.charsmap is None:
             return i + 1, c
-        # Most rules are one or two characters long: cache by the next two characters.
+        # Most rules are one or two characters long: cache them by the next two characters.
         key = text[i : i + 2]
         rule = self._pairs.get(key)
         if rule is None:
@@ -196,18 +196,33 @@ class SentencePieceNormalizer:
             ends.append(i)
         is_prev_space = remove_extra
         plain = self._plain
-        prefix = self._prefix
+        pairs = self._pairs
+        ud_first = self.user_defined.by_first if self.user_defined is not None else {}
         escape = self.escape_whitespaces
         while i < n:
             c = text[i]
-            if c != " " and (plain.get(c) or (c not in plain and self._is_plain(c))):
+            is_plain = plain.get(c)
+            if is_plain is None:
+                is_plain = self._is_plain(c)
+            if is_plain:
+                j, rep = i + 1, c
+            elif c in ud_first:
+                j, rep = self._prefix(text, i)
+            else:  # a charsmap rule: the cached ones here, the others through _prefix
+                rule = pairs.get(text[i : i + 2])
+                if rule is False:
+                    j, rep = i + 1, c
+                elif rule is None or rule is _LONGER:
+                    j, rep = self._prefix(text, i)
+                else:
+                    j, rep = i + rule[0], rule[1]
+            if rep == c and c != " ":  # the common case: the character stays as it is
                 out.append(c)
                 starts.append(i)
-                ends.append(i + 1)
+                ends.append(j)
                 is_prev_space = False
-                i += 1
+                i = j
                 continue
-            j, rep = prefix(text, i)
             if is_prev_space:
                 rep = rep.lstrip(" ")
             if rep:
@@ -367,8 +382,8 @@ class SentencePieceBPE(Model):
         self._cache = BoundedCache()
         # Words (cut at '▁') can be encoded one at a time when no piece could span a cut and no
         # unused piece needs the whole text's merge history (see `_resegment`).
-        joined = "\n".join(table.normal)
-        crosses = re.search(f"{SPACE}[^{SPACE}\n]" if treat_whitespace_as_suffix else f"[^{SPACE}\n]{SPACE}", joined)
+        joined = "\0".join(table.normal)  # (sentencepiece cannot hold a piece with NUL anyway)
+        crosses = re.search(f"{SPACE}[^{SPACE}\0]" if treat_whitespace_as_suffix else f"[^{SPACE}\0]{SPACE}", joined)
         self.by_word = not crosses and not self.unused
         self._word_re = re.compile(f"[^{SPACE}]*{SPACE}*" if treat_whitespace_as_suffix else f"{SPACE}*[^{SPACE}]*")
 
@@ -482,10 +497,11 @@ class SentencePieceUnigram(Unigram):
     """The core Unigram model with sentencepiece's details.
 
     Control, unknown, byte and unused pieces never match text.  A user-defined symbol scores
-    ``len(bytes) * max_score - 0.1`` (max_score: the highest normal score, at least FLT_MIN), so
-    it nearly always wins.  An unknown character scores ``min_score - 10``.  Path scores are
-    single-precision floats as in sentencepiece: on a long text their rounding decides between
-    segmentations whose exact scores differ by little or nothing (runs like '-----').
+    ``0.1 * (UTF-8 length - 1)``, at least 0 where normal pieces score below 0, so it nearly always
+    wins (sentencepiece 0.2; older versions used ``length * max_score - 0.1``).  An unknown
+    character scores ``min_score - 10``.  Path scores are single-precision floats as in
+    sentencepiece: on a long text their rounding decides between segmentations whose exact
+    scores differ by little or nothing (runs like '-----'), so every sum is rounded the same way.
     """
 
     def __init__(self, table: PieceTable, *, byte_fallback: bool = False):
@@ -500,12 +516,8 @@ class SentencePieceUnigram(Unigram):
         self.byte_fallback = byte_fallback
         self.fuse_unk = True
         self._cache = BoundedCache()
-        if any(types[i] == NORMAL for i in range(len(types))):
-            normal = [s for s, t in zip(scores, types) if t == NORMAL]
-            self.min_score = f32(min(normal))
-            self.max_score = f32(max(max(normal), FLT_MIN))
-        else:
-            self.min_score, self.max_score = FLT_MAX, FLT_MIN
+        normal = [s for s, t in zip(scores, types) if t == NORMAL]
+        self.min_score = f32(min(normal)) if normal else FLT_MAX
         self.unk_score = f32(self.min_score - UNK_PENALTY)
         # Pieces that may match text: normal and user-defined (control, unknown, byte: never;
         # unused: skipped by sentencepiece).
@@ -514,16 +526,15 @@ class SentencePieceUnigram(Unigram):
         else:
             self._match = table.normal
         user = [table.normal[p] for p in table.user_defined]
-        # sentencepiece's bonus for a user-defined symbol: its UTF-8 length times the highest score
-        self._user_scores = {
-            i: f32(f32(len(table.pieces[i].encode("utf-8")) * self.max_score) - 0.1) for i in user
-        }
+        # sentencepiece's score for a user-defined symbol: 0.1 per UTF-8 byte after the first
+        self._user_scores = {i: f32(USER_BONUS * (len(table.pieces[i].encode("utf-8")) - 1)) for i in user}
         self._piece_score = (lambda id, score, length: self._user_scores.get(id, score)) if user else None
         self._lattice_scores = scores
         if user:
             self._lattice_scores = list(scores)
             for i, v in self._user_scores.items():
                 self._lattice_scores[i] = v
+        self._longest = max(map(len, self._match), default=1)
         self._prefix_set: set[str] | None = None
 
     @property
@@ -538,7 +549,10 @@ class SentencePieceUnigram(Unigram):
 
     def viterbi(self, text: str) -> list[tuple[int, int, int]]:
         """Best path as (id, start, end), id -1 for an unknown character; the first path found
-        wins ties (positions left to right, pieces short to long)."""
+        wins ties (positions left to right, pieces short to long).
+
+        Like sentencepiece, once the best score reaching a position passes ±100000 it becomes the
+        new zero: the scores still in play are shifted by it (which changes their rounding)."""
         n = len(text)
         best = [0.0] * (n + 1)
         best_start = [-1] * (n + 1)
@@ -546,8 +560,15 @@ class SentencePieceUnigram(Unigram):
         f = array("f", [0.0])  # storing into a float array rounds to single precision
         match, prefixes, scores = self._match, self._prefixes, self._lattice_scores
         unk_score = self.unk_score
+        reach = self._longest + 1
         for start in range(n):
             base = best[start]
+            if base < -SCORE_RESET or base > SCORE_RESET:
+                for i in range(start, min(n, start + reach) + 1):
+                    if i == start or best_start[i] >= 0:
+                        f[0] = best[i] - base
+                        best[i] = f[0]
+                base = 0.0
             has_single = False
             end = start + 1
             while end <= n:
@@ -652,8 +673,7 @@ class SentencePieceDecoder:
             if not 0 <= given < len(pieces):
                 raise TokvizError(f"cannot decode id {given}: not in the vocabulary (size {len(pieces)})")
             piece = pieces[given]
-            id = table.piece_to_id(piece)  # sentencepiece decodes pieces, looked up again
-            kind = types[id] if id is not None else NORMAL
+            kind = types[table.piece_to_id(piece)]  # sentencepiece decodes pieces, looked up again
             if kind == BYTE:
                 pending.append(piece_to_byte(piece))
                 continue
