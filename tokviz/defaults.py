@@ -9,7 +9,12 @@ SAMPLE_TEXT = "sample.txt"
 
 
 def resource_path(name: str) -> Path:
-    return Path(str(resources.files("tokviz.resources").joinpath(name)))
+    """A file of resources/: installed as the package `tokviz.resources`, or beside the source
+    tree when tokviz runs from a checkout."""
+    try:
+        return Path(str(resources.files("tokviz.resources").joinpath(name)))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[1] / "resources" / name
 
 
 def default_tokenizer_path() -> Path:
