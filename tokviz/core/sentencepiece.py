@@ -528,7 +528,6 @@ class SentencePieceUnigram(Unigram):
         user = [table.normal[p] for p in table.user_defined]
         # sentencepiece's score for a user-defined symbol: 0.1 per UTF-8 byte after the first
         self._user_scores = {i: f32(USER_BONUS * (len(table.pieces[i].encode("utf-8")) - 1)) for i in user}
-        self._piece_score = (lambda id, score, length: self._user_scores.get(id, score)) if user else None
         self._lattice_scores = scores
         if user:
             self._lattice_scores = list(scores)

@@ -20,12 +20,9 @@ class Unigram(Model):
         unk_id: int | None = None,
         byte_fallback: bool = False,
         fuse_unk: bool = True,
-        excluded: set[int] | None = None,
-        piece_score=None,
     ):
-        """`pieces[i]` is (piece, log-probability) of id i.  `excluded` ids never match text
-        (sentencepiece's control and byte pieces); `piece_score(id, score, length)` may change
-        the score a piece gets in the lattice (sentencepiece favours user-defined symbols)."""
+        """`pieces[i]` is (piece, log-probability) of id i.  (sentencepiece's variant, with its own
+        rules for which pieces match and how scores round, is in core/sentencepiece.py.)"""
         vocab = {}
         for i, (p, _) in enumerate(pieces):
             vocab.setdefault(p, i)
@@ -35,8 +32,7 @@ class Unigram(Model):
         self.unk_id = unk_id
         self.byte_fallback = byte_fallback
         self.fuse_unk = fuse_unk
-        excluded = excluded or set()
-        matchable = [i for i in range(len(pieces)) if i not in excluded and pieces[i][0]]
+        matchable = [i for i in range(len(pieces)) if pieces[i][0]]
         self.min_score = min((self.scores[i] for i in matchable), default=0.0)
         self.unk_score = self.min_score - UNK_PENALTY
         self._match: dict[str, int] = {}
@@ -47,12 +43,7 @@ class Unigram(Model):
             for k in range(1, len(p)):
                 prefixes.add(p[:k])
         self._prefixes = prefixes
-        self._piece_score = piece_score
         self._cache = BoundedCache()
-
-    def _score(self, id: int, length: int) -> float:
-        s = self.scores[id]
-        return self._piece_score(id, s, length) if self._piece_score else s
 
     def viterbi(self, text: str) -> list[tuple[int, int, int]]:
         """Best path as (id, start, end); an unknown character gets id -1 (to be mapped by the caller)."""
@@ -60,7 +51,7 @@ class Unigram(Model):
         best_score = [0.0] * (n + 1)
         best_start = [-1] * (n + 1)
         best_id = [-1] * (n + 1)
-        match, prefixes = self._match, self._prefixes
+        match, prefixes, scores = self._match, self._prefixes, self.scores
         for start in range(n):
             if start and best_start[start] < 0:
                 continue
@@ -71,7 +62,7 @@ class Unigram(Model):
                 piece = text[start:end]
                 id = match.get(piece)
                 if id is not None:
-                    score = base + self._score(id, end - start)
+                    score = base + scores[id]
                     if best_start[end] < 0 or score > best_score[end]:
                         best_score[end], best_start[end], best_id[end] = score, start, id
                     if end == start + 1:
