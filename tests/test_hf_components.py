@@ -175,3 +175,13 @@ def test_precompiled_charsmap_like_hf(tmp_path):
     tok = tokviz.load(path)
     for text in TEXTS + ["ｱｲｳ ①②③ ﬁ ™ ㍿ ﾊﾝｶｸ", "\u3000full\u00a0width\u2003spaces", "e\u0301\u0302x"]:
         check(tok, ref, text)
+
+
+def test_digits_splits_every_numeric_character_like_hf():
+    """HF's Digits uses Rust's char::is_numeric: '²', '½', 'Ⅻ', '٣' are digits too (found by hypothesis)."""
+    from tokviz.core.pre_tokenizers import Digits
+
+    for individual in (False, True):
+        ref = pre_tokenizers.Digits(individual_digits=individual)
+        for text in ("a²bⅫc٣d½e໐f〇g", "12½x", "¼\ue000", "abc 123 ４５"):
+            assert Digits(individual).pre_tokenize_str(text) == ref.pre_tokenize_str(text)

@@ -3,6 +3,7 @@
     tokviz                                  open the explorer
     tokviz encode -t TOK [FILE|-] [--json]  print ids (or one JSON record per token)
     tokviz info -t TOK [--json]             format, model, vocab size, specials, pipeline
+    tokviz bench -t TOK FILE... [--threads N] [--against tiktoken,hf,sentencepiece] [--json]
     tokviz screenshot explorer -t TOK [--text FILE] -o out.png
 """
 from __future__ import annotations
@@ -73,11 +74,27 @@ def cmd_info(args) -> int:
         ("special tokens", f"{len(specials)}" + (": " + ", ".join(s["content"] for s in specials[:8]) if specials else "")
          + (" ..." if len(specials) > 8 else "")),
         ("other added tokens", str(info["added_tokens"])),
+        ("encoder", info.get("encoder", "python")),
     ]
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
     return 0
+
+
+def cmd_bench(args) -> int:
+    from .bench import format_report, run_bench
+
+    tok = _load(args.tokenizer, args.pattern)
+    against = [a.strip() for a in args.against.split(",") if a.strip()] if args.against is not None else None
+    report = run_bench(tok, args.files, threads=args.threads, against=against, chunk_kb=args.chunk_kb,
+                       limit_kb=args.limit_kb, repeat=args.repeat)
+    if args.json:
+        json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(format_report(report))
+    return 0 if report["agree"] else 1
 
 
 def cmd_screenshot(args) -> int:
@@ -125,6 +142,18 @@ def build_parser() -> argparse.ArgumentParser:
     tok_arg(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("bench", help="encoding speed next to tiktoken / HF tokenizers / sentencepiece, same chunks")
+    tok_arg(p)
+    p.add_argument("files", nargs="+", help="text files to encode")
+    p.add_argument("--threads", type=int, default=1, help="threads for every encoder (default 1)")
+    p.add_argument("--against", help="comma-separated references to measure: tiktoken,hf,sentencepiece "
+                                     "(default: all that apply to the tokenizer's format; '' for none)")
+    p.add_argument("--chunk-kb", type=float, default=8, help="chunk size in KB (default 8)")
+    p.add_argument("--limit-kb", type=float, help="use only the first KB of each file")
+    p.add_argument("--repeat", type=int, default=1, help="runs per encoder; the fastest counts (default 1)")
+    p.add_argument("--json", action="store_true", help="the report as JSON")
+    p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("screenshot", help="render a view to a PNG (offscreen)")
     p.add_argument("view", help="explorer")

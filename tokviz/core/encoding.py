@@ -76,3 +76,51 @@ class Encoding:
                 self.ids, self.tokens, self.pieces, self.token_bytes, self.offsets, self.special, self.partial
             )
         ]
+
+
+class LazyEncoding(Encoding):
+    """An Encoding from the native encoder whose per-token lists are built on first use.
+
+    It holds the ids, the offsets packed as native int32 (start, end) pairs, and the tokenizer's
+    per-id tables (token bytes, token string, partial flag); `offsets`, `token_bytes`, `pieces`,
+    `special` and `partial` become ordinary lists the first time they are read.  It compares equal
+    to an `Encoding` with the same fields.
+    """
+
+    _LAZY = ("offsets", "token_bytes", "pieces", "special", "partial")
+
+    def __init__(self, text: str, ids: list[int], packed_offsets: bytes, tables: tuple[list, list, list]):
+        self.text = text
+        self.ids = ids
+        self._packed = packed_offsets
+        self._tables = tables
+
+    def __getattr__(self, name):  # only called for attributes not set yet
+        if name not in LazyEncoding._LAZY or "_tables" not in self.__dict__:
+            raise AttributeError(name)
+        ids = self.ids
+        if name == "offsets":
+            pairs = memoryview(self._packed).cast("i")
+            value = list(zip(pairs[0::2], pairs[1::2]))
+        elif name == "special":
+            value = [False] * len(ids)
+        else:
+            table = self._tables[("token_bytes", "pieces", "partial").index(name)]
+            value = list(map(table.__getitem__, ids))
+        setattr(self, name, value)
+        return value
+
+    def __eq__(self, other):
+        if not isinstance(other, Encoding):
+            return NotImplemented
+        names = ("text", "ids") + LazyEncoding._LAZY
+        return all(getattr(self, n) == getattr(other, n) for n in names)
+
+    __hash__ = None
+
+    def __reduce__(self):
+        # Copies and pickles are plain Encodings: the per-id tables stay with the tokenizer.
+        return Encoding, (self.text, self.ids, self.offsets, self.token_bytes, self.pieces, self.special, self.partial)
+
+    def __repr__(self) -> str:
+        return f"LazyEncoding(text={self.text!r}, ids={self.ids!r}, offsets={self.offsets!r})"

@@ -13,7 +13,7 @@ import regex
 from .bytelevel import BYTE_TO_CHAR, bytes_to_unicode
 from .normalized import NormalizedString
 from .patterns import GPT2_PATTERN, compile_pattern
-from .unicode import is_punctuation, is_whitespace
+from .unicode import is_numeric, is_punctuation, is_whitespace
 
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
 
@@ -227,7 +227,7 @@ class Digits(PreTokenizer):
 
     def split(self, ns):
         behavior = "Isolated" if self.individual_digits else "Contiguous"
-        return split_normalized(ns, _char_spans(ns.text, lambda c: "0" <= c <= "9"), behavior)
+        return split_normalized(ns, _char_spans(ns.text, is_numeric), behavior)
 
 
 @dataclass

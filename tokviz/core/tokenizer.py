@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +19,7 @@ from ..errors import TokvizError, check_text
 from .added import AddedToken, AddedVocabulary
 from .bytelevel import unicode_to_bytes
 from .decoders import Decoder
-from .encoding import Encoding
+from .encoding import Encoding, LazyEncoding
 from .models.base import Model
 from .normalized import NormalizedString
 from .normalizers import Normalizer
@@ -79,6 +80,29 @@ class Tokenizer:
         self.decode_fn = decode_fn
         self.byte_level = bool(pre_tokenizer is not None and pre_tokenizer.byte_level)
         self._bytes_cache: dict[int, bytes] = {}
+        self._use_native = True
+        self._native = None  # the native encoder, built on first use (False: not available)
+        self._tables = None  # per-id token bytes, strings and partial flags (see _id_tables)
+
+    # ---- native encoder --------------------------------------------------------------------
+    def use_native(self, enabled: bool = True) -> Tokenizer:
+        """Use the C encoder when the pipeline allows it (the default), or force the Python path.
+
+        >>> tok.use_native(False).describe()["encoder"]
+        'python'
+        """
+        self._use_native = bool(enabled)
+        return self
+
+    def native_encoder(self):
+        """The tokviz.native encoder in use for this tokenizer, or None (Python path)."""
+        if not self._use_native:
+            return None
+        if self._native is None:
+            from .. import native
+
+            self._native = native.encoder_for(self) or False
+        return self._native or None
 
     # ---- vocabulary ----------------------------------------------------------------------
     @property
@@ -160,6 +184,29 @@ class Tokenizer:
         """
         check_text(text)
         allow = self.special_in_text if allow_special is None else allow_special
+        native = self.native_encoder()
+        if native is None:
+            ids, offsets, special = self._encode_python(text, allow)
+        else:
+            parts = list(self._segments(text, allow))
+            if self._lazy_ok(native, parts, add_special_tokens):
+                seg = parts[0][0]
+                ids, packed = native.encoder.encode(seg.text, seg.base, 2)
+                return LazyEncoding(text, ids, packed, self._id_tables())
+            plain = [seg for seg, tok in parts if tok is None and seg.text]
+            ids, offsets, special = self._assemble(parts, [native.encode_segment(seg) for seg in plain])
+        return self._finish(text, ids, offsets, special, add_special_tokens)
+
+    def _lazy_ok(self, native, parts, add_special_tokens) -> bool:
+        """Whether the text is one plain segment the native encoder takes as it is (the common
+        case): then encode() returns a LazyEncoding straight from the native result."""
+        if len(parts) != 1 or parts[0][1] is not None or native.python_split:
+            return False
+        seg = parts[0][0]
+        return bool(seg.text) and seg.is_identity and not (add_special_tokens and self.post_processor is not None)
+
+    def _encode_python(self, text: str, allow: bool):
+        """The reference pipeline: ids, offsets and special flags of `text`."""
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
         special: list[bool] = []
@@ -179,6 +226,31 @@ class Tokenizer:
                     ids.append(id)
                     offsets.append(span(a, b))
                     special.append(False)
+        return ids, offsets, special
+
+    @staticmethod
+    def _assemble(parts, encoded):
+        """Interleave added tokens with the natively encoded plain segments (in order)."""
+        if len(parts) == 1 and parts[0][1] is None and encoded:
+            ids, offsets = encoded[0]
+            return ids, offsets, [False] * len(ids)
+        ids: list[int] = []
+        offsets: list[tuple[int, int]] = []
+        special: list[bool] = []
+        results = iter(encoded)
+        for seg, tok in parts:
+            if tok is not None:
+                ids.append(tok.id)
+                offsets.append(seg.original_span(0, len(seg.text)))
+                special.append(tok.special)
+            elif seg.text:
+                i, o = next(results)
+                ids.extend(i)
+                offsets.extend(o)
+                special.extend([False] * len(i))
+        return ids, offsets, special
+
+    def _finish(self, text, ids, offsets, special, add_special_tokens) -> Encoding:
         if add_special_tokens and self.post_processor is not None:
             before, after = self.post_processor.wrap()
             end = len(text)
@@ -188,6 +260,19 @@ class Tokenizer:
         return self._encoding(text, ids, offsets, special)
 
     def _encoding(self, text, ids, offsets, special) -> Encoding:
+        tables = self._id_tables() if self._native else None
+        if tables is not None:
+            try:
+                by_id_bytes, by_id_piece, by_id_partial = tables
+                token_bytes = list(map(by_id_bytes.__getitem__, ids))
+                pieces = list(map(by_id_piece.__getitem__, ids))
+                partial = list(map(by_id_partial.__getitem__, ids))
+                if None not in token_bytes:
+                    if True in special:  # special tokens are never partial
+                        partial = [p and not sp for p, sp in zip(partial, special)]
+                    return Encoding(text, ids, offsets, token_bytes, pieces, special, partial)
+            except IndexError:
+                pass  # an id outside the tables: the general path below
         token_bytes = [self.token_bytes(i) for i in ids]
         partial = []
         for data, sp in zip(token_bytes, special):
@@ -202,15 +287,120 @@ class Tokenizer:
         pieces = [self.id_to_token(i) or "" for i in ids]
         return Encoding(text, ids, offsets, token_bytes, pieces, special, partial)
 
-    def encode_ids(self, text: str, **kwargs) -> list[int]:
-        return self.encode(text, **kwargs).ids
+    def _id_tables(self):
+        """Token bytes, token string and partial flag of every id, as lists (built once; used on
+        the native path, where building an Encoding would otherwise cost more than encoding)."""
+        tables = self._tables
+        if tables is None:
+            size = max(self.model.vocab_size, max((t.id + 1 for t in self.added.tokens), default=0))
+            size = max(size, max(self.model.vocab.values(), default=-1) + 1)
+            by_bytes: list[bytes | None] = []
+            by_piece: list[str] = []
+            by_partial: list[bool] = []
+            for i in range(size):
+                piece = self.id_to_token(i)
+                data = self.token_bytes(i) if piece is not None else None
+                by_bytes.append(data)
+                by_piece.append(piece or "")
+                partial = False
+                if data is not None:
+                    try:
+                        data.decode("utf-8")
+                    except UnicodeDecodeError:
+                        partial = True
+                by_partial.append(partial)
+            tables = self._tables = (by_bytes, by_piece, by_partial)
+        return tables
+
+    def encode_ids(self, text: str, *, add_special_tokens: bool = False, allow_special: bool | None = None) -> list[int]:
+        """Only the ids of `encode(text)` (on the native path, without computing offsets).
+
+        >>> tok.encode_ids("hi there")
+        [6151, 1070]
+        """
+        native = self.native_encoder()
+        if native is None:
+            return self.encode(text, add_special_tokens=add_special_tokens, allow_special=allow_special).ids
+        check_text(text)
+        allow = self.special_in_text if allow_special is None else allow_special
+        parts = list(self._segments(text, allow))
+        plain = [seg for seg, tok in parts if tok is None and seg.text]
+        return self._ids_of(parts, [native.encode_segment(seg, False) for seg in plain], add_special_tokens)
+
+    def encode_ids_batch(self, texts: list[str], threads: int | None = None, *, add_special_tokens: bool = False,
+                         allow_special: bool | None = None) -> list[list[int]]:
+        """`encode_ids` of several texts, on `threads` native threads (default: one per core)."""
+        native = self.native_encoder()
+        kwargs = {"add_special_tokens": add_special_tokens, "allow_special": allow_special}
+        if native is None:
+            return [e.ids for e in self.encode_batch(texts, threads, **kwargs)]
+        allow = self.special_in_text if allow_special is None else allow_special
+        all_parts, plain = self._split_batch(texts, allow)
+        encoded = native.encode_many(plain, threads or os.cpu_count() or 1, False)
+        out = []
+        pos = 0
+        for parts in all_parts:
+            count = sum(1 for seg, tok in parts if tok is None and seg.text)
+            out.append(self._ids_of(parts, encoded[pos : pos + count], add_special_tokens))
+            pos += count
+        return out
+
+    def _ids_of(self, parts, encoded, add_special_tokens) -> list[int]:
+        if len(parts) == 1 and parts[0][1] is None and encoded:
+            ids = encoded[0]
+        else:
+            ids = []
+            results = iter(encoded)
+            for seg, tok in parts:
+                if tok is not None:
+                    ids.append(tok.id)
+                elif seg.text:
+                    ids.extend(next(results))
+        if add_special_tokens and self.post_processor is not None:
+            before, after = self.post_processor.wrap()
+            ids = [i for i, _ in before] + ids + [i for i, _ in after]
+        return ids
+
+    def _split_batch(self, texts, allow):
+        """Each text cut at added tokens, and all plain segments of all texts in one list."""
+        all_parts = []
+        plain = []
+        for text in texts:
+            check_text(text)
+            parts = list(self._segments(text, allow))
+            all_parts.append(parts)
+            plain.extend(seg for seg, tok in parts if tok is None and seg.text)
+        return all_parts, plain
 
     def encode_batch(self, texts: list[str], threads: int | None = None, **kwargs) -> list[Encoding]:
-        """Encode several texts, on `threads` worker threads (default: one per core)."""
+        """Encode several texts, on `threads` worker threads (default: one per core).
+
+        With the native encoder the texts are cut at added tokens in Python, then all their plain
+        segments are encoded by `threads` native threads at once (the GIL released)."""
         if threads == 1 or len(texts) < 2:
             return [self.encode(t, **kwargs) for t in texts]
+        native = self.native_encoder()
+        if native is not None and set(kwargs) <= {"add_special_tokens", "allow_special"}:
+            return self._encode_batch_native(native, texts, threads, **kwargs)
         with ThreadPoolExecutor(max_workers=threads) as pool:
             return list(pool.map(lambda t: self.encode(t, **kwargs), texts))
+
+    def _encode_batch_native(self, native, texts, threads, add_special_tokens=False, allow_special=None):
+        allow = self.special_in_text if allow_special is None else allow_special
+        all_parts, plain = self._split_batch(texts, allow)
+        threads = threads or os.cpu_count() or 1
+        encoded = iter(native.encode_many(plain, threads, packed=True))
+        tables = self._id_tables()
+        out = []
+        for text, parts in zip(texts, all_parts):
+            if self._lazy_ok(native, parts, add_special_tokens) and parts[0][0].base == 0:
+                ids, packed = next(encoded)
+                out.append(LazyEncoding(text, ids, packed, tables))
+                continue
+            results = [native.unpack(seg, *next(encoded)) for seg, tok in parts if tok is None and seg.text]
+            ids, offsets, special = self._assemble(parts, results)
+            out.append(self._finish(text, ids, offsets, special, add_special_tokens))
+        return out
 
     # ---- decoding ------------------------------------------------------------------------
     def decode(self, ids: list[int], *, skip_special_tokens: bool = True) -> str:
@@ -243,9 +433,16 @@ class Tokenizer:
             "special_tokens": [{"id": t.id, "content": t.content} for t in self.added.tokens if t.special],
             "added_tokens": sum(1 for t in self.added.tokens if not t.special),
             "byte_level": self.byte_level,
+            "encoder": "native" if self.native_encoder() is not None else "python",
             **self.source.extra,
         }
 
     def __repr__(self) -> str:
         name = self.source.name or self.source.path or "tokenizer"
         return f"<Tokenizer {name!r} {self.model.kind} vocab={self.vocab_size}>"
+
+    def encode_file(self, path, progress=None, cancel=None, **kw):
+        """Ids of a UTF-8 file of any size, in bounded memory: see `tokviz.core.streaming.encode_file`."""
+        from .streaming import encode_file
+
+        return encode_file(self, path, progress=progress, cancel=cancel, **kw)

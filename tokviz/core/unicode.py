@@ -30,6 +30,12 @@ def is_control(c: str) -> bool:
     return cat[0] == "C" and cat != "Cn"
 
 
+def is_numeric(c: str) -> bool:
+    """Rust's char::is_numeric (what HF's Digits pre-tokenizer splits on): any N* category, so
+    '²', '½', 'Ⅻ' and '٣' as well as 0-9."""
+    return unicodedata.category(c)[0] == "N"
+
+
 def is_punctuation(c: str) -> bool:
     """BERT's punctuation: ASCII punctuation or any Unicode P* category."""
     return c in _ASCII_PUNCT or unicodedata.category(c).startswith("P")

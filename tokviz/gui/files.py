@@ -77,3 +77,41 @@ def read_text_file(path: str | os.PathLike) -> str:
             "convert the file to UTF-8 first (e.g. iconv -f latin1 -t utf-8)",
             path,
         ) from None
+
+
+def read_text_head(path: str | os.PathLike, nbytes: int) -> str:
+    """The text of the first `nbytes` bytes of a UTF-8 file of any size (a character cut by the
+    limit is left out, a byte-order mark dropped), with the same checks and messages as
+    `read_text_file` for what it reads."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise TokvizError("no such file", path)
+    if path.is_dir():
+        raise TokvizError("is a folder, not a text file", path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(nbytes)
+            more = bool(fh.read(1))
+    except OSError as exc:
+        raise TokvizError(f"cannot read the file: {exc.strerror or exc}", path) from None
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise TokvizError("the file is UTF-16 text; tokviz opens UTF-8 text (convert it with iconv -f UTF-16 -t UTF-8)", path)
+    if b"\x00" in data[:8192]:
+        raise TokvizError("this looks like a binary file (it contains NUL bytes), not text", path)
+    if more:  # leave out a character cut by the limit
+        tail = 0
+        while tail < min(3, len(data)) and data[len(data) - 1 - tail] & 0xC0 == 0x80:
+            tail += 1
+        lead = data[len(data) - 1 - tail] if tail < len(data) else 0
+        need = 2 if lead >> 5 == 0b110 else 3 if lead >> 4 == 0b1110 else 4 if lead >> 3 == 0b11110 else 1
+        if need > tail + 1:
+            data = data[: len(data) - 1 - tail]
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise TokvizError(
+            f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start} (line {line}) is not valid UTF-8; "
+            "convert the file to UTF-8 first (e.g. iconv -f latin1 -t utf-8)",
+            path,
+        ) from None

@@ -2,6 +2,19 @@
 
 Later views (docks, library panel, compare, vocab...) attach to this QMainWindow; the encode
 pipeline lives in `workers.EncodeController`, the drawing in `token_view.TokenView`.
+
+Big files (more than BIG_FILE_BYTES, e.g. tens of MB of text): the token view lays out every token
+it shows, which is fine for ~100 KB but not for millions of tokens (issue 5 virtualises it).  Until
+then a big file opens in *big-file mode*:
+
+* the editor shows, read-only, only the first PREVIEW_BYTES of the file, ended at a word boundary
+  where tokenization is cut-independent, so the tokens of the preview are exactly the first tokens
+  of the whole file;
+* the whole file is encoded in the background (`workers.FileEncodeJob`, bounded memory, pieces of
+  a few KB), with a progress bar and a Cancel button in the status bar; the window stays responsive;
+* when it is done the token view shows the preview's tokens and the status bar the whole file's
+  figures (token count, chars/token, bytes/token, time and MB/s); the text header says that only the
+  start is shown.  Cancelling keeps the preview and says where the encoding stopped.
 """
 from __future__ import annotations
 
@@ -24,6 +37,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QFileDialog,
+    QProgressBar,
+    QToolButton,
     QFrame,
     QLabel,
     QMainWindow,
@@ -42,7 +57,11 @@ from ..errors import TokvizError
 from . import files
 from .style import CHROME_QSS, mono_font
 from .token_view import TokenView
-from .workers import EncodeController, EncodeResult, LoadResult
+from .workers import EncodeController, EncodeResult, FileEncodeJob, FileEncodeResult, LoadResult
+
+BIG_FILE_BYTES = 2 * 2**20  # above this a text file opens in big-file mode (see the module docstring)
+PREVIEW_BYTES = 8 * 1024  # how much of a big file the editor and the token view show (the view lays
+# out every token it shows, ~5 µs a token on the UI thread: 8 KB of text is ~20-40 ms)
 
 FALLBACK_TEXT = "Hello, world! 你好，世界 🙂\n\tTabs, spaces  and newlines are tokens too.\n"
 
@@ -131,10 +150,12 @@ class MainWindow(QMainWindow):
         self._setting_text = False
         self._cursor_moved_by_user = False  # outline the token at the cursor only once the user moves it
         self._starts: list[int] = []
+        self._big: dict | None = None  # big-file mode: path, size, result (FileEncodeResult), state
         self.setAcceptDrops(True)
         self.setStyleSheet(CHROME_QSS)
 
         self.controller = EncodeController(self)
+        self.file_job = FileEncodeJob(self)
         self._build_ui()
         self._build_menus()
         self._connect()
@@ -222,6 +243,22 @@ class MainWindow(QMainWindow):
                 bar.addPermanentWidget(sep)
             bar.addPermanentWidget(label)
         self.status_tokenizer.setObjectName("StatusTokenizer")
+        # whole-file encoding of a big file: progress and cancel, shown only while it runs
+        self.file_progress = QProgressBar()
+        self.file_progress.setObjectName("FileProgress")
+        self.file_progress.setRange(0, 1000)
+        self.file_progress.setFormat("%p%")
+        self.file_progress.setFixedWidth(140)
+        self.file_progress.setMaximumHeight(16)
+        self.file_cancel_button = QToolButton()
+        self.file_cancel_button.setObjectName("FileCancel")
+        self.file_cancel_button.setText("Cancel")
+        self.file_cancel_button.setToolTip("Stop encoding the whole file (the preview stays)")
+        self.file_cancel_button.clicked.connect(self.cancel_file_encoding)
+        bar.insertPermanentWidget(0, self.file_cancel_button)
+        bar.insertPermanentWidget(0, self.file_progress)
+        self.file_progress.hide()
+        self.file_cancel_button.hide()
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -257,6 +294,10 @@ class MainWindow(QMainWindow):
         c.loadFailed.connect(self._on_load_failed)
         c.encoded.connect(self._on_encoded)
         c.encodeFailed.connect(self._on_encode_failed)
+        self.file_job.progressed.connect(self._on_file_progress)
+        self.file_job.finished.connect(self._on_file_finished)
+        self.file_job.cancelled.connect(self._on_file_cancelled)
+        self.file_job.failed.connect(self._on_file_failed)
         self.editor.textChanged.connect(self._on_text_edited)
         self.editor.cursorPositionChanged.connect(self._on_cursor_position_changed)
         self.editor.focusChanged.connect(lambda _focused: self._on_cursor_moved())
@@ -269,7 +310,14 @@ class MainWindow(QMainWindow):
         self.controller.load_tokenizer(path)
 
     def open_text_file(self, path: str | os.PathLike) -> bool:
-        """Replace the text with a UTF-8 file's; False (and an error report) if it cannot be read."""
+        """Replace the text with a UTF-8 file's; False (and an error report) if it cannot be read.
+        A file over BIG_FILE_BYTES opens in big-file mode (see the module docstring)."""
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            size = 0
+        if size > BIG_FILE_BYTES:
+            return self._open_big_file(path, size)
         try:
             text = files.read_text_file(path)
         except TokvizError as exc:
@@ -282,7 +330,8 @@ class MainWindow(QMainWindow):
         return True
 
     def set_text(self, text: str) -> None:
-        """Put `text` in the editor (it is encoded after the debounce)."""
+        """Put `text` in the editor (it is encoded after the debounce).  Leaves big-file mode."""
+        self._leave_big_mode()
         self._setting_text = True
         try:
             self.editor.setPlainText(text)
@@ -314,7 +363,114 @@ class MainWindow(QMainWindow):
             self.open_tokenizer(tokenizer_paths[-1])
 
     def is_busy(self) -> bool:
-        return self.controller.is_busy()
+        return self.controller.is_busy() or self.file_job.is_running()
+
+    def is_up_to_date(self) -> bool:
+        """Idle and showing the current text's tokens (for a big file: its whole-file encoding ended)."""
+        return self.controller.is_up_to_date() and not self.file_job.is_running()
+
+    # ---- big files ---------------------------------------------------------------------------------
+    def is_big_file(self) -> bool:
+        """True in big-file mode (the editor holds only the start of the opened file)."""
+        return self._big is not None
+
+    def big_file_result(self) -> FileEncodeResult | None:
+        """The whole-file encoding of the big file, once finished (ids as an array('I'))."""
+        return self._big["result"] if self._big else None
+
+    def cancel_file_encoding(self) -> None:
+        """Stop encoding the whole big file (the Cancel button); `file_job.cancelled` follows."""
+        if self.file_job.is_running():
+            self.file_job.cancel()
+            self.file_cancel_button.setEnabled(False)
+
+    def _open_big_file(self, path: str | os.PathLike, size: int) -> bool:
+        from ..core.streaming import last_cut
+
+        try:
+            head = files.read_text_head(path, PREVIEW_BYTES)
+        except TokvizError as exc:
+            where = exc.path or os.fspath(path)
+            self.report_error("Could not open text", f"{where}\n\n{exc.reason}", path=where, reason=exc.reason)
+            return False
+        tok = self.controller.tokenizer
+        cut = last_cut(head, tok) if tok is not None else last_cut(head)
+        preview = head[:cut] if cut else head  # no cut: the last tokens may differ from the file's
+        self._text_path = os.fspath(path)
+        self.set_text(preview)
+        self._big = {"path": os.fspath(path), "size": size, "result": None, "state": ""}
+        self.editor.setReadOnly(True)
+        self._update_text_header()
+        self._update_title()
+        self._start_file_job()
+        return True
+
+    def _start_file_job(self) -> None:
+        tok = self.controller.tokenizer
+        if self._big is None or tok is None:
+            return  # started when the tokenizer arrives
+        self._big["result"] = None
+        self._big["state"] = "running"
+        self.file_job.start(tok, self._big["path"])
+        self.file_progress.setValue(0)
+        self.file_progress.show()
+        self.file_cancel_button.setEnabled(True)
+        self.file_cancel_button.show()
+        self.token_view.set_encoding(None)
+        name = Path(self._big["path"]).name
+        self.token_view.set_placeholder(f"Encoding {name} ({self._big['size'] / 1e6:.1f} MB)…")
+        self.status_tokens.setText("encoding the whole file…")
+        self.status_ratio.setText("")
+        self.status_time.setText("")
+
+    def _leave_big_mode(self) -> None:
+        if self._big is None:
+            return
+        self._big = None
+        self.file_job.abandon()
+        self.file_progress.hide()
+        self.file_cancel_button.hide()
+        self.editor.setReadOnly(False)
+
+    def _file_job_ended(self) -> None:
+        self.file_progress.hide()
+        self.file_cancel_button.hide()
+        last = self.controller.last_result  # the preview's tokens were held back while the job ran
+        if last is not None and last.generation == self.controller.generation:
+            self._on_encoded(last)
+
+    @Slot(int, int)
+    def _on_file_progress(self, done: int, total: int) -> None:
+        self.file_progress.setValue(1000 if total <= 0 else min(1000, done * 1000 // total))
+        if self._big is not None:
+            self.token_view.set_placeholder(
+                f"Encoding {Path(self._big['path']).name}: {done / 1e6:.1f} of {total / 1e6:.1f} MB…"
+            )
+
+    @Slot(object)
+    def _on_file_finished(self, result: FileEncodeResult) -> None:
+        if self._big is None:
+            return
+        self.file_progress.setValue(1000)
+        self._big["result"] = result
+        self._big["state"] = "done"
+        self._file_job_ended()
+
+    @Slot(int, int)
+    def _on_file_cancelled(self, done: int, total: int) -> None:
+        if self._big is None:
+            return
+        self._big["state"] = f"cancelled at {100 * done / max(1, total):.0f}%"
+        self._file_job_ended()
+
+    @Slot(str)
+    def _on_file_failed(self, reason: str) -> None:
+        if self._big is None:
+            return
+        self._big["state"] = "failed"
+        self._file_job_ended()
+        path = self._big["path"]
+        self.report_error("Could not encode the whole file", f"{path}\n\n{reason}", path=path, reason=reason)
 
     def tokenizer(self) -> Tokenizer | None:
         return self.controller.tokenizer
@@ -388,6 +544,8 @@ class MainWindow(QMainWindow):
     def _on_tokenizer_ready(self, tok: Tokenizer) -> None:
         self._update_title()
         self._update_header()
+        if self._big is not None:
+            self._start_file_job()  # the whole file again, with the new tokenizer
 
     @Slot(str, str)
     def _on_load_failed(self, path: str, reason: str) -> None:
@@ -400,6 +558,11 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_encoded(self, result: EncodeResult) -> None:
+        if self._big is not None:
+            if self.file_job.is_running():
+                return  # shown when the whole file is done (_file_job_ended)
+            self._show_big_encoded(result)
+            return
         self._starts = [s for s, _ in result.encoding.offsets]
         self.token_view.set_encoding(result.encoding)
         n = len(result.encoding)
@@ -411,6 +574,25 @@ class MainWindow(QMainWindow):
         else:
             self.status_ratio.setText("– chars/token")
         self.status_time.setText(f"encoded in {result.seconds * 1000:.0f} ms")
+        self._on_cursor_moved()
+
+    def _show_big_encoded(self, result: EncodeResult) -> None:
+        """Big-file mode: the preview's tokens in the view, the whole file's figures in the status bar."""
+        self._starts = [s for s, _ in result.encoding.offsets]
+        self.token_view.set_encoding(result.encoding)
+        big = self._big
+        whole = big["result"]
+        if whole is not None and whole.tokenizer is result.tokenizer:
+            n = len(whole.ids)
+            self.status_tokens.setText(_plural(n, "token") + " in the whole file")
+            if n:
+                self.status_ratio.setText(f"{whole.chars / n:.2f} chars/token · {whole.bytes / n:.2f} bytes/token")
+            mbs = whole.bytes / 1e6 / whole.seconds if whole.seconds > 0 else 0
+            self.status_time.setText(f"encoded in {whole.seconds:.1f} s ({mbs:.2f} MB/s)")
+        else:
+            self.status_tokens.setText(_plural(len(result.encoding), "token") + " in the preview")
+            self.status_ratio.setText(f"whole file: {big['state'] or 'not encoded'}")
+            self.status_time.setText("")
         self._on_cursor_moved()
 
     @Slot(str)
@@ -549,6 +731,17 @@ class MainWindow(QMainWindow):
     def _update_text_header(self) -> None:
         text = self.current_text()
         name = Path(self._text_path).name if self._text_path else self._text_name
+        if self._big is not None:
+            nbytes = len(text.encode("utf-8", "surrogatepass"))
+            self.text_header.setText(
+                f"<b>Text</b>&nbsp;&nbsp;<span style='color:#5b6675'>{_escape(name)} · "
+                f"{self._big['size'] / 1e6:.1f} MB · showing the first {nbytes / 1024:.0f} KB, read-only</span>"
+            )
+            self.text_header.setToolTip(
+                "A big file: the editor and the token view show its start; the status bar counts the whole file."
+            )
+            return
+        self.text_header.setToolTip("")
         nbytes = len(text.encode("utf-8", "surrogatepass"))
         edited = " (edited)" if self._text_path and self._loaded_text is None else ""
         self.text_header.setText(
@@ -563,6 +756,7 @@ class MainWindow(QMainWindow):
 
     # ---- lifetime -------------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:
+        self.file_job.shutdown()
         self.controller.shutdown()
         super().closeEvent(event)
 

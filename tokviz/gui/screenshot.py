@@ -78,8 +78,13 @@ def screenshot(
     from . import files
     from .app import ensure_application
 
-    if text_file is not None:
-        files.read_text_file(text_file)  # a TokvizError naming the file, before any window exists
+    if text_file is not None:  # a TokvizError naming the file, before any window exists
+        from .main_window import BIG_FILE_BYTES, PREVIEW_BYTES
+
+        if Path(text_file).is_file() and Path(text_file).stat().st_size > BIG_FILE_BYTES:
+            files.read_text_head(text_file, PREVIEW_BYTES)  # opened in big-file mode: only its start is read
+        else:
+            files.read_text_file(text_file)
     app = ensure_application()
     _quiet_offscreen_warnings()
     from .main_window import MainWindow
@@ -94,7 +99,7 @@ def screenshot(
     try:
         window.resize(width, height)
         window.show()
-        done = wait_until(lambda: bool(errors) or window.controller.is_up_to_date(), timeout)
+        done = wait_until(lambda: bool(errors) or window.is_up_to_date(), timeout)
         if errors:
             raise errors[0]
         if not done:

@@ -17,6 +17,7 @@ Errors never escape to Qt: they come back as signals (`loadFailed(path, reason)`
 """
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 import sys
@@ -254,6 +255,12 @@ class EncodeController(QObject):
 
     def set_tokenizer(self, tokenizer: Tokenizer | None, path: str | None = None) -> None:
         """Use `tokenizer` from now on and encode the current text with it at once."""
+        if tokenizer is not None:
+            # A tokenizer's tables (vocab, merges, caches) are millions of long-lived objects; left
+            # in the collector's generations, every full collection walks them all (25+ ms on the
+            # UI thread while a worker allocates).  Freezing moves what exists now out of its way;
+            # frozen objects are still freed by reference counting when the tokenizer is dropped.
+            gc.freeze()
         self._tokenizer = tokenizer
         self._tokenizer_path = path if path is not None else (tokenizer.source.path if tokenizer else None)
         self._generation += 1
@@ -322,3 +329,135 @@ class EncodeController(QObject):
         if busy != self._busy:
             self._busy = busy
             self.busyChanged.emit(busy)
+
+
+# ---- encoding a whole (big) file ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileEncodeResult:
+    """A whole file encoded by `FileEncodeJob`: `ids` is an array('I') of every token id."""
+
+    path: str
+    tokenizer: Tokenizer
+    ids: Any
+    chars: int
+    bytes: int
+    seconds: float
+
+
+class _FileRelay(QObject):
+    progressed = Signal(int, int, int)  # job id, bytes done, total
+
+
+class FileEncodeJob(QObject):
+    """Encodes a file of any size with `tokviz.core.streaming.encode_file` on a worker thread.
+
+    One job at a time: `start(tokenizer, path)` cancels a running one first (its outcome is never
+    reported).  Signals, all on the UI thread:
+
+    * `progressed(bytes_done, total)` at most every PROGRESS_MS,
+    * then exactly one of `finished(FileEncodeResult)`, `cancelled(bytes_done, total)` after
+      `cancel()`, or `failed(reason)` (unreadable or non-UTF-8 file, with the byte offset).
+
+    The worker encodes ~8 KB pieces and checks the cancel flag between them, so it gives the GIL
+    back to the UI thread often and stops within a piece's time (tens of milliseconds) of `cancel()`.
+    Memory: one read chunk of text plus the ids (4 bytes per token)."""
+
+    progressed = Signal(int, int)
+    finished = Signal(object)
+    cancelled = Signal(int, int)
+    failed = Signal(str)
+
+    PROGRESS_MS = 50
+    PIECE_CHARS = 8 * 1024
+    CHUNK_BYTES = 256 * 1024
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._runner = TaskRunner(1, self)
+        self._relay = _FileRelay(self)
+        self._relay.progressed.connect(self._on_progress)
+        self._job = 0
+        self._cancel = None  # threading.Event of the running job
+        self._running = False
+        self.bytes_done = 0
+        self.total_bytes = 0
+
+    def is_running(self) -> bool:
+        return self._running
+
+    def start(self, tokenizer: Tokenizer, path: str | os.PathLike) -> None:
+        import threading
+
+        from ..core.streaming import Cancelled, encode_file
+
+        self.cancel()
+        self._job += 1
+        job = self._job
+        cancel = self._cancel = threading.Event()
+        path = os.fspath(path)
+        self._running = True
+        self.bytes_done, self.total_bytes = 0, 0
+        relay = self._relay
+
+        def work():
+            t0 = time.perf_counter()
+            last = [0.0]
+
+            def progress(done: int, total: int) -> None:
+                now = time.perf_counter()
+                if done >= total or now - last[0] >= self.PROGRESS_MS / 1000:
+                    last[0] = now
+                    relay.progressed.emit(job, done, total)
+
+            counted = {"chars": 0}
+
+            def on_chunk(chunk) -> None:
+                counted["chars"] = chunk.char_start + len(chunk.encoding.text)
+
+            try:
+                ids = encode_file(tokenizer, path, progress=progress, cancel=cancel, on_chunk=on_chunk,
+                                  chunk_bytes=self.CHUNK_BYTES, piece_chars=self.PIECE_CHARS)
+            except Cancelled as exc:
+                return ("cancelled", exc.bytes_done, exc.total_bytes)
+            size = os.path.getsize(path)
+            return ("done", FileEncodeResult(path, tokenizer, ids, counted["chars"], size, time.perf_counter() - t0))
+
+        def done(outcome) -> None:
+            if job != self._job:
+                return
+            self._running = False
+            if outcome[0] == "cancelled":
+                self.cancelled.emit(outcome[1], outcome[2])
+            else:
+                self.bytes_done = self.total_bytes = outcome[1].bytes
+                self.finished.emit(outcome[1])
+
+        def failed(exc: BaseException) -> None:
+            if job == self._job:
+                self._running = False
+                self.failed.emit(describe_error(exc))
+
+        self._runner.submit(work, done, failed)
+
+    def cancel(self) -> None:
+        """Ask the running job to stop; `cancelled` follows (unless a new `start` supersedes it)."""
+        if self._cancel is not None:
+            self._cancel.set()
+
+    def abandon(self) -> None:
+        """Stop the running job and never report it."""
+        self.cancel()
+        self._job += 1
+        self._running = False
+
+    @Slot(int, int, int)
+    def _on_progress(self, job: int, done: int, total: int) -> None:
+        if job == self._job:
+            self.bytes_done, self.total_bytes = done, total
+            self.progressed.emit(done, total)
+
+    def shutdown(self, timeout_ms: int = 5000) -> None:
+        self.abandon()
+        self._runner.shutdown(timeout_ms)

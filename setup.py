@@ -1,0 +1,71 @@
+"""Builds tokviz's optional C extension (tokviz._native); the metadata lives in pyproject.toml.
+
+The extension is optional: when no C compiler is available (or the build fails for any other
+reason) the install goes on without it, prints why, and tokviz runs on its pure-Python path.
+`python3 -c "import tokviz.native as n; print(n.available, n.reason)"` tells which path is in use.
+"""
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+class OptionalBuildExt(build_ext):
+    """build_ext that warns instead of failing: the extension only makes tokviz faster."""
+
+    failed = False
+
+    def run(self):
+        try:
+            super().run()
+        except Exception as exc:  # no compiler at all (distutils raises its own error classes)
+            if not self.failed:  # (otherwise: the in-place copy of what was not built; already said)
+                self._warn(exc)
+            return
+        if not self.inplace and not self.failed:
+            self._copy_into_source_tree()
+
+    def _copy_into_source_tree(self):
+        """Also put the built module beside the sources (as `build_ext --inplace` and editable
+        installs do): `python3 -m pytest` run from a checkout imports tokviz from the checkout, and
+        must find the extension that `pip install .` just built."""
+        for ext in self.extensions:
+            built = Path(self.get_ext_fullpath(ext.name))
+            target = Path(__file__).resolve().parent / self.get_ext_filename(ext.name)
+            if built.exists() and target.parent.is_dir():
+                try:
+                    shutil.copyfile(built, target)
+                except OSError as exc:
+                    print(f"note: could not copy {built.name} into the source tree: {exc}", file=sys.stderr)
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as exc:
+            self._warn(exc)
+
+    def _warn(self, exc: Exception) -> None:
+        self.failed = True
+        bar = "*" * 78
+        print(
+            f"\n{bar}\nWARNING: tokviz's C extension could not be built ({exc}).\n"
+            "tokviz will work on its pure-Python path, only slower. Install a C compiler and the\n"
+            f"Python headers (Debian/Ubuntu: apt-get install build-essential python3-dev) and reinstall.\n{bar}\n",
+            file=sys.stderr,
+        )
+
+
+native = Extension(
+    "tokviz._native",
+    sources=["tokviz/native/src/_native.c"],
+    depends=["tokviz/native/src/scan.h", "tokviz/native/src/unicode_tables.h"],
+    include_dirs=["tokviz/native/src"],
+    extra_compile_args=["-O3", "-std=gnu11", "-Wall", "-Wno-unused-function"],
+    extra_link_args=["-pthread"],
+)
+
+setup(ext_modules=[native], cmdclass={"build_ext": OptionalBuildExt})

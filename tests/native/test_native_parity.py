@@ -1,0 +1,182 @@
+"""The native encoder gives the same ids and offsets as the Python pipeline (use_native(False)) on
+every shared byte-level tokenizer, with and without added tokens, one text at a time or in batches."""
+from __future__ import annotations
+
+import functools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tokviz
+from tokviz.core.encoding import Encoding
+from tokviz.defaults import default_tokenizer_path
+
+from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, need
+
+PATHS = {
+    "qwen2.5-json": TOKENIZERS / "qwen2.5" / "tokenizer.json",
+    "qwen2.5-vocab-merges": TOKENIZERS / "qwen2.5" / "vocab.json",
+    "llama3-json": TOKENIZERS / "llama3" / "tokenizer.json",
+    "cl100k-tiktoken": TOKENIZERS / "cl100k_base.tiktoken",
+    "demo": None,  # the tokenizer tokviz ships (GPT-2 pattern)
+    # cl100k's ranks cut by the other tiktoken patterns: the o200k and r50k scanners end to end
+    "cl100k-ranks-o200k-pattern": TOKENIZERS / "cl100k_base.tiktoken",
+    "cl100k-ranks-r50k-pattern": TOKENIZERS / "cl100k_base.tiktoken",
+}
+NAMES = list(PATHS)
+
+
+@functools.lru_cache(maxsize=None)
+def load(name: str):
+    from tokviz.core import patterns
+
+    path = PATHS[name] or default_tokenizer_path()
+    if name.endswith("-pattern"):
+        pattern = {"o200k": patterns.O200K_PATTERN, "r50k": patterns.R50K_PATTERN}[name.split("-")[2]]
+        return tokviz.load(need(path), pattern=pattern)
+    return tokviz.load(need(path))
+
+
+def both(tok, text, **kwargs) -> tuple[Encoding, Encoding]:
+    native = tok.use_native(True).encode(text, **kwargs)
+    python = tok.use_native(False).encode(text, **kwargs)
+    tok.use_native(True)
+    return native, python
+
+
+def assert_same(tok, text, **kwargs):
+    native, python = both(tok, text, **kwargs)
+    assert native.ids == python.ids, text
+    assert native.offsets == python.offsets, text
+    assert native == python  # bytes, pieces, special and partial flags too
+    assert tok.encode_ids(text, **kwargs) == python.ids
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_uses_native(name):
+    tok = load(name)
+    assert tok.native_encoder() is not None
+    assert tok.describe()["encoder"] == "native"
+    assert tok.use_native(False).describe()["encoder"] == "python"
+    tok.use_native(True)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_edge_cases(name):
+    tok = load(name)
+    for text in EDGE_CASES:
+        assert_same(tok, text)
+        assert_same(tok, text, allow_special=True)
+        assert_same(tok, text, add_special_tokens=True)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("corpus", CORPUS_FILES)
+def test_corpus(name, corpus):
+    tok = load(name)
+    for text in corpus_samples(corpus, 6, 1000, 5000):
+        assert_same(tok, text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_added_tokens_between_segments(name):
+    tok = load(name)
+    specials = [t.content for t in tok.added.tokens][:4] or ["<|endoftext|>"]
+    text = f"Hello {specials[0]} wörld{specials[-1]}  \n 123 中文" + "".join(specials) + " end"
+    assert_same(tok, text, allow_special=True)
+    assert_same(tok, text, allow_special=False)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=60, deadline=None)
+@given(text=assigned_text(80))
+def test_random_text(name, text):
+    assert_same(load(name), text)
+
+
+@pytest.mark.parametrize("name", ["qwen2.5-json", "cl100k-tiktoken"])
+def test_not_nfc_text(name):
+    """qwen2.5 normalizes to NFC: the segment is no longer the original text, offsets are mapped."""
+    tok = load(name)
+    assert_same(tok, "e\u0301 cafe\u0301 A\u030a\u0323 \u1100\u1161\u11a8 x" * 3)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_long_pieces(name):
+    """Pieces longer than the short-merge limit take the heap path."""
+    tok = load(name)
+    for text in ["a" * 5000, "ab" * 700, "é" * 300, "中" * 400, " " * 3000 + "x", "\n" * 500, "🙂" * 200, "x" * 17, "q" * 16, "ab" * 9]:
+        assert_same(tok, text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_batch_equals_sequential(name, threads):
+    tok = load(name)
+    texts = EDGE_CASES + corpus_samples("multi", 8, 200, 3000) + corpus_samples("code", 8, 200, 3000)
+    sequential = [tok.use_native(False).encode(t) for t in texts]
+    tok.use_native(True)
+    assert tok.encode_batch(texts, threads=threads) == sequential
+    assert tok.encode_batch(texts, threads=threads, allow_special=True, add_special_tokens=True) == [
+        tok.encode(t, allow_special=True, add_special_tokens=True) for t in texts
+    ]
+    assert tok.encode_ids_batch(texts, threads=threads) == [e.ids for e in sequential]
+
+
+def test_lazy_encoding_behaves_like_an_encoding():
+    tok = load("cl100k-tiktoken")
+    enc = tok.encode("héllo 海洋 world")
+    ref = tok.use_native(False).encode("héllo 海洋 world")
+    tok.use_native(True)
+    assert enc == ref and ref == enc and not (enc != ref)
+    assert enc.tokens == ref.tokens
+    assert enc.as_records() == ref.as_records()
+    assert enc.token_at(7) == ref.token_at(7)
+    assert len(enc) == len(ref)
+    assert "LazyEncoding" in repr(enc)
+
+
+def test_regex_fallback_for_unknown_pattern():
+    """A Split pattern the native scanners do not know is cut by `regex` in Python, then merged natively."""
+    from tokviz.core import pre_tokenizers as pre
+    from tokviz.core.tokenizer import Tokenizer
+
+    base = load("cl100k-tiktoken")
+    custom = pre.Sequence([pre.Split(r"\p{L}+|\p{N}|[^\p{L}\p{N}]+", "Isolated"), pre.ByteLevel(use_regex=False)])
+    tok = Tokenizer(base.model, pre_tokenizer=custom, decoder=base.decoder)
+    native = tok.native_encoder()
+    assert native is not None and native.python_split and "fallback" in native.describe()
+    for text in EDGE_CASES + corpus_samples("en", 3):
+        assert_same(tok, text)
+    assert tok.encode_batch(EDGE_CASES, threads=2) == [tok.use_native(False).encode(t) for t in EDGE_CASES]
+    tok.use_native(True)
+
+
+@st.composite
+def _texts(draw):
+    return draw(st.lists(assigned_text(40), max_size=6))
+
+
+@settings(max_examples=30, deadline=None)
+@given(texts=_texts())
+def test_random_batches(texts):
+    tok = load("qwen2.5-json")
+    expected = [tok.use_native(False).encode(t) for t in texts]
+    tok.use_native(True)
+    assert tok.encode_batch(texts, threads=3) == expected
+
+
+def test_lazy_encoding_copies_and_pickles():
+    import copy
+    import pickle
+
+    tok = load("demo")
+    enc = tok.encode("copy me, 中文")
+    ref = tok.use_native(False).encode("copy me, 中文")
+    tok.use_native(True)
+    data = pickle.dumps(enc)
+    assert len(data) < 2000  # not the tokenizer's tables
+    for other in (copy.copy(enc), copy.deepcopy(enc), pickle.loads(data)):
+        assert type(other) is Encoding
+        assert other == ref and other.offsets == ref.offsets and other.partial == ref.partial

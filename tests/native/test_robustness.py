@@ -1,0 +1,118 @@
+"""Whatever it is given, the extension raises Python exceptions and never crashes the interpreter."""
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from array import array
+
+import pytest
+
+import tokviz
+from tokviz.defaults import default_tokenizer_path
+from tokviz.errors import TokvizError
+
+_native = pytest.importorskip("tokviz._native", reason="the C extension tokviz._native is not built")
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return tokviz.load(default_tokenizer_path())
+
+
+def test_lone_surrogates_are_refused_before_native(tok):
+    for text in ["a\ud800b", "\udfff", "x" * 100 + "\ud83d"]:
+        with pytest.raises(TokvizError, match="surrogate"):
+            tok.encode(text)
+        with pytest.raises(TokvizError, match="surrogate"):
+            tok.encode_ids(text)
+        with pytest.raises(TokvizError, match="surrogate"):
+            tok.encode_batch(["ok", text], threads=2)
+
+
+def test_native_encoder_checks_its_input(tok):
+    enc = tok.native_encoder().encoder
+    with pytest.raises(ValueError, match="surrogate"):
+        enc.encode("a\ud800")
+    with pytest.raises(ValueError, match="surrogate"):
+        enc.encode_many(["fine", "bad\udc00"], 2)
+    with pytest.raises(TypeError):
+        enc.encode(b"bytes")
+    with pytest.raises(TypeError):
+        enc.encode(None)
+    with pytest.raises(TypeError):
+        enc.encode_many(["a", 3], 2)
+    with pytest.raises(TypeError):
+        enc.encode_many(5)
+    with pytest.raises(ValueError):
+        enc.encode("a", 0, 7)
+    assert enc.encode_many([], 4) == []
+    assert enc.encode_many(["a", "b"], 0, 0) == enc.encode_many(["a", "b"], 10_000, 0)
+    assert enc.encode("", 0, 1) == ([], [])
+
+
+def test_constructor_validates(tok):
+    good = tok.native_encoder().encoder
+    with pytest.raises(RuntimeError):
+        _native.Encoder.__new__(_native.Encoder).encode("x")
+    with pytest.raises(RuntimeError):
+        good.__init__([b"x"] * 300, None, 0)
+    with pytest.raises(ValueError, match="256"):
+        _native.Encoder([bytes([i]) for i in range(10)], None, 0)
+    with pytest.raises(ValueError, match="byte 0x"):
+        _native.Encoder([bytes([i]) for i in range(255)] + [b"ab"], None, 0)
+    with pytest.raises(ValueError, match="two ids"):
+        _native.Encoder([bytes([i]) for i in range(256)] + [b"a"], None, 0)
+    with pytest.raises(TypeError):
+        _native.Encoder([bytes([i]) for i in range(255)] + ["str"], None, 0)
+    with pytest.raises(ValueError, match="pattern"):
+        _native.Encoder([bytes([i]) for i in range(256)], None, 42)
+    tokens = [bytes([i]) for i in range(256)] + [b"ab"]
+    with pytest.raises(ValueError, match="merges"):
+        _native.Encoder(tokens, array("i", [97, 98, 0, 9999]), 0)
+    with pytest.raises(ValueError, match="merges"):
+        _native.Encoder(tokens, array("i", [97, 98, 0]), 0)
+    with pytest.raises(TypeError):
+        _native.Encoder(tokens, array("d", [1.0] * 4), 0)
+    ok = _native.Encoder(tokens, array("i", [97, 98, 0, 256]), 0)
+    assert ok.encode("xabx", 0, 0) == [120, 256, 120]
+
+
+def test_odd_and_large_texts(tok):
+    rng = random.Random(5)
+    odd = [
+        "\x00" * 1000,
+        "".join(chr(rng.choice([rng.randrange(0xD800), rng.randrange(0xE000, 0x110000)])) for _ in range(20_000)),
+        "\U0010ffff" * 500,
+        "'" * 1000 + "s" * 10,
+        " \n" * 20_000,
+        "a" * 300_000,
+        "1" * 100_000,
+    ]
+    for text in odd:
+        native = tok.encode(text)
+        assert native.ids == tok.use_native(False).encode(text).ids
+        tok.use_native(True)
+        assert len(native.offsets) == len(native.ids)
+
+
+def test_threads_do_not_interfere(tok):
+    """Many Python threads calling the GIL-free encoder at once (they share its bounded caches)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [f"text {i} " + "word " * (i % 50) + "中文" * (i % 7) for i in range(400)]
+    expected = [tok.encode(t).ids for t in texts]
+    with ThreadPoolExecutor(8) as pool:
+        assert list(pool.map(tok.encode_ids, texts)) == expected
+
+
+def test_pure_python_switch():
+    code = (
+        "import tokviz, tokviz.native as n; from tokviz.defaults import default_tokenizer_path as p;"
+        "t = tokviz.load(p()); print(n.available, t.describe()['encoder'], t.native_encoder())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env={**__import__("os").environ, "TOKVIZ_PURE_PYTHON": "1"},
+        capture_output=True, text=True, check=True,
+    ).stdout.split()
+    assert out == ["False", "python", "None"]

@@ -1,0 +1,106 @@
+"""The native pre-tokenizer cuts exactly the pieces regex.finditer finds, for every pattern it knows,
+and its Unicode classes are the regex module's."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokviz.core import patterns as P
+from tokviz.core.patterns import compile_pattern
+
+from _shared import CORPUS_FILES, EDGE_CASES, assigned_text, corpus_samples
+
+_native = pytest.importorskip("tokviz._native", reason="the C extension tokviz._native is not built")
+
+# (name, pattern, dialect it is used with, native scanner)
+CASES = [
+    ("gpt2", P.GPT2_PATTERN, "onig", _native.PAT_GPT2),
+    ("gpt2-rust", P.GPT2_PATTERN, "rust", _native.PAT_GPT2),
+    ("r50k", P.R50K_PATTERN, "rust", _native.PAT_GPT2),
+    ("r50k-onig", P.R50K_PATTERN, "onig", _native.PAT_GPT2),
+    ("cl100k", P.CL100K_PATTERN, "rust", _native.PAT_CL100K),
+    ("cl100k-onig", P.CL100K_PATTERN, "onig", _native.PAT_CL100K),
+    ("o200k", P.O200K_PATTERN, "rust", _native.PAT_O200K),
+    ("llama3", P.LLAMA3_PATTERN, "onig", _native.PAT_LLAMA3),
+    ("qwen2", P.QWEN2_PATTERN, "onig", _native.PAT_QWEN2),
+]
+IDS = [c[0] for c in CASES]
+
+# Characters where the patterns differ: contraction letters in both cases (and U+017F, which
+# (?i:s) matches), CR/LF and other white space, digits of several scripts, marks, letters of
+# every case category (Lt, Lm, Lo), '/', punctuation, emoji.
+TRICKY = (
+    "aAbZ'sStTrReEvVmMlLdDſ \u00a0\u3000\u2028\u0085\t\x0b\x0c\x1c\r\n\r\n"
+    "0123456789١٢٣²³½Ⅻ/.,!?-_#()\"中日本ひカ한ÉéßǅǈʰˇᴬΣσςΑ\u0301\u0308\u0903\u20dd😀🇯🇵"
+)
+
+
+def regex_spans(pattern: str, dialect: str, text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in compile_pattern(pattern, dialect).finditer(text)]
+
+
+def check(case, text: str) -> None:
+    name, pattern, dialect, pid = case
+    got = _native.pieces(pid, text)
+    expected = regex_spans(pattern, dialect, text)
+    assert got == expected, (name, text, [text[a:b] for a, b in got], [text[a:b] for a, b in expected])
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_edge_cases(case):
+    for text in EDGE_CASES:
+        check(case, text)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+@pytest.mark.parametrize("corpus", CORPUS_FILES)
+def test_corpus(case, corpus):
+    for text in corpus_samples(corpus, 12, 2000, 6000):
+        check(case, text)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+@settings(max_examples=300, deadline=None)
+@given(text=assigned_text(60))
+def test_random_unicode(case, text):
+    check(case, text)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+@settings(max_examples=1500, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(TRICKY), max_size=24))
+def test_tricky_alphabet(case, text):
+    check(case, text)
+
+
+def test_class_table_is_the_regex_modules():
+    """The committed table (src/unicode_tables.h) agrees with the installed regex module on every
+    code point.  If this fails after a regex upgrade, run tokviz/native/gen_unicode_tables.py."""
+    from tokviz.native.gen_unicode_tables import class_bits
+
+    expected = bytes(class_bits())
+    got = _native.class_table()
+    bad = [hex(cp) for cp in range(len(expected)) if expected[cp] != got[cp]]
+    assert not bad, f"{len(bad)} code points differ, e.g. {bad[:10]}"
+
+
+def test_unknown_pattern_id_is_refused():
+    with pytest.raises(ValueError):
+        _native.pieces(99, "x")
+    with pytest.raises(TypeError):
+        _native.pieces(_native.PAT_GPT2, b"bytes")
+
+
+def test_committed_header_is_what_the_generator_writes():
+    """src/unicode_tables.h is generated: regenerate it (gen_unicode_tables.py) instead of editing it."""
+    from pathlib import Path
+
+    import tokviz.native
+    from tokviz.native.gen_unicode_tables import render
+
+    header = Path(tokviz.native.__file__).with_name("src") / "unicode_tables.h"
+    if not header.exists():
+        pytest.skip("the C sources are not installed with this copy of tokviz")
+    committed = header.read_text(encoding="ascii").splitlines()[1:]  # line 1 names the regex version
+    assert render().splitlines()[1:] == committed

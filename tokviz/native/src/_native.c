@@ -1,0 +1,1105 @@
+/* tokviz._native: byte-level BPE encoding in C, with the GIL released.
+ *
+ * An Encoder holds, built once from a tokviz BPE model:
+ *   - the bytes of every token (id -> bytes) and a hash map bytes -> id;
+ *   - a hash map (left id, right id) -> (rank, merged id): the merge list of an HF tokenizer, or
+ *     for a tiktoken table every split a + b of a token into two tokens, ranked by the token;
+ *   - a few bounded caches piece bytes -> ids, each behind its own lock (a thread takes a free one).
+ * encode(text) cuts the text with a native scanner (scan.h), turns each piece into UTF-8 bytes,
+ * merges them (lowest rank first, leftmost on ties, as tokviz/core/models/bpe.py does) and reports
+ * each token's character span.  The Python pipeline in tokviz/core is the definition; the tests
+ * in tests/native check that this agrees with it.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+#include "scan.h"
+
+#define NO_RANK INT32_MAX
+#define SHORT_PIECE 16    /* up to this many bytes: merge by rescanning an array; beyond, the heap */
+#define CACHE_SLOTS 8     /* independent caches; a thread uses whichever is free */
+#define CACHE_MAX_KEY 128 /* longer pieces are not cached */
+#ifndef CACHE_BITS
+#define CACHE_BITS 15 /* 2**CACHE_BITS pieces per cache; it is emptied when full */
+#endif
+#define CACHE_ENTRIES (1 << CACHE_BITS)
+#define CACHE_KEY_BYTES (CACHE_ENTRIES * 32)
+#define CACHE_ID_COUNT (CACHE_ENTRIES * 8)
+#define MAX_THREADS 256
+
+/* ---- hashing ------------------------------------------------------------------------------ */
+
+static inline uint64_t hash_bytes(const uint8_t *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ULL ^ (n * 0x9E3779B97F4A7C15ULL);
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0x100000001b3ULL;
+        h ^= h >> 29;
+        p += 8;
+        n -= 8;
+    }
+    while (n--) h = (h ^ *p++) * 0x100000001b3ULL;
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ULL;
+    h ^= h >> 32;
+    return h;
+}
+
+static inline uint64_t hash_pair(uint64_t key) {
+    key *= 0x9E3779B97F4A7C15ULL;
+    return key ^ (key >> 31);
+}
+
+static size_t table_size_for(size_t count) {
+    size_t size = 16;
+    while (size < count * 2 + 1) size <<= 1;
+    return size;
+}
+
+typedef struct {
+    uint64_t key; /* left << 32 | right; UINT64_MAX = empty */
+    int32_t rank, merged;
+} PairSlot;
+
+/* ---- the piece cache ---------------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t hash;
+    uint32_t key_off, ids_off;
+    uint16_t key_len, n_ids;
+} CacheEntry;
+
+typedef struct {
+    pthread_mutex_t lock;
+    uint64_t *slots; /* hash tag << 32 | entry index + 1; 0 = empty; 2 * CACHE_ENTRIES of them */
+    CacheEntry *entries;
+    uint8_t *keys;
+    int32_t *ids;
+    size_t n_entries, keys_used, ids_used;
+} Cache;
+
+static void cache_free(Cache *c) {
+    free(c->slots);
+    free(c->entries);
+    free(c->keys);
+    free(c->ids);
+    c->slots = NULL;
+    c->entries = NULL;
+    c->keys = NULL;
+    c->ids = NULL;
+}
+
+static int cache_init(Cache *c) {
+    memset(c, 0, sizeof(*c));
+    return pthread_mutex_init(&c->lock, NULL) != 0 ? -1 : 0;
+}
+
+/* The tables are allocated by the first thread that uses the cache (most encoders use one). */
+static int cache_alloc(Cache *c) {
+    if (c->slots) return 0;
+    c->slots = calloc(2 * CACHE_ENTRIES, sizeof(uint64_t));
+    c->entries = malloc(CACHE_ENTRIES * sizeof(CacheEntry));
+    c->keys = malloc(CACHE_KEY_BYTES);
+    c->ids = malloc(CACHE_ID_COUNT * sizeof(int32_t));
+    if (!c->slots || !c->entries || !c->keys || !c->ids) {
+        cache_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+static void cache_clear(Cache *c) {
+    memset(c->slots, 0, 2 * CACHE_ENTRIES * sizeof(uint64_t));
+    c->n_entries = c->keys_used = c->ids_used = 0;
+}
+
+/* The cached ids of a piece (count in *n_ids), or NULL. */
+static const int32_t *cache_get(const Cache *c, const uint8_t *key, size_t len, uint64_t h, size_t *n_ids) {
+    size_t mask = 2 * CACHE_ENTRIES - 1;
+    uint64_t tag = h & 0xFFFFFFFF00000000ULL;
+    for (size_t s = h & mask;; s = (s + 1) & mask) {
+        uint64_t e = c->slots[s];
+        if (!e) return NULL;
+        if ((e & 0xFFFFFFFF00000000ULL) != tag) continue; /* another piece: no need to look at it */
+        const CacheEntry *ent = &c->entries[(uint32_t)e - 1];
+        if (ent->hash == h && ent->key_len == len && memcmp(c->keys + ent->key_off, key, len) == 0) {
+            *n_ids = ent->n_ids;
+            return c->ids + ent->ids_off;
+        }
+    }
+}
+
+static void cache_put(Cache *c, const uint8_t *key, size_t len, uint64_t h, const int32_t *ids, size_t n_ids) {
+    if (len > CACHE_MAX_KEY || n_ids > CACHE_MAX_KEY) return;
+    if (c->n_entries >= CACHE_ENTRIES || c->keys_used + len > CACHE_KEY_BYTES || c->ids_used + n_ids > CACHE_ID_COUNT)
+        cache_clear(c);
+    size_t mask = 2 * CACHE_ENTRIES - 1;
+    size_t s = h & mask;
+    while (c->slots[s]) s = (s + 1) & mask;
+    CacheEntry *ent = &c->entries[c->n_entries];
+    ent->hash = h;
+    ent->key_off = (uint32_t)c->keys_used;
+    ent->key_len = (uint16_t)len;
+    ent->ids_off = (uint32_t)c->ids_used;
+    ent->n_ids = (uint16_t)n_ids;
+    memcpy(c->keys + c->keys_used, key, len);
+    memcpy(c->ids + c->ids_used, ids, n_ids * sizeof(int32_t));
+    c->keys_used += len;
+    c->ids_used += n_ids;
+    c->slots[s] = (h & 0xFFFFFFFF00000000ULL) | (uint32_t)++c->n_entries;
+}
+
+/* ---- the encoder ---------------------------------------------------------------------------- */
+
+
+typedef struct {
+    PyObject_HEAD
+    int ready; /* set once __init__ has succeeded */
+    int pattern;
+    int ignore_merges;
+    int32_t byte_id[256];
+    size_t n_ids;      /* ids are 0 .. n_ids - 1 */
+    uint64_t *tok_off; /* offset of token id in blob, length in tok_len (UINT32_MAX: no such token) */
+    uint32_t *tok_len;
+    uint8_t *blob;
+    uint64_t *bmap; /* bytes -> hash tag << 32 | id + 1 (0 = empty) */
+    size_t bmap_mask;
+    PairSlot *pmap;
+    size_t pmap_mask;
+    PairSlot *byte_pairs; /* the pair of byte tokens (b1, b2) at [b1 << 8 | b2], rank NO_RANK if none:
+                             the first round of every piece without touching the big table */
+    size_t n_pairs;
+    Cache caches[CACHE_SLOTS];
+    int n_caches;
+} Encoder;
+
+static int32_t bytes_lookup(const Encoder *e, const uint8_t *p, size_t n) {
+    uint64_t h = hash_bytes(p, n), tag = h & 0xFFFFFFFF00000000ULL;
+    for (size_t s = h & e->bmap_mask;; s = (s + 1) & e->bmap_mask) {
+        uint64_t v = e->bmap[s];
+        if (!v) return -1;
+        if ((v & 0xFFFFFFFF00000000ULL) != tag) continue;
+        uint32_t id = (uint32_t)v - 1;
+        if (e->tok_len[id] == n && memcmp(e->blob + e->tok_off[id], p, n) == 0) return (int32_t)id;
+    }
+}
+
+static inline const PairSlot *pair_lookup(const Encoder *e, int32_t a, int32_t b) {
+    uint64_t key = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+    for (size_t s = hash_pair(key) & e->pmap_mask;; s = (s + 1) & e->pmap_mask) {
+        const PairSlot *slot = &e->pmap[s];
+        if (slot->key == key) return slot;
+        if (slot->key == UINT64_MAX) return NULL;
+    }
+}
+
+/* Insert or overwrite (a later merge of the same pair wins, as in a Python dict). */
+static void pair_insert(Encoder *e, int32_t a, int32_t b, int32_t rank, int32_t merged) {
+    uint64_t key = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+    for (size_t s = hash_pair(key) & e->pmap_mask;; s = (s + 1) & e->pmap_mask) {
+        PairSlot *slot = &e->pmap[s];
+        if (slot->key == key || slot->key == UINT64_MAX) {
+            if (slot->key == UINT64_MAX) e->n_pairs++;
+            slot->key = key;
+            slot->rank = rank;
+            slot->merged = merged;
+            return;
+        }
+    }
+}
+
+/* ---- merging -------------------------------------------------------------------------------- */
+
+typedef struct {
+    int32_t rank, pos, left, right;
+} HeapItem;
+
+static inline int heap_less(const HeapItem *x, const HeapItem *y) {
+    return x->rank < y->rank || (x->rank == y->rank && x->pos < y->pos);
+}
+
+static void heap_push(HeapItem *h, size_t *n, HeapItem item) {
+    size_t i = (*n)++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!heap_less(&item, &h[p])) break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = item;
+}
+
+static HeapItem heap_pop(HeapItem *h, size_t *n) {
+    HeapItem top = h[0], last = h[--(*n)];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1;
+        if (l >= *n) break;
+        size_t m = (l + 1 < *n && heap_less(&h[l + 1], &h[l])) ? l + 1 : l;
+        if (!heap_less(&h[m], &last)) break;
+        h[i] = h[m];
+        i = m;
+    }
+    if (*n) h[i] = last;
+    return top;
+}
+
+/* Per-thread scratch space, grown as needed. */
+typedef struct {
+    int32_t *sym, *rank, *merged, *next, *prev;
+    HeapItem *heap;
+    size_t cap;
+    uint8_t *bytes;
+    int32_t *char_of; /* character index (within the text) of each byte */
+    size_t bytes_cap;
+} Scratch;
+
+static void scratch_free(Scratch *s) {
+    free(s->sym);
+    free(s->rank);
+    free(s->merged);
+    free(s->next);
+    free(s->prev);
+    free(s->heap);
+    free(s->bytes);
+    free(s->char_of);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Rank and merged id of the pair (a, b); rank NO_RANK when the pair does not merge. */
+static inline PairSlot pair_get(const Encoder *e, int32_t a, int32_t b) {
+    const PairSlot *p = pair_lookup(e, a, b);
+    return p ? *p : (PairSlot){0, NO_RANK, -1};
+}
+
+static int scratch_reserve(Scratch *s, size_t n) {
+    if (n <= s->cap) return 0;
+    size_t cap = n < 64 ? 64 : n + n / 2;
+    int32_t *a = realloc(s->sym, cap * sizeof(int32_t));
+    if (a) s->sym = a;
+    int32_t *b = realloc(s->rank, cap * sizeof(int32_t));
+    if (b) s->rank = b;
+    int32_t *c = realloc(s->merged, cap * sizeof(int32_t));
+    if (c) s->merged = c;
+    int32_t *d = realloc(s->next, cap * sizeof(int32_t));
+    if (d) s->next = d;
+    int32_t *f = realloc(s->prev, cap * sizeof(int32_t));
+    if (f) s->prev = f;
+    HeapItem *g = realloc(s->heap, 2 * cap * sizeof(HeapItem));
+    if (g) s->heap = g;
+    if (!a || !b || !c || !d || !f || !g) return -1;
+    s->cap = cap;
+    return 0;
+}
+
+static int scratch_reserve_bytes(Scratch *s, size_t n) {
+    if (n <= s->bytes_cap) return 0;
+    size_t cap = n < 256 ? 256 : n + n / 2;
+    uint8_t *a = realloc(s->bytes, cap);
+    if (a) s->bytes = a;
+    int32_t *b = realloc(s->char_of, cap * sizeof(int32_t));
+    if (b) s->char_of = b;
+    if (!a || !b) return -1;
+    s->bytes_cap = cap;
+    return 0;
+}
+
+/* Merge the n byte symbols in s->sym; returns the number of tokens left in s->sym. */
+static size_t merge_short(const Encoder *e, Scratch *s, const uint8_t *bytes, size_t n) {
+    int32_t *sym = s->sym, *rank = s->rank, *merged = s->merged;
+    for (size_t k = 0; k + 1 < n; k++) {
+        const PairSlot *p = &e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
+        rank[k] = p->rank;
+        merged[k] = p->merged;
+    }
+    while (n > 1) {
+        size_t best = 0;
+        int32_t best_rank = NO_RANK;
+        for (size_t k = 0; k + 1 < n; k++)
+            if (rank[k] < best_rank) {
+                best_rank = rank[k];
+                best = k;
+            }
+        if (best_rank == NO_RANK) break;
+        sym[best] = merged[best];
+        size_t tail = n - best - 2;
+        memmove(sym + best + 1, sym + best + 2, tail * sizeof(int32_t));
+        memmove(rank + best + 1, rank + best + 2, (tail ? tail - 1 : 0) * sizeof(int32_t));
+        memmove(merged + best + 1, merged + best + 2, (tail ? tail - 1 : 0) * sizeof(int32_t));
+        n--;
+        for (size_t k = best ? best - 1 : 0; k <= best && k + 1 < n; k++) {
+            PairSlot p = pair_get(e, sym[k], sym[k + 1]);
+            rank[k] = p.rank;
+            merged[k] = p.merged;
+        }
+    }
+    return n;
+}
+
+/* The same merges with a heap of candidate pairs and a linked list: O(n log n). */
+static size_t merge_long(const Encoder *e, Scratch *s, const uint8_t *bytes, size_t n) {
+    int32_t *sym = s->sym, *next = s->next, *prev = s->prev;
+    HeapItem *heap = s->heap;
+    size_t hn = 0;
+    for (size_t k = 0; k < n; k++) {
+        next[k] = (int32_t)k + 1;
+        prev[k] = (int32_t)k - 1;
+    }
+    for (size_t k = 0; k + 1 < n; k++) {
+        const PairSlot *p = &e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
+        if (p->rank != NO_RANK) heap_push(heap, &hn, (HeapItem){p->rank, (int32_t)k, sym[k], sym[k + 1]});
+    }
+    /* Each merge removes a symbol and pushes at most two items: the heap never exceeds 2n. */
+    while (hn) {
+        HeapItem it = heap_pop(heap, &hn);
+        int32_t i = it.pos, j = next[i];
+        if (sym[i] < 0 || j >= (int32_t)n || sym[i] != it.left || sym[j] != it.right) continue; /* stale */
+        sym[i] = pair_get(e, it.left, it.right).merged;
+        sym[j] = -1;
+        next[i] = next[j];
+        if (next[j] < (int32_t)n) prev[next[j]] = i;
+        if (prev[i] >= 0) {
+            int32_t q = prev[i];
+            PairSlot pp = pair_get(e, sym[q], sym[i]);
+            if (pp.rank != NO_RANK) heap_push(heap, &hn, (HeapItem){pp.rank, q, sym[q], sym[i]});
+        }
+        if (next[i] < (int32_t)n) {
+            int32_t q = next[i];
+            PairSlot pq = pair_get(e, sym[i], sym[q]);
+            if (pq.rank != NO_RANK) heap_push(heap, &hn, (HeapItem){pq.rank, i, sym[i], sym[q]});
+        }
+    }
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (sym[k] >= 0) sym[m++] = sym[k];
+    return m;
+}
+
+/* ---- encoding a text ------------------------------------------------------------------------ */
+
+typedef struct {
+    int32_t *ids, *starts, *ends;
+    size_t n, cap;
+} Out;
+
+static void out_free(Out *o) {
+    free(o->ids);
+    free(o->starts);
+    free(o->ends);
+    memset(o, 0, sizeof(*o));
+}
+
+static int out_reserve(Out *o, size_t extra, int offsets) {
+    if (o->n + extra <= o->cap) return 0;
+    size_t cap = o->cap ? o->cap : 64;
+    while (cap < o->n + extra) cap *= 2;
+    int32_t *a = realloc(o->ids, cap * sizeof(int32_t));
+    if (!a) return -1;
+    o->ids = a;
+    if (offsets) {
+        int32_t *b = realloc(o->starts, cap * sizeof(int32_t));
+        if (!b) return -1;
+        o->starts = b;
+        int32_t *c = realloc(o->ends, cap * sizeof(int32_t));
+        if (!c) return -1;
+        o->ends = c;
+    }
+    o->cap = cap;
+    return 0;
+}
+
+enum { ENC_OK = 0, ENC_NOMEM = 1, ENC_SURROGATE = 2 };
+
+/* Piece [a, b) of the text to UTF-8 in s->bytes (with each byte's character in s->char_of). */
+static int piece_bytes(const tv_text *t, ptrdiff_t a, ptrdiff_t b, Scratch *s, size_t *len) {
+    if (scratch_reserve_bytes(s, (size_t)(b - a) * 4)) return ENC_NOMEM;
+    uint8_t *p = s->bytes;
+    int32_t *co = s->char_of;
+    size_t n = 0;
+    for (ptrdiff_t i = a; i < b; i++) {
+        uint32_t c = tv_cp(t, i);
+        int32_t ci = (int32_t)i;
+        if (c < 0x80) {
+            p[n] = (uint8_t)c;
+            co[n++] = ci;
+        } else if (c < 0x800) {
+            p[n] = (uint8_t)(0xC0 | (c >> 6));
+            co[n++] = ci;
+            p[n] = (uint8_t)(0x80 | (c & 0x3F));
+            co[n++] = ci;
+        } else if (c < 0x10000) {
+            if (c >= 0xD800 && c < 0xE000) return ENC_SURROGATE;
+            p[n] = (uint8_t)(0xE0 | (c >> 12));
+            co[n++] = ci;
+            p[n] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            co[n++] = ci;
+            p[n] = (uint8_t)(0x80 | (c & 0x3F));
+            co[n++] = ci;
+        } else {
+            p[n] = (uint8_t)(0xF0 | (c >> 18));
+            co[n++] = ci;
+            p[n] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+            co[n++] = ci;
+            p[n] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            co[n++] = ci;
+            p[n] = (uint8_t)(0x80 | (c & 0x3F));
+            co[n++] = ci;
+        }
+    }
+    *len = n;
+    return ENC_OK;
+}
+
+/* Tokens of one piece's bytes, appended to out (ids only). */
+static int encode_piece(const Encoder *e, Cache *cache, Scratch *s, const uint8_t *bytes, size_t len, Out *out,
+                        int offsets) {
+    if (out_reserve(out, len, offsets)) return ENC_NOMEM;
+    if (len == 1) {
+        out->ids[out->n++] = e->byte_id[bytes[0]];
+        return ENC_OK;
+    }
+    if (e->ignore_merges) {
+        int32_t id = bytes_lookup(e, bytes, len);
+        if (id >= 0) {
+            out->ids[out->n++] = id;
+            return ENC_OK;
+        }
+    }
+    uint64_t h = 0;
+    if (cache && len <= CACHE_MAX_KEY) {
+        size_t n_ids;
+        h = hash_bytes(bytes, len);
+        const int32_t *hit = cache_get(cache, bytes, len, h, &n_ids);
+        if (hit) {
+            memcpy(out->ids + out->n, hit, n_ids * sizeof(int32_t));
+            out->n += n_ids;
+            return ENC_OK;
+        }
+    }
+    if (scratch_reserve(s, len)) return ENC_NOMEM;
+    for (size_t k = 0; k < len; k++) s->sym[k] = e->byte_id[bytes[k]];
+    size_t m = len <= SHORT_PIECE ? merge_short(e, s, bytes, len) : merge_long(e, s, bytes, len);
+    memcpy(out->ids + out->n, s->sym, m * sizeof(int32_t));
+    if (cache && len <= CACHE_MAX_KEY) cache_put(cache, bytes, len, h, out->ids + out->n, m);
+    out->n += m;
+    return ENC_OK;
+}
+
+static Cache *take_cache(Encoder *e) {
+    for (int k = 0; k < e->n_caches; k++) {
+        Cache *c = &e->caches[k];
+        if (pthread_mutex_trylock(&c->lock) != 0) continue;
+        if (cache_alloc(c) == 0) return c;
+        pthread_mutex_unlock(&c->lock);
+        return NULL; /* out of memory: encode without a cache */
+    }
+    return NULL; /* all busy: encode without a cache */
+}
+
+static void give_cache(Cache *c) {
+    if (c) pthread_mutex_unlock(&c->lock);
+}
+
+/* Encode the whole text (no Python calls: runs without the GIL). */
+static int encode_text(Encoder *e, const tv_text *t, Scratch *s, Out *out, int offsets) {
+    Cache *cache = take_cache(e);
+    int rc = ENC_OK;
+    for (ptrdiff_t i = 0; i < t->n && rc == ENC_OK;) {
+        ptrdiff_t j = tv_scan(e->pattern, t, i);
+        size_t len;
+        rc = piece_bytes(t, i, j, s, &len);
+        if (rc != ENC_OK) break;
+        size_t first = out->n;
+        rc = encode_piece(e, cache, s, s->bytes, len, out, offsets);
+        if (rc == ENC_OK && offsets) {
+            size_t pos = 0;
+            for (size_t k = first; k < out->n; k++) {
+                size_t tl = e->tok_len[out->ids[k]];
+                out->starts[k] = s->char_of[pos];
+                out->ends[k] = s->char_of[pos + tl - 1] + 1;
+                pos += tl;
+            }
+        }
+        i = j;
+    }
+    give_cache(cache);
+    return rc;
+}
+
+static int set_error(int rc) {
+    if (rc == ENC_NOMEM)
+        PyErr_NoMemory();
+    else if (rc == ENC_SURROGATE)
+        PyErr_SetString(PyExc_ValueError, "text has a lone surrogate: it cannot be encoded as UTF-8");
+    return -1;
+}
+
+static int check_ready(const Encoder *e) {
+    if (e->ready) return 0;
+    PyErr_SetString(PyExc_RuntimeError, "Encoder is not initialised");
+    return -1;
+}
+
+static int text_of(PyObject *obj, tv_text *t) {
+    if (!PyUnicode_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "expected str, got %.80s", Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(obj) < 0) return -1;
+#endif
+    if (PyUnicode_GET_LENGTH(obj) >= INT32_MAX / 4) {
+        PyErr_SetString(PyExc_ValueError, "text too long for the native encoder (2**29 characters at most)");
+        return -1;
+    }
+    t->data = PyUnicode_DATA(obj);
+    t->kind = PyUnicode_KIND(obj);
+    t->n = PyUnicode_GET_LENGTH(obj);
+    return 0;
+}
+
+/* What encode() returns for the offsets (its `offsets` argument). */
+enum { OFFSETS_NONE = 0, OFFSETS_TUPLES = 1, OFFSETS_PACKED = 2 };
+
+/* ids; (ids, [(start, end)]); or (ids, bytes of native int32 start, end pairs): offsets + base. */
+static PyObject *out_to_python(const Out *o, int offsets, Py_ssize_t base) {
+    PyObject *ids = PyList_New((Py_ssize_t)o->n);
+    if (!ids) return NULL;
+    for (size_t k = 0; k < o->n; k++) {
+        PyObject *v = PyLong_FromLong(o->ids[k]);
+        if (!v) goto fail;
+        PyList_SET_ITEM(ids, (Py_ssize_t)k, v);
+    }
+    if (offsets == OFFSETS_NONE) return ids;
+    if (offsets == OFFSETS_PACKED) {
+        if (base < 0 || base > INT32_MAX - INT32_MAX / 4) { /* text lengths are below INT32_MAX / 4 */
+            PyErr_SetString(PyExc_ValueError, "base out of range for packed offsets");
+            goto fail;
+        }
+        PyObject *packed = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(o->n * 2 * sizeof(int32_t)));
+        if (!packed) goto fail;
+        int32_t *p = (int32_t *)PyBytes_AS_STRING(packed);
+        for (size_t k = 0; k < o->n; k++) {
+            p[2 * k] = (int32_t)(base + o->starts[k]);
+            p[2 * k + 1] = (int32_t)(base + o->ends[k]);
+        }
+        PyObject *res = PyTuple_Pack(2, ids, packed);
+        Py_DECREF(ids);
+        Py_DECREF(packed);
+        return res;
+    }
+    PyObject *offs = PyList_New((Py_ssize_t)o->n);
+    if (!offs) goto fail;
+    /* Tokens are mostly contiguous: the end of one is the start of the next, one int object. */
+    PyObject *prev_end = NULL;
+    Py_ssize_t prev_end_value = -1;
+    for (size_t k = 0; k < o->n; k++) {
+        Py_ssize_t a = base + o->starts[k], b = base + o->ends[k];
+        PyObject *start;
+        if (prev_end && a == prev_end_value) {
+            start = prev_end;
+            Py_INCREF(start);
+        } else {
+            start = PyLong_FromSsize_t(a);
+        }
+        PyObject *end = PyLong_FromSsize_t(b);
+        PyObject *span = PyTuple_New(2);
+        if (!start || !end || !span) {
+            Py_XDECREF(start);
+            Py_XDECREF(end);
+            Py_XDECREF(span);
+            Py_DECREF(offs);
+            goto fail;
+        }
+        PyTuple_SET_ITEM(span, 0, start);
+        PyTuple_SET_ITEM(span, 1, end);
+        PyList_SET_ITEM(offs, (Py_ssize_t)k, span);
+        prev_end = end; /* borrowed: the tuple keeps it alive */
+        prev_end_value = b;
+    }
+    PyObject *res = PyTuple_Pack(2, ids, offs);
+    Py_DECREF(ids);
+    Py_DECREF(offs);
+    return res;
+fail:
+    Py_DECREF(ids);
+    return NULL;
+}
+
+static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"text", "base", "offsets", NULL};
+    PyObject *text;
+    Py_ssize_t base = 0;
+    int offsets = 1;
+    if (check_ready(self) || !PyArg_ParseTupleAndKeywords(args, kw, "U|ni:encode", kwlist, &text, &base, &offsets))
+        return NULL;
+    if (offsets < OFFSETS_NONE || offsets > OFFSETS_PACKED) {
+        PyErr_SetString(PyExc_ValueError, "offsets: 0 (none), 1 (tuples) or 2 (packed)");
+        return NULL;
+    }
+    tv_text t;
+    if (text_of(text, &t)) return NULL;
+    Scratch s = {0};
+    Out o = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS rc = encode_text(self, &t, &s, &o, offsets);
+    Py_END_ALLOW_THREADS scratch_free(&s);
+    PyObject *res = rc == ENC_OK ? out_to_python(&o, offsets, base) : (set_error(rc), NULL);
+    out_free(&o);
+    return res;
+}
+
+/* ---- encode_many: a list of texts on N threads ------------------------------------------------
+ * `threads` worker threads encode the texts (without the GIL) while the calling thread turns the
+ * finished ones into Python lists, in order: the Python objects are built while the others work. */
+
+typedef struct {
+    Encoder *enc;
+    tv_text *texts;
+    Out *outs;
+    int *rcs;
+    char *done;
+    size_t n_texts;
+    size_t next; /* next text to take */
+    int cancel;  /* the caller gave up (an error): take no more texts */
+    pthread_mutex_t lock;
+    pthread_cond_t finished;
+    int offsets;
+} Batch;
+
+static void *batch_worker(void *arg) {
+    Batch *b = arg;
+    Scratch s = {0};
+    for (;;) {
+        pthread_mutex_lock(&b->lock);
+        size_t k = b->cancel ? b->n_texts : b->next++;
+        pthread_mutex_unlock(&b->lock);
+        if (k >= b->n_texts) break;
+        int rc = encode_text(b->enc, &b->texts[k], &s, &b->outs[k], b->offsets);
+        pthread_mutex_lock(&b->lock);
+        b->rcs[k] = rc;
+        b->done[k] = 1;
+        pthread_cond_broadcast(&b->finished);
+        pthread_mutex_unlock(&b->lock);
+    }
+    scratch_free(&s);
+    return NULL;
+}
+
+static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"texts", "threads", "offsets", NULL};
+    PyObject *seq;
+    int threads = 1, offsets = 1;
+    if (check_ready(self) || !PyArg_ParseTupleAndKeywords(args, kw, "O|ii:encode_many", kwlist, &seq, &threads, &offsets))
+        return NULL;
+    /* A private tuple: nothing can drop the texts while the threads read them. */
+    if (offsets < OFFSETS_NONE || offsets > OFFSETS_PACKED) {
+        PyErr_SetString(PyExc_ValueError, "offsets: 0 (none), 1 (tuples) or 2 (packed)");
+        return NULL;
+    }
+    PyObject *fast = PySequence_Tuple(seq);
+    if (!fast) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(fast);
+    if (threads < 1) threads = 1;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    if (threads > n) threads = n > 0 ? (int)n : 1;
+    Batch b;
+    memset(&b, 0, sizeof(b));
+    b.enc = self;
+    b.n_texts = (size_t)n;
+    b.offsets = offsets;
+    b.texts = calloc((size_t)n + 1, sizeof(tv_text));
+    b.outs = calloc((size_t)n + 1, sizeof(Out));
+    b.rcs = calloc((size_t)n + 1, sizeof(int));
+    b.done = calloc((size_t)n + 1, 1);
+    pthread_t *tids = calloc((size_t)threads, sizeof(pthread_t));
+    PyObject *result = NULL;
+    int started = 0, sync_ready = 0;
+    if (!b.texts || !b.outs || !b.rcs || !b.done || !tids) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (text_of(PyTuple_GET_ITEM(fast, k), &b.texts[k])) goto done;
+    result = PyList_New(n);
+    if (!result) goto done;
+    if (pthread_mutex_init(&b.lock, NULL) != 0) goto nomem;
+    if (pthread_cond_init(&b.finished, NULL) != 0) {
+        pthread_mutex_destroy(&b.lock);
+        goto nomem;
+    }
+    sync_ready = 1;
+    for (int k = 0; k < threads; k++) {
+        if (pthread_create(&tids[k], NULL, batch_worker, &b) != 0) break;
+        started = k + 1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int rc;
+        if (started == 0) { /* no thread could be started: encode here */
+            Scratch s = {0};
+            Py_BEGIN_ALLOW_THREADS rc = encode_text(self, &b.texts[k], &s, &b.outs[k], offsets);
+            Py_END_ALLOW_THREADS scratch_free(&s);
+        } else {
+            pthread_mutex_lock(&b.lock);
+            if (!b.done[k]) {
+                Py_BEGIN_ALLOW_THREADS while (!b.done[k]) pthread_cond_wait(&b.finished, &b.lock);
+                Py_END_ALLOW_THREADS
+            }
+            rc = b.rcs[k];
+            pthread_mutex_unlock(&b.lock);
+        }
+        PyObject *item = rc == ENC_OK ? out_to_python(&b.outs[k], offsets, 0) : (set_error(rc), NULL);
+        out_free(&b.outs[k]);
+        if (!item) {
+            Py_CLEAR(result);
+            break;
+        }
+        PyList_SET_ITEM(result, k, item);
+    }
+    goto done;
+nomem:
+    Py_CLEAR(result);
+    PyErr_NoMemory();
+done:
+    if (sync_ready) {
+        pthread_mutex_lock(&b.lock);
+        b.cancel = 1;
+        pthread_mutex_unlock(&b.lock);
+        Py_BEGIN_ALLOW_THREADS for (int k = 0; k < started; k++) pthread_join(tids[k], NULL);
+        Py_END_ALLOW_THREADS pthread_cond_destroy(&b.finished);
+        pthread_mutex_destroy(&b.lock);
+    }
+    if (b.outs)
+        for (Py_ssize_t k = 0; k < n; k++) out_free(&b.outs[k]);
+    free(b.texts);
+    free(b.outs);
+    free(b.rcs);
+    free(b.done);
+    free(tids);
+    Py_DECREF(fast);
+    return result;
+}
+
+/* ---- pre-tokenizing only (for the tests and the GUI) ---------------------------------------- */
+
+static PyObject *scan_pieces(int pattern, PyObject *arg) {
+    tv_text t;
+    if (text_of(arg, &t)) return NULL;
+    PyObject *res = PyList_New(0);
+    if (!res) return NULL;
+    for (ptrdiff_t i = 0; i < t.n;) {
+        ptrdiff_t j = tv_scan(pattern, &t, i);
+        PyObject *span = Py_BuildValue("(nn)", (Py_ssize_t)i, (Py_ssize_t)j);
+        if (!span || PyList_Append(res, span)) {
+            Py_XDECREF(span);
+            Py_DECREF(res);
+            return NULL;
+        }
+        Py_DECREF(span);
+        i = j;
+    }
+    return res;
+}
+
+static PyObject *Encoder_pieces(Encoder *self, PyObject *arg) {
+    if (check_ready(self)) return NULL;
+    return scan_pieces(self->pattern, arg);
+}
+
+/* pieces(pattern, text): the spans the scanner for `pattern` cuts. */
+static PyObject *mod_pieces(PyObject *mod, PyObject *args) {
+    int pattern;
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "iU:pieces", &pattern, &text)) return NULL;
+    if (pattern <= TV_PAT_NONE || pattern >= TV_PAT_COUNT) {
+        PyErr_Format(PyExc_ValueError, "unknown pattern id %d", pattern);
+        return NULL;
+    }
+    return scan_pieces(pattern, text);
+}
+
+/* ---- construction ----------------------------------------------------------------------------- */
+
+static void Encoder_dealloc(Encoder *self) {
+    free(self->tok_off);
+    free(self->tok_len);
+    free(self->blob);
+    free(self->bmap);
+    free(self->pmap);
+    free(self->byte_pairs);
+    for (int k = 0; k < self->n_caches; k++) {
+        cache_free(&self->caches[k]);
+        pthread_mutex_destroy(&self->caches[k].lock);
+    }
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* A big lookup table, on huge pages where the system offers them (fewer TLB misses: the pair
+ * table is probed at random, several times per token). */
+static void *table_alloc(size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= (1u << 21)) {
+        void *p = NULL;
+        if (posix_memalign(&p, 1u << 21, bytes) != 0) return NULL;
+        madvise(p, bytes, MADV_HUGEPAGE); /* a hint: failure is harmless */
+        return p;
+    }
+#endif
+    return malloc(bytes);
+}
+
+static int pmap_alloc(Encoder *self, size_t count) {
+    size_t size = table_size_for(count);
+    self->pmap = table_alloc(size * sizeof(PairSlot));
+    if (!self->pmap) return -1;
+    for (size_t k = 0; k < size; k++) self->pmap[k].key = UINT64_MAX;
+    self->pmap_mask = size - 1;
+    return 0;
+}
+
+/* Encoder(tokens, merges, pattern, ignore_merges)
+ * tokens: list indexed by id of bytes (or None for an id that byte-level text never produces);
+ * merges: None to rank pairs by the merged token (tiktoken), or a buffer of int32 quadruples
+ *         (left id, right id, rank, merged id) in any order (later ones win for a repeated pair). */
+static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"tokens", "merges", "pattern", "ignore_merges", NULL};
+    PyObject *tokens, *merges;
+    int pattern, ignore = 0;
+    if (self->blob) {
+        PyErr_SetString(PyExc_RuntimeError, "Encoder is already initialised");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!Oi|p:Encoder", kwlist, &PyList_Type, &tokens, &merges, &pattern,
+                                     &ignore))
+        return -1;
+    if (pattern < 0 || pattern >= TV_PAT_COUNT) {
+        PyErr_Format(PyExc_ValueError, "unknown pattern id %d", pattern);
+        return -1;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(tokens);
+    if (n < 256 || n >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "tokens: expected between 256 and 2**31 entries");
+        return -1;
+    }
+    self->pattern = pattern;
+    self->ignore_merges = ignore;
+    self->n_ids = (size_t)n;
+    size_t total = 0, present = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *b = PyList_GET_ITEM(tokens, k);
+        if (b == Py_None) continue;
+        if (!PyBytes_Check(b) || PyBytes_GET_SIZE(b) == 0 || PyBytes_GET_SIZE(b) >= UINT32_MAX) {
+            PyErr_Format(PyExc_TypeError, "tokens[%zd]: expected non-empty bytes or None", k);
+            return -1;
+        }
+        total += (size_t)PyBytes_GET_SIZE(b);
+        present++;
+    }
+    self->tok_off = table_alloc((size_t)n * sizeof(uint64_t));
+    self->tok_len = table_alloc((size_t)n * sizeof(uint32_t));
+    self->blob = table_alloc(total + 1);
+    size_t bsize = table_size_for(present);
+    self->bmap = table_alloc(bsize * sizeof(uint64_t));
+    if (self->bmap) memset(self->bmap, 0, bsize * sizeof(uint64_t));
+    self->bmap_mask = bsize - 1;
+    if (!self->tok_off || !self->tok_len || !self->blob || !self->bmap) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    size_t pos = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *b = PyList_GET_ITEM(tokens, k);
+        if (b == Py_None) {
+            self->tok_len[k] = UINT32_MAX;
+            self->tok_off[k] = 0;
+            continue;
+        }
+        size_t len = (size_t)PyBytes_GET_SIZE(b);
+        memcpy(self->blob + pos, PyBytes_AS_STRING(b), len);
+        self->tok_off[k] = pos;
+        self->tok_len[k] = (uint32_t)len;
+        if (bytes_lookup(self, self->blob + pos, len) >= 0) {
+            PyErr_Format(PyExc_ValueError, "tokens[%zd]: the same bytes appear under two ids", k);
+            return -1;
+        }
+        uint64_t h = hash_bytes(self->blob + pos, len);
+        size_t s = h & self->bmap_mask;
+        while (self->bmap[s]) s = (s + 1) & self->bmap_mask;
+        self->bmap[s] = (h & 0xFFFFFFFF00000000ULL) | ((uint32_t)k + 1);
+        pos += len;
+    }
+    for (int c = 0; c < 256; c++) {
+        uint8_t byte = (uint8_t)c;
+        self->byte_id[c] = bytes_lookup(self, &byte, 1);
+        if (self->byte_id[c] < 0) {
+            PyErr_Format(PyExc_ValueError, "byte 0x%02x has no token: not a complete byte-level vocabulary", c);
+            return -1;
+        }
+    }
+    if (merges == Py_None) {
+        /* Every way to write a token as two tokens merges into it, ranked by the token's id. */
+        size_t count = 0;
+        for (Py_ssize_t k = 0; k < n; k++)
+            if (self->tok_len[k] != UINT32_MAX && self->tok_len[k] > 1) count += self->tok_len[k] - 1;
+        if (pmap_alloc(self, count ? count : 1)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t k = 0; k < n; k++) {
+            size_t len = self->tok_len[k];
+            if (len == UINT32_MAX || len < 2) continue;
+            const uint8_t *p = self->blob + self->tok_off[k];
+            for (size_t cut = 1; cut < len; cut++) {
+                int32_t a = bytes_lookup(self, p, cut);
+                if (a < 0) continue;
+                int32_t b = bytes_lookup(self, p + cut, len - cut);
+                if (b >= 0) pair_insert(self, a, b, (int32_t)k, (int32_t)k);
+            }
+        }
+    } else {
+        Py_buffer view;
+        if (PyObject_GetBuffer(merges, &view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return -1;
+        if (view.itemsize != 4 || !view.format || (strcmp(view.format, "i") != 0 && strcmp(view.format, "=i") != 0 &&
+                                                   strcmp(view.format, "<i") != 0 && strcmp(view.format, "l") != 0)) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_TypeError, "merges: expected a buffer of int32 (array('i'))");
+            return -1;
+        }
+        size_t count = (size_t)view.len / 4;
+        if (count % 4) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_ValueError, "merges: expected quadruples (left, right, rank, merged)");
+            return -1;
+        }
+        const int32_t *m = view.buf;
+        if (pmap_alloc(self, count / 4 + 1)) {
+            PyBuffer_Release(&view);
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (size_t k = 0; k < count; k += 4) {
+            int32_t a = m[k], b = m[k + 1], r = m[k + 2], t = m[k + 3];
+            if (a < 0 || b < 0 || t < 0 || (size_t)a >= self->n_ids || (size_t)b >= self->n_ids ||
+                (size_t)t >= self->n_ids || self->tok_len[a] == UINT32_MAX || self->tok_len[b] == UINT32_MAX ||
+                self->tok_len[t] == UINT32_MAX || (uint64_t)self->tok_len[a] + self->tok_len[b] != self->tok_len[t] ||
+                r < 0 || r == NO_RANK) {
+                PyBuffer_Release(&view);
+                PyErr_Format(PyExc_ValueError, "merges[%zu]: (%d, %d) -> %d is not a merge of two tokens", k / 4, a,
+                             b, t);
+                return -1;
+            }
+            pair_insert(self, a, b, r, t);
+        }
+        PyBuffer_Release(&view);
+    }
+    self->byte_pairs = malloc(65536 * sizeof(PairSlot));
+    if (!self->byte_pairs) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int b1 = 0; b1 < 256; b1++)
+        for (int b2 = 0; b2 < 256; b2++) {
+            const PairSlot *p = pair_lookup(self, self->byte_id[b1], self->byte_id[b2]);
+            PairSlot *q = &self->byte_pairs[b1 << 8 | b2];
+            q->key = 0;
+            q->rank = p ? p->rank : NO_RANK;
+            q->merged = p ? p->merged : -1;
+        }
+    for (int k = 0; k < CACHE_SLOTS; k++) {
+        if (cache_init(&self->caches[k]) != 0) break;
+        self->n_caches = k + 1;
+    }
+    self->ready = 1;
+    return 0;
+}
+
+static PyObject *Encoder_clear_cache(Encoder *self, PyObject *unused) {
+    if (check_ready(self)) return NULL;
+    for (int k = 0; k < self->n_caches; k++) {
+        Cache *c = &self->caches[k];
+        Py_BEGIN_ALLOW_THREADS pthread_mutex_lock(&c->lock);
+        Py_END_ALLOW_THREADS if (c->slots) cache_clear(c);
+        pthread_mutex_unlock(&c->lock);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Encoder_get_pattern(Encoder *self, void *closure) { return PyLong_FromLong(self->pattern); }
+static PyObject *Encoder_get_pairs(Encoder *self, void *closure) { return PyLong_FromSize_t(self->n_pairs); }
+
+static PyGetSetDef Encoder_getset[] = {
+    {"pattern", (getter)Encoder_get_pattern, NULL, "id of the native pre-tokenizer (0: none)", NULL},
+    {"pair_count", (getter)Encoder_get_pairs, NULL, "number of mergeable pairs", NULL},
+    {NULL},
+};
+
+static PyMethodDef Encoder_methods[] = {
+    {"encode", (PyCFunction)(void (*)(void))Encoder_encode, METH_VARARGS | METH_KEYWORDS,
+     "encode(text, base=0, offsets=1) -> ids (offsets=0), (ids, [(start, end)]) (1) or (ids, packed int32 "
+     "start/end pairs as bytes) (2); offsets are character positions + base.  Releases the GIL."},
+    {"encode_many", (PyCFunction)(void (*)(void))Encoder_encode_many, METH_VARARGS | METH_KEYWORDS,
+     "encode_many(texts, threads=1, offsets=1) -> a list of encode() results, computed on `threads` threads."},
+    {"pieces", (PyCFunction)Encoder_pieces, METH_O, "pieces(text) -> [(start, end)] cut by the native pre-tokenizer."},
+    {"clear_cache", (PyCFunction)Encoder_clear_cache, METH_NOARGS, "Forget the cached pieces (benchmarks: a cold start)."},
+    {NULL},
+};
+
+static PyTypeObject EncoderType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tokviz._native.Encoder",
+    .tp_basicsize = sizeof(Encoder),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Byte-level BPE encoder: Encoder(tokens, merges, pattern, ignore_merges=False)",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Encoder_init,
+    .tp_dealloc = (destructor)Encoder_dealloc,
+    .tp_methods = Encoder_methods,
+    .tp_getset = Encoder_getset,
+};
+
+/* class_table() -> bytes: the character-class bits of every code point (for the tests). */
+static PyObject *mod_class_table(PyObject *mod, PyObject *unused) {
+    PyObject *res = PyBytes_FromStringAndSize(NULL, 0x110000);
+    if (!res) return NULL;
+    uint8_t *p = (uint8_t *)PyBytes_AS_STRING(res);
+    for (uint32_t c = 0; c < 0x110000; c++) p[c] = (uint8_t)tv_class(c);
+    return res;
+}
+
+static PyMethodDef module_methods[] = {
+    {"pieces", mod_pieces, METH_VARARGS, "pieces(pattern_id, text) -> [(start, end)]"},
+    {"class_table", mod_class_table, METH_NOARGS, "class_table() -> bytes: class bits (L=1 N=2 S=4 UPPER=8 LOWER=16) per code point"},
+    {NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "tokviz._native", "Native byte-level BPE encoder for tokviz.", -1, module_methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    if (PyType_Ready(&EncoderType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&moduledef);
+    if (!m) return NULL;
+    Py_INCREF(&EncoderType);
+    if (PyModule_AddObject(m, "Encoder", (PyObject *)&EncoderType) < 0) {
+        Py_DECREF(&EncoderType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyModule_AddIntConstant(m, "PAT_NONE", TV_PAT_NONE);
+    PyModule_AddIntConstant(m, "PAT_GPT2", TV_PAT_GPT2);
+    PyModule_AddIntConstant(m, "PAT_CL100K", TV_PAT_CL100K);
+    PyModule_AddIntConstant(m, "PAT_O200K", TV_PAT_O200K);
+    PyModule_AddIntConstant(m, "PAT_LLAMA3", TV_PAT_LLAMA3);
+    PyModule_AddIntConstant(m, "PAT_QWEN2", TV_PAT_QWEN2);
+    return m;
+}

@@ -1,0 +1,249 @@
+/* Pre-tokenizer scanners: one hand-written matcher per family of split patterns.
+ *
+ * Each scanner takes the text (code points) and a position i < n and returns the end of the
+ * piece that `regex.finditer(pattern, text)` finds at i.  All the supported patterns match at
+ * every position (every character is a letter, a number, white space or "other"), so the pieces
+ * tile the text and a scanner is only ever asked where the current piece ends.
+ *
+ * The alternatives are tried in the pattern's order, with the backtracking the regex engine would
+ * do written out by hand.  tokviz/core/patterns.py holds the patterns themselves; the tests in
+ * tests/native compare every scanner with regex.finditer on random and real text.
+ */
+#ifndef TOKVIZ_SCAN_H
+#define TOKVIZ_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "unicode_tables.h"
+
+enum {
+    TV_PAT_NONE = 0, /* the whole segment is one piece (a Python pre-tokenizer split it already) */
+    TV_PAT_GPT2 = 1, /* GPT-2 / r50k / p50k */
+    TV_PAT_CL100K = 2,
+    TV_PAT_O200K = 3,
+    TV_PAT_LLAMA3 = 4,
+    TV_PAT_QWEN2 = 5, /* llama3 with one digit per piece */
+    TV_PAT_COUNT = 6
+};
+
+typedef struct {
+    const void *data; /* PyUnicode data: 1, 2 or 4 bytes per code point */
+    int kind;
+    ptrdiff_t n;
+} tv_text;
+
+static inline uint32_t tv_cp(const tv_text *t, ptrdiff_t i) {
+    switch (t->kind) {
+    case 1: return ((const uint8_t *)t->data)[i];
+    case 2: return ((const uint16_t *)t->data)[i];
+    default: return ((const uint32_t *)t->data)[i];
+    }
+}
+
+static inline unsigned tv_class(uint32_t c) {
+    if (c >= 0x110000) return 0;
+    return tv_stage2[((size_t)tv_stage1[c >> TV_BLOCK_SHIFT] << TV_BLOCK_SHIFT) | (c & ((1u << TV_BLOCK_SHIFT) - 1))];
+}
+
+#define TV_IS(c, mask) ((tv_class(c) & (mask)) != 0)
+/* [^\s\p{L}\p{N}] */
+#define TV_OTHER(c) ((tv_class(c) & (TV_L | TV_N | TV_S)) == 0)
+/* [^\r\n\p{L}\p{N}] */
+#define TV_PREFIX(c) ((c) != '\r' && (c) != '\n' && (tv_class(c) & (TV_L | TV_N)) == 0)
+#define TV_CRLF(c) ((c) == '\r' || (c) == '\n')
+
+static inline ptrdiff_t tv_run(const tv_text *t, ptrdiff_t i, unsigned mask) {
+    while (i < t->n && TV_IS(tv_cp(t, i), mask)) i++;
+    return i;
+}
+
+static inline ptrdiff_t tv_run_other(const tv_text *t, ptrdiff_t i) {
+    while (i < t->n && TV_OTHER(tv_cp(t, i))) i++;
+    return i;
+}
+
+static inline int tv_ci_in(uint32_t c, const uint32_t *set) {
+    for (; *set; set++)
+        if (*set == c) return 1;
+    return 0;
+}
+
+/* Length of the contraction at i ('s 't 're 've 'm 'll 'd), 0 if none.  `ci`: case-insensitive,
+ * as (?i:...) in the regex module (which also lets U+017F LONG S match s). */
+static ptrdiff_t tv_contraction(const tv_text *t, ptrdiff_t i, int ci) {
+    if (i + 1 >= t->n || tv_cp(t, i) != '\'') return 0;
+    uint32_t a = tv_cp(t, i + 1);
+    uint32_t b = i + 2 < t->n ? tv_cp(t, i + 2) : 0;
+    if (!ci) {
+        if (a == 's' || a == 't' || a == 'm' || a == 'd') return 2;
+        if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l')) return 3;
+        return 0;
+    }
+    if (tv_ci_in(a, tv_ci_s) || tv_ci_in(a, tv_ci_t) || tv_ci_in(a, tv_ci_m) || tv_ci_in(a, tv_ci_d)) return 2;
+    if (!b) return 0;
+    if ((tv_ci_in(a, tv_ci_r) && tv_ci_in(b, tv_ci_e)) || (tv_ci_in(a, tv_ci_v) && tv_ci_in(b, tv_ci_e)) ||
+        (tv_ci_in(a, tv_ci_l) && tv_ci_in(b, tv_ci_l)))
+        return 3;
+    return 0;
+}
+
+/* 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+ * (and tiktoken's possessive spelling of it, which cuts the same pieces) */
+static ptrdiff_t tv_scan_gpt2(const tv_text *t, ptrdiff_t i) {
+    ptrdiff_t n = t->n, k;
+    uint32_t c = tv_cp(t, i);
+    if (c == '\'' && (k = tv_contraction(t, i, 0))) return i + k;
+    ptrdiff_t s = i;
+    uint32_t d = c;
+    if (c == ' ' && i + 1 < n) {
+        uint32_t c1 = tv_cp(t, i + 1);
+        if (!TV_IS(c1, TV_S)) { /* ' ?' takes the space when the class that follows matches */
+            s = i + 1;
+            d = c1;
+        }
+    }
+    if (TV_IS(d, TV_L)) return tv_run(t, s + 1, TV_L);
+    if (TV_IS(d, TV_N)) return tv_run(t, s + 1, TV_N);
+    if (TV_OTHER(d)) return tv_run_other(t, s + 1);
+    /* white space (c itself: a space followed by white space) */
+    ptrdiff_t j = tv_run(t, i, TV_S);
+    if (j == n) return n;          /* \s+(?!\S) at the end */
+    if (j - i >= 2) return j - 1;  /* \s+(?!\S): leave the last one to the next word */
+    return j;                      /* \s+ */
+}
+
+/* The letter and digit alternatives shared by cl100k, llama3 and qwen2:
+ * [^\r\n\p{L}\p{N}]?\p{L}+ | \p{N}{1,max_digits} | ' ?[^\s\p{L}\p{N}]+[\r\n]*'.  -1: none matched. */
+static ptrdiff_t tv_scan_words(const tv_text *t, ptrdiff_t i, int max_digits) {
+    ptrdiff_t n = t->n;
+    uint32_t c = tv_cp(t, i);
+    unsigned cc = tv_class(c);
+    if (cc & TV_L) return tv_run(t, i + 1, TV_L);
+    uint32_t c1 = i + 1 < n ? tv_cp(t, i + 1) : 0;
+    if (i + 1 < n && TV_PREFIX(c) && TV_IS(c1, TV_L)) return tv_run(t, i + 2, TV_L);
+    if (cc & TV_N) {
+        ptrdiff_t j = i + 1;
+        while (j < n && j - i < max_digits && TV_IS(tv_cp(t, j), TV_N)) j++;
+        return j;
+    }
+    ptrdiff_t s = -1;
+    if (c == ' ' && i + 1 < n && TV_OTHER(c1))
+        s = i + 1;
+    else if (TV_OTHER(c))
+        s = i;
+    if (s >= 0) {
+        ptrdiff_t j = tv_run_other(t, s + 1);
+        while (j < n && TV_CRLF(tv_cp(t, j))) j++;
+        return j;
+    }
+    return -1;
+}
+
+/* Last \r or \n in [i, j), or -1. */
+static inline ptrdiff_t tv_last_crlf(const tv_text *t, ptrdiff_t i, ptrdiff_t j) {
+    for (ptrdiff_t m = j - 1; m >= i; m--)
+        if (TV_CRLF(tv_cp(t, m))) return m;
+    return -1;
+}
+
+/* '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s */
+static ptrdiff_t tv_scan_cl100k(const tv_text *t, ptrdiff_t i) {
+    ptrdiff_t n = t->n, k;
+    if (tv_cp(t, i) == '\'' && (k = tv_contraction(t, i, 1))) return i + k;
+    ptrdiff_t j = tv_scan_words(t, i, 3);
+    if (j >= 0) return j;
+    j = tv_run(t, i, TV_S);
+    if (j == n) return n; /* \s++$ */
+    ptrdiff_t m = tv_last_crlf(t, i, j);
+    if (m >= 0) return m + 1; /* \s*[\r\n] */
+    if (j - i >= 2) return j - 1;
+    return i + 1;
+}
+
+/* (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+ * qwen2: the same with \p{N} (one digit per piece) */
+static ptrdiff_t tv_scan_llama3(const tv_text *t, ptrdiff_t i, int max_digits) {
+    ptrdiff_t n = t->n, k;
+    if (tv_cp(t, i) == '\'' && (k = tv_contraction(t, i, 1))) return i + k;
+    ptrdiff_t j = tv_scan_words(t, i, max_digits);
+    if (j >= 0) return j;
+    j = tv_run(t, i, TV_S);
+    ptrdiff_t m = tv_last_crlf(t, i, j);
+    if (m >= 0) return m + 1; /* \s*[\r\n]+ */
+    if (j == n) return n;
+    if (j - i >= 2) return j - 1;
+    return j;
+}
+
+/* o200k's cased word without its prefix, from s: [Upper]*[Lower]+ with the backtracking of the
+ * greedy [Upper]* (Lm, Lo and marks are in both classes).  -1: no match. */
+static ptrdiff_t tv_o200k_a(const tv_text *t, ptrdiff_t s) {
+    if (s >= t->n) return -1;
+    ptrdiff_t u = tv_run(t, s, TV_UPPER);
+    if (u < t->n && TV_IS(tv_cp(t, u), TV_LOWER)) return tv_run(t, u + 1, TV_LOWER);
+    for (ptrdiff_t m = u - 1; m >= s; m--)
+        if (TV_IS(tv_cp(t, m), TV_LOWER)) return m + 1;
+    return -1;
+}
+
+/* [Upper]+[Lower]* from s.  -1: no match. */
+static ptrdiff_t tv_o200k_b(const tv_text *t, ptrdiff_t s) {
+    if (s >= t->n || !TV_IS(tv_cp(t, s), TV_UPPER)) return -1;
+    ptrdiff_t u = tv_run(t, s + 1, TV_UPPER);
+    return tv_run(t, u, TV_LOWER);
+}
+
+/* [^\r\n\p{L}\p{N}]?[Upper]*[Lower]+(?i:'s|...)?|[^\r\n\p{L}\p{N}]?[Upper]+[Lower]*(?i:'s|...)?|\p{N}{1,3}
+ * | ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+ */
+static ptrdiff_t tv_scan_o200k(const tv_text *t, ptrdiff_t i) {
+    ptrdiff_t n = t->n, j = -1;
+    uint32_t c = tv_cp(t, i);
+    int prefix = TV_PREFIX(c);
+    if (prefix) j = tv_o200k_a(t, i + 1);
+    if (j < 0) j = tv_o200k_a(t, i);
+    if (j < 0 && prefix) j = tv_o200k_b(t, i + 1);
+    if (j < 0) j = tv_o200k_b(t, i);
+    if (j >= 0) return j + tv_contraction(t, j, 1);
+    if (TV_IS(c, TV_N)) {
+        j = i + 1;
+        while (j < n && j - i < 3 && TV_IS(tv_cp(t, j), TV_N)) j++;
+        return j;
+    }
+    ptrdiff_t s = -1;
+    if (c == ' ' && i + 1 < n && TV_OTHER(tv_cp(t, i + 1)))
+        s = i + 1;
+    else if (TV_OTHER(c))
+        s = i;
+    if (s >= 0) {
+        j = tv_run_other(t, s + 1);
+        while (j < n) {
+            uint32_t d = tv_cp(t, j);
+            if (!TV_CRLF(d) && d != '/') break;
+            j++;
+        }
+        return j;
+    }
+    j = tv_run(t, i, TV_S);
+    ptrdiff_t m = tv_last_crlf(t, i, j);
+    if (m >= 0) return m + 1;
+    if (j == n) return n;
+    if (j - i >= 2) return j - 1;
+    return j > i ? j : i + 1;
+}
+
+/* End of the piece starting at i (i < n). */
+static inline ptrdiff_t tv_scan(int pattern, const tv_text *t, ptrdiff_t i) {
+    ptrdiff_t j;
+    switch (pattern) {
+    case TV_PAT_GPT2: j = tv_scan_gpt2(t, i); break;
+    case TV_PAT_CL100K: j = tv_scan_cl100k(t, i); break;
+    case TV_PAT_O200K: j = tv_scan_o200k(t, i); break;
+    case TV_PAT_LLAMA3: j = tv_scan_llama3(t, i, 3); break;
+    case TV_PAT_QWEN2: j = tv_scan_llama3(t, i, 1); break;
+    default: return t->n;
+    }
+    return j > i ? j : i + 1; /* never stall, whatever the text */
+}
+
+#endif
