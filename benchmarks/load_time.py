@@ -115,8 +115,8 @@ def main() -> int:
         ours = best_of(lambda: tokviz.load(path), args.repeat)
         lib, ref_fn = refs.get(name, (None, None))
         theirs = best_of(ref_fn, args.repeat) if ref_fn else None
-        rows.append({"tokenizer": name, "tokviz_s": round(ours, 4), "reference": lib,
-                     "reference_s": round(theirs, 4) if theirs else None,
+        rows.append({"tokenizer": name, "tokviz_s": round(ours, 5), "reference": lib,
+                     "reference_s": round(theirs, 5) if theirs else None,
                      "ratio": round(ours / theirs, 2) if theirs else None})
     if args.json:
         json.dump(rows, sys.stdout, indent=2)
@@ -124,9 +124,9 @@ def main() -> int:
     else:
         print(f"{'tokenizer':34} {'tokviz':>9} {'reference':>24} {'ratio':>6}")
         for r in rows:
-            ref = f"{r['reference_s']:.3f}s ({r['reference']})" if r["reference_s"] else "-"
+            ref = f"{r['reference_s']*1000:.1f} ms ({r['reference']})" if r["reference_s"] else "-"
             ratio = f"{r['ratio']:.2f}" if r["ratio"] else "-"
-            print(f"{r['tokenizer']:34} {r['tokviz_s']:8.3f}s {ref:>24} {ratio:>6}")
+            print(f"{r['tokenizer']:34} {r['tokviz_s']*1000:8.1f} ms {ref:>26} {ratio:>6}")
     return 0
 
 

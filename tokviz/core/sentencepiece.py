@@ -21,6 +21,7 @@ whitespace rules, '▁' for spaces) and runs its model over the result.
 from __future__ import annotations
 
 import heapq
+from functools import cached_property
 import re
 import struct
 from array import array
@@ -54,13 +55,13 @@ def f32(x: float) -> float:
 USER_BONUS = f32(0.1)  # a user-defined symbol scores 0.1f per byte after its first
 
 
+_BYTE_PIECE_NAMES = [f"<0x{b:02X}>" for b in range(256)]
+_BYTE_PIECES = {name: b for b, name in enumerate(_BYTE_PIECE_NAMES)}
+
+
 def piece_to_byte(piece: str) -> int | None:
     """The byte of a '<0xNN>' piece (upper-case hex, exactly as sentencepiece writes them)."""
-    if len(piece) == 6 and piece.startswith("<0x") and piece.endswith(">"):
-        h = piece[3:5]
-        if all(c in "0123456789ABCDEF" for c in h):
-            return int(h, 16)
-    return None
+    return _BYTE_PIECES.get(piece)
 
 
 class PrefixMatcher:
@@ -279,20 +280,32 @@ class PieceTable:
     byte_fallback without all 256 byte pieces.
     """
 
-    def __init__(self, pieces: list[str], scores: list[float], types: list[int], *, byte_fallback: bool = False):
+    def __init__(self, pieces: list[str], scores: list[float], types, *, byte_fallback: bool = False,
+                 vocab: dict[str, int] | None = None):
+        """`types`: a type code per piece (list or bytes); `vocab`, when the reader already has it:
+        each piece -> its first id."""
         self.pieces = pieces
         self.scores = scores
         self.types = types
         n = len(pieces)
-        special = [i for i, t in enumerate(types) if t != NORMAL]  # few: control, byte, ...
+        # Ids of the pieces that are not NORMAL (few: control, byte, ...), found at C speed.
+        self.type_codes = bytes(types)
+        last = len(self.type_codes.rstrip(b"\x01"))  # they usually come first: scan only up to the last
+        special = [m.start() for m in re.finditer(rb"[^\x01]", self.type_codes[:last])]
+        self.special_ids = special
         # piece -> first id, for everything (the Model vocabulary)
-        self.vocab: dict[str, int] = dict(zip(reversed(pieces), range(n - 1, -1, -1)))
+        if vocab is None:
+            vocab = dict(zip(reversed(pieces), range(n - 1, -1, -1)))
+        self.vocab: dict[str, int] = vocab
         if "" in self.vocab:
             raise TokvizError(f"piece {self.vocab['']} is empty")
         self.reserved: dict[str, int] = {}  # CONTROL, UNKNOWN, BYTE
         normal_kinds = (NORMAL, USER_DEFINED, UNUSED)
+        by_type: dict[int, list[int]] = {}
         for i in special:
-            if types[i] not in normal_kinds:
+            t = types[i]
+            by_type.setdefault(t, []).append(i)
+            if t not in normal_kinds:
                 p = pieces[i]
                 if p in self.reserved:
                     raise TokvizError(f"piece {p!r} is defined twice (ids {self.reserved[p]} and {i})")
@@ -310,24 +323,27 @@ class PieceTable:
                     if p in self.normal:
                         raise TokvizError(f"piece {p!r} is defined twice (ids {self.normal[p]} and {i})")
                     self.normal[p] = i
-        unks = [i for i in special if types[i] == UNKNOWN]
+        unks = by_type.get(UNKNOWN, [])
         if not unks:
             raise TokvizError("no unknown piece (<unk>) is defined")
         if len(unks) > 1:
             raise TokvizError(f"two unknown pieces: {pieces[unks[0]]!r} (id {unks[0]}) and {pieces[unks[1]]!r} (id {unks[1]})")
         self.unk_id = unks[0]
-        self.user_defined = [pieces[i] for i in special if types[i] == USER_DEFINED]
-        self.unused = {i for i in special if types[i] == UNUSED}
+        self.user_defined = [pieces[i] for i in by_type.get(USER_DEFINED, [])]
+        self.unused = set(by_type.get(UNUSED, []))
         self.byte_ids: dict[int, int] = {}
-        for i in special:
-            if types[i] == BYTE:
-                p = pieces[i]
-                if not byte_fallback:
-                    raise TokvizError(f"byte piece {p!r} (id {i}) found although byte_fallback is off")
-                b = piece_to_byte(p)
-                if b is None:
-                    raise TokvizError(f"byte piece {p!r} (id {i}) is not of the form <0xNN>")
-                self.byte_ids[b] = i
+        byte_pieces = by_type.get(BYTE, [])
+        if byte_fallback and [pieces[i] for i in byte_pieces] == _BYTE_PIECE_NAMES:  # the usual <0x00>..<0xFF>
+            self.byte_ids = dict(zip(range(256), byte_pieces))
+            byte_pieces = []
+        for i in byte_pieces:
+            p = pieces[i]
+            if not byte_fallback:
+                raise TokvizError(f"byte piece {p!r} (id {i}) found although byte_fallback is off")
+            b = piece_to_byte(p)
+            if b is None:
+                raise TokvizError(f"byte piece {p!r} (id {i}) is not of the form <0xNN>")
+            self.byte_ids[b] = i
         if byte_fallback and len(self.byte_ids) != 256:
             raise TokvizError(f"byte_fallback is on but only {len(self.byte_ids)} of the 256 byte pieces exist")
 
@@ -380,12 +396,16 @@ class SentencePieceBPE(Model):
         self.matcher = PrefixMatcher(table.user_defined)
         self.suffix_mode = treat_whitespace_as_suffix
         self._cache = BoundedCache()
-        # Words (cut at '▁') can be encoded one at a time when no piece could span a cut and no
-        # unused piece needs the whole text's merge history (see `_resegment`).
-        joined = "\0".join(table.normal)  # (sentencepiece cannot hold a piece with NUL anyway)
-        crosses = re.search(f"{SPACE}[^{SPACE}\0]" if treat_whitespace_as_suffix else f"[^{SPACE}\0]{SPACE}", joined)
-        self.by_word = not crosses and not self.unused
         self._word_re = re.compile(f"[^{SPACE}]*{SPACE}*" if treat_whitespace_as_suffix else f"{SPACE}*[^{SPACE}]*")
+
+    @cached_property
+    def by_word(self) -> bool:
+        """Whether words (cut at '▁') can be encoded one at a time, which makes a word cache exact:
+        no piece may span a cut and no unused piece may need the whole text's merge history (see
+        `_resegment`).  Decided on first use, not at load: it only chooses how to encode."""
+        joined = "\0".join(self.table.normal)  # (sentencepiece cannot hold a piece with NUL anyway)
+        pattern = f"{SPACE}[^{SPACE}\0]" if self.suffix_mode else f"[^{SPACE}\0]{SPACE}"
+        return not re.search(pattern, joined) and not self.unused
 
     def describe(self) -> str:
         return "BPE (sentencepiece scores)" + (", byte fallback" if self.byte_fallback else "")

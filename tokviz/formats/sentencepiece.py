@@ -37,6 +37,7 @@ from ..core.sentencepiece import (
     SentencePieceNormalizer,
     SentencePieceUnigram,
 )
+from .. import native
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
 from ._util import read_bytes
@@ -99,7 +100,7 @@ def read_sentencepiece(path: str | os.PathLike) -> Tokenizer:
     exactly like `sentencepiece.SentencePieceProcessor` with default options."""
     path = Path(path)
     data = read_bytes(path)
-    if data.lstrip()[:1] in (b"{", b"["):
+    if data[:64].lstrip()[:1] in (b"{", b"["):
         raise TokvizError("looks like JSON text, not a sentencepiece .model (a binary protobuf file)", path)
     try:
         proto = parse_model_proto(data, path)
@@ -112,13 +113,17 @@ def parse_model_proto(data: bytes, source=None) -> dict:
     """The fields of a serialized ModelProto that tokviz uses, as plain Python values."""
     pieces: list[str] = []
     scores: list[float] = []
-    types: list[int] = []
+    types = bytearray()  # one type code per piece
+    vocab = None  # piece -> first id, when the C reader read every piece
     trainer = normalizer = denormalizer = None
     self_tests = 0
     pos, end = 0, len(data)
     while pos < end:
         if data[pos] == 0x0A:  # a run of pieces: read the usual layout fast, the rest field by field
-            pos = _read_pieces(data, pos, pieces, scores, types, source)
+            first = not pieces
+            pos, run_vocab = _read_pieces(data, pos, pieces, scores, types, source)
+            if first and run_vocab is not None and len(run_vocab) and len(pieces) == len(types):
+                vocab, vocab_count = run_vocab, len(pieces)
             if pos >= end:
                 break
         number, wire, value, pos = read_field(data, pos, end, source)
@@ -146,15 +151,24 @@ def parse_model_proto(data: bytes, source=None) -> dict:
     if trainer is None or normalizer is None:
         missing = "trainer_spec" if trainer is None else "normalizer_spec"
         raise TokvizError(f"{missing} is missing (the file is truncated or not a sentencepiece model)", source)
+    if vocab is not None and vocab_count != len(pieces):
+        vocab = None  # more pieces followed in another layout: PieceTable builds it
     return {
-        "pieces": pieces, "scores": scores, "types": types, "trainer_spec": trainer,
+        "pieces": pieces, "scores": scores, "types": types, "vocab": vocab, "trainer_spec": trainer,
         "normalizer_spec": normalizer, "denormalizer_spec": denormalizer, "self_test_samples": self_tests,
     }
 
 
-def _read_pieces(data: bytes, pos: int, pieces: list, scores: list, types: list, source) -> int:
+def _read_pieces(data: bytes, pos: int, pieces: list, scores: list, types: bytearray, source):
     """Read pieces laid out the way sentencepiece writes them (field 1 holding piece, score and an
-    optional type, all with one-byte lengths) starting at `pos`; return where that stops."""
+    optional type, all with one-byte lengths) starting at `pos`.  Return where that stops, and the
+    piece -> first id map of what the C reader read (None without the C reader)."""
+    run_vocab = None
+    if native.sp_pieces is not None:  # the same reading in C; the loop below goes on where it stops
+        more_pieces, more_scores, more_types, run_vocab, pos = native.sp_pieces(data, pos)
+        pieces += more_pieces
+        scores += more_scores
+        types += more_types
     end = len(data)
     unpack = _F32.unpack_from
     raw: list[bytes] = []
@@ -193,7 +207,7 @@ def _read_pieces(data: bytes, pos: int, pieces: list, scores: list, types: list,
             pieces.append(b.decode("utf-8"))
         except UnicodeDecodeError:
             raise TokvizError(f"piece {len(pieces)} is not valid UTF-8: {b!r}", source) from None
-    return pos
+    return pos, run_vocab
 
 
 def _parse_piece(data: bytes, index: int, source) -> tuple[str, float, int]:
@@ -250,7 +264,7 @@ def build_tokenizer(proto: dict, path) -> Tokenizer:
         raise TokvizError(f"sentencepiece {kind.upper()} models are not supported (only BPE and UNIGRAM)", path)
     byte_fallback = trainer["byte_fallback"]
     try:
-        table = PieceTable(pieces, scores, types, byte_fallback=byte_fallback)
+        table = PieceTable(pieces, scores, types, byte_fallback=byte_fallback, vocab=proto.get("vocab"))
     except TokvizError as exc:
         raise TokvizError(exc.reason, path) from None
     suffix = trainer["treat_whitespace_as_suffix"]
@@ -284,7 +298,7 @@ def build_tokenizer(proto: dict, path) -> Tokenizer:
         unk_surface=trainer["unk_surface"],
         denormalizer=denormalizer,
     )
-    controls = [AddedToken(p, i, special=True) for i, (p, t) in enumerate(zip(pieces, types)) if t == CONTROL]
+    controls = [AddedToken(pieces[i], i, special=True) for i in table.special_ids if types[i] == CONTROL]
     extra = {
         "model_type": kind,
         "normalizer": normalizer.describe(),
@@ -306,7 +320,7 @@ def build_tokenizer(proto: dict, path) -> Tokenizer:
         "unk_surface": trainer["unk_surface"],
         "user_defined_symbols": list(table.user_defined),
         "control_symbols": [t.content for t in controls],
-        "piece_types": {TYPE_NAMES[t]: types.count(t) for t in sorted(set(types))},
+        "piece_types": {TYPE_NAMES[t]: n for t in sorted(TYPE_NAMES) if (n := table.type_codes.count(t))},
         "denormalizer": (denorm_spec["name"] or "charsmap") if denormalizer else None,
         "self_test_samples": proto["self_test_samples"],
     }

@@ -17,7 +17,8 @@ BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
 
 def read_wordpiece_vocab(path: Path) -> Tokenizer:
-    lines = read_text(path).replace("\r\n", "\n").split("\n")
+    text = read_text(path)
+    lines = (text.replace("\r\n", "\n") if "\r" in text else text).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     # Reversed, so that a token listed twice keeps its first id.

@@ -40,6 +40,9 @@ if available and os.environ.get("TOKVIZ_PURE_PYTHON", "") not in ("", "0"):
     available = False
     reason = "disabled by TOKVIZ_PURE_PYTHON"
 
+# sentencepiece piece records read in C (formats/sentencepiece.py), or None.
+sp_pieces = getattr(_native, "sp_pieces", None) if available else None
+
 
 def _pattern_ids() -> dict[str, int]:
     if _native is None:

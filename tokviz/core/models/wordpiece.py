@@ -1,6 +1,8 @@
 """WordPiece: greedy longest match from the left, later pieces marked with a prefix ("##")."""
 from __future__ import annotations
 
+from functools import cached_property
+
 from .base import BoundedCache, Model, Token
 
 
@@ -19,8 +21,12 @@ class WordPiece(Model):
         self.unk_token = unk_token
         self.prefix = continuing_subword_prefix
         self.max_input_chars_per_word = max_input_chars_per_word
-        self.max_token_chars = max(map(len, vocab), default=1)
         self._cache = BoundedCache()
+
+    @cached_property
+    def max_token_chars(self) -> int:
+        """Length of the longest token: no match is tried beyond it (computed on first encode)."""
+        return max(map(len, self.vocab), default=1)
 
     def _unknown(self, word: str) -> list[Token]:
         unk = self.vocab.get(self.unk_token)

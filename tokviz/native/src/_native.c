@@ -23,6 +23,7 @@
 #endif
 
 #include "scan.h"
+#include "sp_pieces.h"
 
 #define NO_RANK INT32_MAX
 #define SHORT_PIECE 16    /* up to this many bytes: merge by rescanning an array; beyond, the heap */
@@ -1077,6 +1078,8 @@ static PyObject *mod_class_table(PyObject *mod, PyObject *unused) {
 
 static PyMethodDef module_methods[] = {
     {"pieces", mod_pieces, METH_VARARGS, "pieces(pattern_id, text) -> [(start, end)]"},
+    {"sp_pieces", tv_sp_pieces, METH_VARARGS,
+     "sp_pieces(data, pos) -> (pieces, scores, types, vocab, end): sentencepiece piece records read in C"},
     {"class_table", mod_class_table, METH_NOARGS, "class_table() -> bytes: class bits (L=1 N=2 S=4 UPPER=8 LOWER=16) per code point"},
     {NULL},
 };
