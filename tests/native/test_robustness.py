@@ -116,3 +116,34 @@ def test_pure_python_switch():
         capture_output=True, text=True, check=True,
     ).stdout.split()
     assert out == ["False", "python", "None"]
+
+
+def test_sentencepiece_reader_survives_any_bytes():
+    """sp_pieces reads what it can and stops at anything unusual; it never reads past the data."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    record = b"\x0a\x0c\x0a\x03abc\x15\x00\x00\x80\x3f\x18\x01"  # piece 'abc', score 1.0, NORMAL
+    pieces, scores, types, vocab, end = _native.sp_pieces(record * 3, 0)
+    assert pieces == ["abc"] * 3 and scores == [1.0] * 3 and types == b"\x01" * 3
+    assert vocab == {"abc": 0} and end == len(record) * 3
+    bad_utf8 = b"\x0a\x05\x0a\x03\xff\xfe\xfd"
+    assert _native.sp_pieces(record + bad_utf8, 0)[4] == len(record)  # stops before it
+    for pos in (-1, len(record) + 1):
+        with pytest.raises(ValueError):
+            _native.sp_pieces(record, pos)
+
+    @settings(max_examples=2000, deadline=None)
+    @given(data=st.binary(max_size=300), pos=st.integers(0, 300))
+    def fuzz(data, pos):
+        if pos > len(data):
+            return
+        pieces, scores, types, vocab, end = _native.sp_pieces(data, pos)
+        assert pos <= end <= len(data) and len(pieces) == len(scores) == len(types)
+
+    fuzz()
+    for _ in range(200):  # real records with random damage
+        data = bytearray(record * 5)
+        for _ in range(3):
+            data[random.randrange(len(data))] = random.randrange(256)
+        _native.sp_pieces(bytes(data), 0)
