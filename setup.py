@@ -61,8 +61,8 @@ class OptionalBuildExt(build_ext):
 
 native = Extension(
     "tokviz._native",
-    sources=["tokviz/native/src/_native.c", "tokviz/native/src/sp_pieces.c"],
-    depends=["tokviz/native/src/scan.h", "tokviz/native/src/unicode_tables.h", "tokviz/native/src/sp_pieces.h"],
+    sources=["tokviz/native/src/_native.c", "tokviz/native/src/sp_pieces.c", "tokviz/native/src/models.c"],
+    depends=["tokviz/native/src/scan.h", "tokviz/native/src/unicode_tables.h", "tokviz/native/src/sp_pieces.h", "tokviz/native/src/models.h"],
     include_dirs=["tokviz/native/src"],
     extra_compile_args=["-O3", "-std=gnu11", "-Wall", "-Wno-unused-function"],
     extra_link_args=["-pthread"],

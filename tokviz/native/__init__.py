@@ -1,4 +1,4 @@
-"""The optional C encoder for byte-level BPE (tokviz._native), and when a tokenizer can use it.
+"""The optional C encoders (tokviz._native: byte-level BPE, WordPiece, Unigram) and when a tokenizer can use them.
 
     >>> import tokviz.native
     >>> tokviz.native.available, tokviz.native.reason
@@ -14,6 +14,9 @@ splits off added tokens in Python) and gives the same ids and offsets.  It is us
   (tokviz.core.patterns: GPT-2/r50k/p50k, cl100k, o200k, Llama-3, Qwen2) or ByteLevel's own regex
   is done natively; any other pre-tokenizers before the ByteLevel cut the text in Python
   ("regex fallback") and the pieces are still merged natively.
+
+A WordPiece or (HF) Unigram model is also run in C (NativeModel): the normalizer and the
+pre-tokenizer stay in Python, and all the pieces of a text go to the C model in one call.
 
 Set TOKVIZ_PURE_PYTHON=1 (or call Tokenizer.use_native(False)) to stay on the Python path.
 """
@@ -221,9 +224,124 @@ def _tables(model) -> tuple[list, array | None] | None:
     return tokens, quads
 
 
-def encoder_for(tokenizer) -> NativeEncoder | None:
+class NativeModel:
+    """A WordPiece or (HF) Unigram model in C (tokviz._native.WordPieceModel / UnigramModel) behind
+    the tokenizer's Python pre-tokenizer: the same encode_segment / encode_many / unpack interface
+    as NativeEncoder.  All the pieces of a segment (or of a batch) go to C in one call."""
+
+    # Pre-tokenized in Python (Tokenizer._lazy_ok reads this): never the single-call lazy path.
+    python_split = True
+
+    def __init__(self, model, pre_tokenizer, name: str):
+        self.model = model
+        self.pre_tokenizer = pre_tokenizer
+        self.name = name
+
+    def describe(self) -> str:
+        return f"native {self.name} model, normalizer and pre-tokenizer in Python"
+
+    def _pieces(self, segments):
+        """The non-empty pieces of all `segments` and how many each segment has."""
+        pre = self.pre_tokenizer
+        pieces = []
+        per_segment = []
+        for seg in segments:
+            got = [p for p in (pre.pre_tokenize([seg]) if pre is not None else [seg]) if p.text]
+            pieces.extend(got)
+            per_segment.append(len(got))
+        return pieces, per_segment
+
+    def _run(self, pieces, threads: int, with_offsets: bool = True):
+        """(ids, tokens per piece, offsets in the original text as int32 pairs or None)."""
+        words = [p.text for p in pieces]
+        if not with_offsets:
+            ids, counts, _ = self.model.encode_words(words, threads)
+            return ids, memoryview(counts).cast("i"), None
+        bases = [p.base if p.starts is None else -1 for p in pieces]
+        spans = [None if p.starts is None else (p.starts, p.ends) for p in pieces]
+        ids, counts, offs = self.model.encode_words(words, threads, bases, spans)
+        return ids, memoryview(counts).cast("i"), memoryview(offs).cast("i")
+
+    def encode_segment(self, seg, with_offsets: bool = True):
+        """ids (and offsets into the original text) of one normalized segment."""
+        pieces, _ = self._pieces([seg])
+        ids, _, pairs = self._run(pieces, 1, with_offsets)
+        if not with_offsets:
+            return ids
+        return ids, list(zip(pairs[0::2], pairs[1::2]))
+
+    def encode_many(self, segments, threads: int, with_offsets: bool = True, packed: bool = False):
+        """encode_segment over many segments, the native work on `threads` threads at once.
+
+        packed=True (for Tokenizer.encode_batch, which hands each result to `unpack`): the same
+        (ids, offsets) pairs, the offsets already in the original text, so nothing to pack."""
+        pieces, per_segment = self._pieces(segments)
+        with_offsets = with_offsets or packed
+        ids, counts, pairs = self._run(pieces, threads, with_offsets)
+        results = []
+        p = t = 0
+        for n in per_segment:
+            c = sum(counts[p : p + n])
+            if with_offsets:
+                results.append((ids[t : t + c], list(zip(pairs[2 * t : 2 * (t + c) : 2], pairs[2 * t + 1 : 2 * (t + c) : 2]))))
+            else:
+                results.append(ids[t : t + c])
+            p += n
+            t += c
+        return results
+
+    def unpack(self, seg, ids, offsets):
+        """(ids, offsets in the original text) from a packed=True result of encode_many."""
+        return ids, offsets
+
+
+def model_encoder_for(tokenizer) -> NativeModel | None:
+    """A native model stage for a tokenizer whose model is tokviz's WordPiece or (HF) Unigram
+    (exactly those classes: sentencepiece's Unigram has other rules), else None."""
+    from ..core.models.unigram import Unigram
+    from ..core.models.wordpiece import WordPiece
+
+    if not available or tokenizer.text_normalizer is not None:
+        return None
+    model = tokenizer.model
+    try:
+        if type(model) is WordPiece:
+            unk = model.vocab.get(model.unk_token)
+            if unk is None:
+                return None  # the Python model raises for an unknown word: leave it to Python
+            prefix = model.prefix
+            continuing = {t[len(prefix):]: i for t, i in model.vocab.items() if t.startswith(prefix) and len(t) > len(prefix)}
+            native = _native.WordPieceModel(
+                model.vocab, continuing, unk, int(model.max_input_chars_per_word), int(model.max_token_chars)
+            )
+            return NativeModel(native, tokenizer.pre_tokenizer, "WordPiece")
+        if type(model) is Unigram:
+            byte_ids = None
+            if model.byte_fallback:
+                byte_ids = [model.vocab.get(f"<0x{b:02X}>") for b in range(256)]
+                if None in byte_ids:
+                    return None  # Python fails on a byte without a piece
+            elif model.unk_id is None:
+                return None  # Python raises for an unknown character
+            unk = -1 if model.unk_id is None else model.unk_id
+            native = _native.UnigramModel(
+                model._match, list(model._prefixes), model.scores, unk, float(model.unk_score),
+                bool(model.fuse_unk), byte_ids,
+            )
+            return NativeModel(native, tokenizer.pre_tokenizer, "Unigram")
+    except (ValueError, TypeError, OverflowError):
+        return None  # something the C model does not take (ids out of range...): the Python path
+    return None
+
+
+def encoder_for(tokenizer) -> NativeEncoder | NativeModel | None:
     """A native encoder for `tokenizer` when its pipeline is supported (see the module doc), else None."""
-    if not available or unsupported(tokenizer) is not None:
+    if not available:
+        return None
+    model_encoder = model_encoder_for(tokenizer)
+    if model_encoder is not None:
+        return model_encoder
+    if unsupported(tokenizer) is not None:
         return None
     python_split, pattern = _plan(_flatten(tokenizer.pre_tokenizer))
     tables = _tables(tokenizer.model)

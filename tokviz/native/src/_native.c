@@ -24,6 +24,7 @@
 
 #include "scan.h"
 #include "sp_pieces.h"
+#include "models.h"
 
 #define NO_RANK INT32_MAX
 #define SHORT_PIECE 16    /* up to this many bytes: merge by rescanning an array; beyond, the heap */
@@ -1095,6 +1096,10 @@ PyMODINIT_FUNC PyInit__native(void) {
     Py_INCREF(&EncoderType);
     if (PyModule_AddObject(m, "Encoder", (PyObject *)&EncoderType) < 0) {
         Py_DECREF(&EncoderType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (tv_models_add(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

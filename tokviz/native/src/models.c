@@ -1,0 +1,833 @@
+/* Native WordPiece and (HF) Unigram models: the model stage only, for words already normalized and
+ * pre-tokenized in Python.  tokviz/core/models/wordpiece.py and unigram.py are the definition.
+ *
+ *   WordPieceModel(initial: dict, continuing: dict, unk_id, max_input_chars, max_token_chars)
+ *       `initial` maps tokens to ids, `continuing` maps the tokens that start with the continuing
+ *       prefix ("##") to ids, the prefix removed.
+ *   UnigramModel(match: dict, prefixes: list, scores: list, unk_id, unk_score, fuse_unk, byte_ids)
+ *       `match` maps the matchable pieces to their (first) id, `prefixes` are their proper
+ *       prefixes, `scores[id]` the log-probabilities (doubles, as in HF), `byte_ids` the ids of the
+ *       256 <0xNN> pieces for byte fallback (or None), unk_id -1 for none.
+ *
+ * encode_words(words, threads=1, bases=None, spans=None) -> (ids, counts, offsets): the tokens of all
+ * words in order (a list of ints), the number of tokens of each word (bytes, int32 each), and each
+ * token's character span in its word as int32 start/end pairs (bytes), plus bases[k] when
+ * bases[k] >= 0, or mapped through spans[k] = (starts, ends) (see map_spans) when it is not None.
+ * The words are copied to UTF-32 and matched with the GIL released, on up to `threads` threads.
+ * Keys are hashed over code points (FNV-1a, extended one character at a time).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models.h"
+
+#define MAX_THREADS 256
+#define H0 0xcbf29ce484222325ULL
+#define HSTEP(h, c) (((h) ^ (uint64_t)(c)) * 0x100000001b3ULL)
+
+enum { RC_OK = 0, RC_NOMEM = 1, RC_NOUNK = 2, RC_SURROGATE = 3 };
+enum { F_PREFIX = 1 };
+
+/* ---- a hash table of code-point strings ---------------------------------------------------- */
+
+typedef struct {
+    uint64_t h;
+    size_t off;   /* key in the pool */
+    uint32_t len; /* 0: empty slot */
+    int32_t id;   /* -1: only a prefix */
+    int32_t flags;
+} Slot;
+
+typedef struct {
+    Slot *slots;
+    size_t mask;
+    uint32_t *pool;
+    size_t pool_len, pool_cap;
+} Table;
+
+static void table_free(Table *t) {
+    free(t->slots);
+    free(t->pool);
+    memset(t, 0, sizeof *t);
+}
+
+static int table_init(Table *t, size_t count) {
+    size_t size = 16;
+    while (size < count * 2 + 1) size <<= 1;
+    t->slots = calloc(size, sizeof(Slot));
+    t->mask = size - 1;
+    return t->slots ? 0 : -1;
+}
+
+static inline size_t slot_index(uint64_t h) { return (size_t)(h ^ (h >> 29) ^ (h >> 47)); }
+
+static inline const Slot *table_find(const Table *t, const uint32_t *key, size_t len, uint64_t h) {
+    size_t i = slot_index(h) & t->mask;
+    for (;;) {
+        const Slot *s = &t->slots[i];
+        if (!s->len) return NULL;
+        if (s->h == h && s->len == len && memcmp(t->pool + s->off, key, len * sizeof(uint32_t)) == 0) return s;
+        i = (i + 1) & t->mask;
+    }
+}
+
+/* Adds key (if new) with `id` (kept when the key already has one) and `flags` (or-ed). */
+static int table_put(Table *t, const uint32_t *key, size_t len, int32_t id, int32_t flags) {
+    uint64_t h = H0;
+    for (size_t k = 0; k < len; k++) h = HSTEP(h, key[k]);
+    size_t i = slot_index(h) & t->mask;
+    for (;;) {
+        Slot *s = &t->slots[i];
+        if (!s->len) break;
+        if (s->h == h && s->len == len && memcmp(t->pool + s->off, key, len * sizeof(uint32_t)) == 0) {
+            if (s->id < 0) s->id = id;
+            s->flags |= flags;
+            return 0;
+        }
+        i = (i + 1) & t->mask;
+    }
+    if (t->pool_len + len > t->pool_cap) {
+        size_t cap = t->pool_cap ? t->pool_cap * 2 : 4096;
+        while (cap < t->pool_len + len) cap *= 2;
+        uint32_t *p = realloc(t->pool, cap * sizeof(uint32_t));
+        if (!p) return -1;
+        t->pool = p;
+        t->pool_cap = cap;
+    }
+    memcpy(t->pool + t->pool_len, key, len * sizeof(uint32_t));
+    Slot *s = &t->slots[i];
+    s->h = h;
+    s->off = t->pool_len;
+    s->len = (uint32_t)len;
+    s->id = id;
+    s->flags = flags;
+    t->pool_len += len;
+    return 0;
+}
+
+/* The code points of a str in a malloc'ed buffer (NULL with an exception set on error). */
+static uint32_t *ucs4_of(PyObject *s, Py_ssize_t *len) {
+    if (!PyUnicode_Check(s)) {
+        PyErr_SetString(PyExc_TypeError, "expected str");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    uint32_t *buf = malloc(((size_t)n + 1) * sizeof(uint32_t));
+    if (!buf) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    for (Py_ssize_t k = 0; k < n; k++) buf[k] = PyUnicode_READ(kind, data, k);
+    *len = n;
+    return buf;
+}
+
+/* Adds a key (str) to the table; -1 with an exception on error. */
+static int table_put_str(Table *t, PyObject *key, int32_t id, int32_t flags) {
+    Py_ssize_t n;
+    uint32_t *cps = ucs4_of(key, &n);
+    if (!cps) return -1;
+    int rc = 0;
+    if (n > 0 && n <= UINT32_MAX && table_put(t, cps, (size_t)n, id, flags)) {
+        PyErr_NoMemory();
+        rc = -1;
+    }
+    free(cps);
+    return rc;
+}
+
+static int table_from_dict(Table *t, PyObject *dict, size_t extra) {
+    if (!PyDict_Check(dict)) {
+        PyErr_SetString(PyExc_TypeError, "expected a dict str -> id");
+        return -1;
+    }
+    if (table_init(t, (size_t)PyDict_Size(dict) + extra)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(dict, &pos, &key, &value)) {
+        long id = PyLong_AsLong(value);
+        if (id == -1 && PyErr_Occurred()) return -1;
+        if (id < 0 || id > INT32_MAX) {
+            PyErr_SetString(PyExc_ValueError, "token id out of range");
+            return -1;
+        }
+        if (table_put_str(t, key, (int32_t)id, 0)) return -1;
+    }
+    return 0;
+}
+
+/* ---- output buffers -------------------------------------------------------------------------- */
+
+typedef struct {
+    int32_t *ids;
+    int32_t *offs; /* start/end pairs */
+    size_t n, cap;
+} Out;
+
+static int out_push(Out *o, int32_t id, int32_t a, int32_t b) {
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 256;
+        int32_t *ids = realloc(o->ids, cap * sizeof(int32_t));
+        if (!ids) return -1;
+        o->ids = ids;
+        int32_t *offs = realloc(o->offs, cap * 2 * sizeof(int32_t));
+        if (!offs) return -1;
+        o->offs = offs;
+        o->cap = cap;
+    }
+    o->ids[o->n] = id;
+    o->offs[2 * o->n] = a;
+    o->offs[2 * o->n + 1] = b;
+    o->n++;
+    return 0;
+}
+
+static void out_free(Out *o) {
+    free(o->ids);
+    free(o->offs);
+    memset(o, 0, sizeof *o);
+}
+
+typedef struct {
+    double *score;
+    int32_t *start, *id;
+    uint64_t *hashes;
+    size_t cap, hcap;
+} Scratch;
+
+static void scratch_free(Scratch *s) {
+    free(s->score);
+    free(s->start);
+    free(s->id);
+    free(s->hashes);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- the models -------------------------------------------------------------------------------- */
+
+enum { KIND_WORDPIECE = 1, KIND_UNIGRAM = 2 };
+
+typedef struct {
+    PyObject_HEAD
+    int kind;
+    int ready;
+    int busy; /* encode_words calls running without the GIL: __init__ must not free the tables */
+    Table initial;    /* WordPiece: all tokens; Unigram: pieces and their prefixes */
+    Table continuing; /* WordPiece: tokens after the prefix */
+    int32_t unk_id;   /* -1: none */
+    Py_ssize_t max_input_chars;
+    size_t max_token_chars;
+    double *scores;
+    size_t n_scores;
+    double unk_score;
+    int fuse_unk;
+    int byte_fallback;
+    int32_t byte_ids[256];
+} Model;
+
+static int wordpiece_word(const Model *m, const uint32_t *w, size_t n, Scratch *s, Out *o) {
+    size_t mark = o->n;
+    if ((Py_ssize_t)n > m->max_input_chars) goto unknown;
+    if (s->hcap < m->max_token_chars + 1) {
+        uint64_t *h = realloc(s->hashes, (m->max_token_chars + 1) * sizeof(uint64_t));
+        if (!h) return RC_NOMEM;
+        s->hashes = h;
+        s->hcap = m->max_token_chars + 1;
+    }
+    size_t start = 0;
+    while (start < n) {
+        size_t end = n - start < m->max_token_chars ? n : start + m->max_token_chars;
+        uint64_t h = H0;
+        for (size_t e = start; e < end; e++) s->hashes[e - start] = h = HSTEP(h, w[e]);
+        const Table *t = start ? &m->continuing : &m->initial;
+        int32_t found = -1;
+        for (; end > start; end--) {
+            const Slot *slot = table_find(t, w + start, end - start, s->hashes[end - start - 1]);
+            if (slot && slot->id >= 0) {
+                found = slot->id;
+                break;
+            }
+        }
+        if (found < 0) goto unknown;
+        if (out_push(o, found, (int32_t)start, (int32_t)end)) return RC_NOMEM;
+        start = end;
+    }
+    return RC_OK;
+unknown:
+    o->n = mark;
+    if (m->unk_id < 0) return RC_NOUNK;
+    return out_push(o, m->unk_id, 0, (int32_t)n) ? RC_NOMEM : RC_OK;
+}
+
+static int utf8_of(uint32_t c, uint8_t *b) {
+    if (c < 0x80) {
+        b[0] = (uint8_t)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        b[0] = (uint8_t)(0xC0 | (c >> 6));
+        b[1] = (uint8_t)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c >= 0xD800 && c < 0xE000) return 0;
+    if (c < 0x10000) {
+        b[0] = (uint8_t)(0xE0 | (c >> 12));
+        b[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+        b[2] = (uint8_t)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    b[0] = (uint8_t)(0xF0 | (c >> 18));
+    b[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+    b[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+    b[3] = (uint8_t)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+static int unigram_word(const Model *m, const uint32_t *w, size_t n, Scratch *s, Out *o) {
+    if (n == 0) return RC_OK;
+    if (s->cap < n + 1) {
+        double *sc = realloc(s->score, (n + 1) * sizeof(double));
+        if (sc) s->score = sc;
+        int32_t *st = realloc(s->start, (n + 1) * sizeof(int32_t));
+        if (st) s->start = st;
+        int32_t *id = realloc(s->id, (n + 1) * sizeof(int32_t));
+        if (id) s->id = id;
+        if (!sc || !st || !id) return RC_NOMEM;
+        s->cap = n + 1;
+    }
+    double *best_score = s->score;
+    int32_t *best_start = s->start, *best_id = s->id;
+    for (size_t k = 0; k <= n; k++) {
+        best_score[k] = 0.0;
+        best_start[k] = -1;
+        best_id[k] = -1;
+    }
+    const Table *t = &m->initial;
+    for (size_t start = 0; start < n; start++) {
+        if (start && best_start[start] < 0) continue;
+        double base = best_score[start];
+        int has_single = 0;
+        uint64_t h = H0;
+        for (size_t end = start + 1; end <= n; end++) {
+            h = HSTEP(h, w[end - 1]);
+            const Slot *slot = table_find(t, w + start, end - start, h);
+            if (!slot) break;
+            if (slot->id >= 0) {
+                double score = base + m->scores[slot->id];
+                if (best_start[end] < 0 || score > best_score[end]) {
+                    best_score[end] = score;
+                    best_start[end] = (int32_t)start;
+                    best_id[end] = slot->id;
+                }
+                if (end == start + 1) has_single = 1;
+            }
+            if (!(slot->flags & F_PREFIX)) break;
+        }
+        if (!has_single) {
+            double score = base + m->unk_score;
+            if (best_start[start + 1] < 0 || score > best_score[start + 1]) {
+                best_score[start + 1] = score;
+                best_start[start + 1] = (int32_t)start;
+                best_id[start + 1] = -1;
+            }
+        }
+    }
+    /* The path, from the end: reverse it in the output afterwards. */
+    size_t mark = o->n;
+    for (size_t end = n; end > 0;) {
+        size_t start = (size_t)best_start[end];
+        if (out_push(o, best_id[end], (int32_t)start, (int32_t)end)) return RC_NOMEM;
+        end = start;
+    }
+    size_t count = o->n - mark;
+    for (size_t i = 0, j = count - 1; i < j; i++, j--) {
+        int32_t *a = o->ids + mark + i, *b = o->ids + mark + j, tmp = *a;
+        *a = *b;
+        *b = tmp;
+        int32_t *pa = o->offs + 2 * (mark + i), *pb = o->offs + 2 * (mark + j), t0 = pa[0], t1 = pa[1];
+        pa[0] = pb[0];
+        pa[1] = pb[1];
+        pb[0] = t0;
+        pb[1] = t1;
+    }
+    if (m->byte_fallback || m->unk_id < 0 || m->fuse_unk) {
+        /* Rewrite the unknowns in place (the output only grows with byte fallback: use a copy). */
+        int has_unknown = 0;
+        for (size_t i = mark; i < o->n; i++) has_unknown |= o->ids[i] < 0;
+        if (!has_unknown) return RC_OK;
+        size_t bytes = count * 3 * sizeof(int32_t);
+        int32_t *path = malloc(bytes);
+        if (!path) return RC_NOMEM;
+        for (size_t i = 0; i < count; i++) {
+            path[3 * i] = o->ids[mark + i];
+            path[3 * i + 1] = o->offs[2 * (mark + i)];
+            path[3 * i + 2] = o->offs[2 * (mark + i) + 1];
+        }
+        o->n = mark;
+        int rc = RC_OK;
+        for (size_t i = 0; i < count && rc == RC_OK; i++) {
+            int32_t id = path[3 * i], a = path[3 * i + 1], b = path[3 * i + 2];
+            if (id >= 0) {
+                if (out_push(o, id, a, b)) rc = RC_NOMEM;
+            } else if (m->byte_fallback) {
+                for (int32_t k = a; k < b && rc == RC_OK; k++) {
+                    uint8_t u[4];
+                    int nb = utf8_of(w[k], u);
+                    if (nb == 0) rc = RC_SURROGATE;
+                    for (int j = 0; j < nb && rc == RC_OK; j++)
+                        if (out_push(o, m->byte_ids[u[j]], k, k + 1)) rc = RC_NOMEM;
+                }
+            } else if (m->unk_id < 0) {
+                rc = RC_NOUNK;
+            } else if (m->fuse_unk && o->n > mark && o->ids[o->n - 1] == m->unk_id && o->offs[2 * o->n - 1] == a) {
+                o->offs[2 * o->n - 1] = b;
+            } else if (out_push(o, m->unk_id, a, b)) {
+                rc = RC_NOMEM;
+            }
+        }
+        free(path);
+        return rc;
+    }
+    for (size_t i = mark; i < o->n; i++)
+        if (o->ids[i] < 0) o->ids[i] = m->unk_id;
+    return RC_OK;
+}
+
+/* ---- encode_words ---------------------------------------------------------------------------- */
+
+typedef struct {
+    const Model *m;
+    const uint32_t *cps;
+    const size_t *starts; /* word k is cps[starts[k]:starts[k+1]] */
+    const Py_ssize_t *bases;
+    int32_t *counts;
+    size_t first, last; /* words [first, last) */
+    Out out;
+    int rc;
+} Job;
+
+static void *run_job(void *arg) {
+    Job *j = arg;
+    Scratch s = {0};
+    for (size_t k = j->first; k < j->last && j->rc == RC_OK; k++) {
+        size_t before = j->out.n;
+        const uint32_t *w = j->cps + j->starts[k];
+        size_t n = j->starts[k + 1] - j->starts[k];
+        j->rc = j->m->kind == KIND_WORDPIECE ? wordpiece_word(j->m, w, n, &s, &j->out)
+                                             : unigram_word(j->m, w, n, &s, &j->out);
+        j->counts[k] = (int32_t)(j->out.n - before);
+        if (j->bases && j->bases[k] > 0) {
+            int32_t base = (int32_t)j->bases[k];
+            for (size_t i = 2 * before; i < 2 * j->out.n; i++) j->out.offs[i] += base;
+        }
+    }
+    scratch_free(&s);
+    return NULL;
+}
+
+/* Reads starts[i] (a list of ints) as an int32; -1 with an exception on error. */
+static int span_item(PyObject *list, Py_ssize_t i, int32_t *out) {
+    Py_ssize_t v = PyLong_AsSsize_t(PyList_GET_ITEM(list, i));
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (v < 0 || v > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "span out of range");
+        return -1;
+    }
+    *out = (int32_t)v;
+    return 0;
+}
+
+/* Maps the token spans of each word k with spans[k] = (starts, ends) (lists of the original start
+ * and end of each character of the word, as NormalizedString keeps them) to the original text:
+ * (min(starts[a:b]), max(ends[a:b])), as NormalizedString.original_span does. */
+static int map_spans(PyObject *spans_obj, PyObject **words, Py_ssize_t n, const int32_t *counts, int32_t *offs) {
+    PyObject *spans = PySequence_Fast(spans_obj, "spans must be a sequence");
+    if (!spans) return -1;
+    int rc = -1;
+    if (PySequence_Fast_GET_SIZE(spans) != n) {
+        PyErr_SetString(PyExc_ValueError, "spans and words differ in length");
+        goto out;
+    }
+    size_t tok = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *sp = PySequence_Fast_GET_ITEM(spans, k);
+        size_t first = tok;
+        tok += (size_t)counts[k];
+        if (sp == Py_None) continue;
+        Py_ssize_t len = PyUnicode_GET_LENGTH(words[k]);
+        PyObject *starts, *ends;
+        if (!PyTuple_Check(sp) || PyTuple_GET_SIZE(sp) != 2 || !PyList_Check(starts = PyTuple_GET_ITEM(sp, 0))
+            || !PyList_Check(ends = PyTuple_GET_ITEM(sp, 1)) || PyList_GET_SIZE(starts) < len
+            || PyList_GET_SIZE(ends) < len) {
+            PyErr_SetString(PyExc_ValueError, "spans[k] must be (starts, ends), lists as long as the word");
+            goto out;
+        }
+        for (size_t t = first; t < tok; t++) {
+            int32_t a = offs[2 * t], b = offs[2 * t + 1], lo, hi, v;
+            if (a < 0 || b > len || a >= b) { /* (tokens are never empty) */
+                PyErr_SetString(PyExc_SystemError, "unexpected token span");
+                goto out;
+            }
+            if (span_item(starts, a, &lo) || span_item(ends, a, &hi)) goto out;
+            for (int32_t i = a + 1; i < b; i++) {
+                if (span_item(starts, i, &v)) goto out;
+                if (v < lo) lo = v;
+                if (span_item(ends, i, &v)) goto out;
+                if (v > hi) hi = v;
+            }
+            offs[2 * t] = lo;
+            offs[2 * t + 1] = hi;
+        }
+    }
+    rc = 0;
+out:
+    Py_DECREF(spans);
+    return rc;
+}
+
+static PyObject *Model_encode_words(Model *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"words", "threads", "bases", "spans", NULL};
+    PyObject *seq, *bases_obj = Py_None, *spans_obj = Py_None;
+    int threads = 1;
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "model not initialized");
+        return NULL;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|iOO:encode_words", kwlist, &seq, &threads, &bases_obj, &spans_obj)) return NULL;
+    PyObject *words = PySequence_Fast(seq, "words must be a sequence of str");
+    if (!words) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(words);
+    PyObject **items = PySequence_Fast_ITEMS(words);
+    PyObject *result = NULL, *ids = NULL, *counts_b = NULL, *offs_b = NULL;
+    uint32_t *cps = NULL;
+    size_t *starts = calloc((size_t)n + 1, sizeof(size_t));
+    Py_ssize_t *bases = NULL;
+    int32_t *counts = calloc((size_t)n + 1, sizeof(int32_t));
+    Job *jobs = NULL;
+    pthread_t *tids = NULL;
+    int n_jobs = 0;
+    if (!starts || !counts) goto nomem;
+    size_t total = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (!PyUnicode_Check(items[k])) {
+            PyErr_SetString(PyExc_TypeError, "words must be str");
+            goto done;
+        }
+        Py_ssize_t len = PyUnicode_GET_LENGTH(items[k]);
+        if (len >= INT32_MAX - 1) {
+            PyErr_SetString(PyExc_ValueError, "word too long");
+            goto done;
+        }
+        starts[k] = total;
+        total += (size_t)len;
+    }
+    starts[n] = total;
+    if (bases_obj != Py_None) {
+        PyObject *fb = PySequence_Fast(bases_obj, "bases must be a sequence of int");
+        if (!fb) goto done;
+        if (PySequence_Fast_GET_SIZE(fb) != n) {
+            Py_DECREF(fb);
+            PyErr_SetString(PyExc_ValueError, "bases and words differ in length");
+            goto done;
+        }
+        bases = calloc((size_t)n + 1, sizeof(Py_ssize_t));
+        if (!bases) {
+            Py_DECREF(fb);
+            goto nomem;
+        }
+        for (Py_ssize_t k = 0; k < n; k++) {
+            bases[k] = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(fb, k));
+            if (bases[k] == -1 && PyErr_Occurred()) {
+                Py_DECREF(fb);
+                goto done;
+            }
+            if (bases[k] > INT32_MAX / 2) {
+                Py_DECREF(fb);
+                PyErr_SetString(PyExc_ValueError, "base too large");
+                goto done;
+            }
+        }
+        Py_DECREF(fb);
+    }
+    if (bases && spans_obj != Py_None) { /* a word with spans is mapped by them alone */
+        PyObject *fs = PySequence_Fast(spans_obj, "spans must be a sequence");
+        if (!fs) goto done;
+        Py_ssize_t m = PySequence_Fast_GET_SIZE(fs);
+        for (Py_ssize_t k = 0; k < n && k < m; k++)
+            if (PySequence_Fast_GET_ITEM(fs, k) != Py_None) bases[k] = -1;
+        Py_DECREF(fs);
+    }
+    cps = malloc((total + 1) * sizeof(uint32_t));
+    if (!cps) goto nomem;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *w = items[k];
+        int kind = PyUnicode_KIND(w);
+        const void *data = PyUnicode_DATA(w);
+        uint32_t *dst = cps + starts[k];
+        Py_ssize_t len = (Py_ssize_t)(starts[k + 1] - starts[k]);
+        for (Py_ssize_t i = 0; i < len; i++) dst[i] = PyUnicode_READ(kind, data, i);
+    }
+    if (threads < 1) threads = 1;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    if ((Py_ssize_t)threads > n) threads = n > 0 ? (int)n : 1;
+    if (total < 4096) threads = 1; /* not worth a thread */
+    jobs = calloc((size_t)threads, sizeof(Job));
+    tids = calloc((size_t)threads, sizeof(pthread_t));
+    if (!jobs || !tids) goto nomem;
+    /* Contiguous runs of words of about equal size. */
+    size_t word = 0;
+    for (int t = 0; t < threads; t++) {
+        size_t goal = t == threads - 1 ? total : total / (size_t)threads * (size_t)(t + 1);
+        size_t first = word;
+        while (word < (size_t)n && (t == threads - 1 || starts[word] < goal)) word++;
+        Job *j = &jobs[t];
+        j->m = self;
+        j->cps = cps;
+        j->starts = starts;
+        j->bases = bases;
+        j->counts = counts;
+        j->first = first;
+        j->last = word;
+        n_jobs = t + 1;
+    }
+    self->busy++;
+    Py_BEGIN_ALLOW_THREADS
+    int started = 0;
+    for (int t = 1; t < n_jobs; t++) {
+        if (pthread_create(&tids[t], NULL, run_job, &jobs[t]) != 0) break;
+        started = t;
+    }
+    run_job(&jobs[0]);
+    for (int t = 1; t <= started; t++) pthread_join(tids[t], NULL);
+    for (int t = started + 1; t < n_jobs; t++) run_job(&jobs[t]); /* threads that could not start */
+    Py_END_ALLOW_THREADS
+    self->busy--;
+    size_t n_tokens = 0;
+    for (int t = 0; t < n_jobs; t++) {
+        int rc = jobs[t].rc;
+        if (rc == RC_NOMEM) goto nomem;
+        if (rc == RC_NOUNK) {
+            PyErr_SetString(PyExc_ValueError, "no unknown token for a word that needs one");
+            goto done;
+        }
+        if (rc == RC_SURROGATE) {
+            PyErr_SetString(PyExc_ValueError, "a lone surrogate cannot be encoded as bytes");
+            goto done;
+        }
+        n_tokens += jobs[t].out.n;
+    }
+    ids = PyList_New((Py_ssize_t)n_tokens);
+    counts_b = PyBytes_FromStringAndSize((const char *)counts, (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t));
+    offs_b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_tokens * 2 * sizeof(int32_t)));
+    if (!ids || !counts_b || !offs_b) goto done;
+    char *op = PyBytes_AS_STRING(offs_b);
+    Py_ssize_t pos = 0;
+    for (int t = 0; t < n_jobs; t++) {
+        Out *o = &jobs[t].out;
+        for (size_t i = 0; i < o->n; i++) {
+            PyObject *v = PyLong_FromLong(o->ids[i]);
+            if (!v) goto done;
+            PyList_SET_ITEM(ids, pos + (Py_ssize_t)i, v);
+        }
+        if (o->n) memcpy(op + pos * 2 * sizeof(int32_t), o->offs, o->n * 2 * sizeof(int32_t));
+        pos += (Py_ssize_t)o->n;
+    }
+    if (spans_obj != Py_None && map_spans(spans_obj, items, n, counts, (int32_t *)op)) goto done;
+    result = PyTuple_Pack(3, ids, counts_b, offs_b);
+    goto done;
+nomem:
+    PyErr_NoMemory();
+done:
+    if (jobs)
+        for (int t = 0; t < n_jobs; t++) out_free(&jobs[t].out);
+    Py_XDECREF(ids);
+    Py_XDECREF(counts_b);
+    Py_XDECREF(offs_b);
+    free(jobs);
+    free(tids);
+    free(cps);
+    free(starts);
+    free(bases);
+    free(counts);
+    Py_DECREF(words);
+    return result;
+}
+
+static void Model_clear(Model *self) {
+    table_free(&self->initial);
+    table_free(&self->continuing);
+    free(self->scores);
+    self->scores = NULL;
+    self->ready = 0;
+}
+
+static void Model_dealloc(Model *self) {
+    Model_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int check_idle(Model *self) {
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the model is encoding in another thread");
+        return -1;
+    }
+    return 0;
+}
+
+static int WordPiece_init(Model *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"initial", "continuing", "unk_id", "max_input_chars", "max_token_chars", NULL};
+    PyObject *initial, *continuing;
+    int unk_id;
+    Py_ssize_t max_input, max_token;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOinn:WordPieceModel", kwlist, &initial, &continuing, &unk_id,
+                                     &max_input, &max_token))
+        return -1;
+    if (check_idle(self)) return -1;
+    Model_clear(self);
+    self->kind = KIND_WORDPIECE;
+    self->unk_id = unk_id < 0 ? -1 : unk_id;
+    self->max_input_chars = max_input;
+    self->max_token_chars = max_token < 1 ? 1 : (size_t)max_token;
+    if (self->max_token_chars > (1 << 20)) {
+        PyErr_SetString(PyExc_ValueError, "max_token_chars too large");
+        return -1;
+    }
+    if (table_from_dict(&self->initial, initial, 0) || table_from_dict(&self->continuing, continuing, 0)) {
+        Model_clear(self);
+        return -1;
+    }
+    self->ready = 1;
+    return 0;
+}
+
+static int Unigram_init(Model *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"match", "prefixes", "scores", "unk_id", "unk_score", "fuse_unk", "byte_ids", NULL};
+    PyObject *match, *prefixes, *scores, *byte_ids;
+    int unk_id, fuse_unk;
+    double unk_score;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOidpO:UnigramModel", kwlist, &match, &prefixes, &scores, &unk_id,
+                                     &unk_score, &fuse_unk, &byte_ids))
+        return -1;
+    if (check_idle(self)) return -1;
+    Model_clear(self);
+    self->kind = KIND_UNIGRAM;
+    self->unk_id = unk_id < 0 ? -1 : unk_id;
+    self->unk_score = unk_score;
+    self->fuse_unk = fuse_unk;
+    PyObject *fs = PySequence_Fast(scores, "scores must be a sequence of float");
+    PyObject *fp = fs ? PySequence_Fast(prefixes, "prefixes must be a sequence of str") : NULL;
+    if (!fs || !fp) goto fail;
+    Py_ssize_t n_scores = PySequence_Fast_GET_SIZE(fs);
+    self->scores = malloc(((size_t)n_scores + 1) * sizeof(double));
+    if (!self->scores) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    self->n_scores = (size_t)n_scores;
+    for (Py_ssize_t k = 0; k < n_scores; k++) {
+        self->scores[k] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fs, k));
+        if (self->scores[k] == -1.0 && PyErr_Occurred()) goto fail;
+    }
+    Py_ssize_t n_prefixes = PySequence_Fast_GET_SIZE(fp);
+    if (table_from_dict(&self->initial, match, (size_t)n_prefixes)) goto fail;
+    for (Py_ssize_t k = 0; k < n_prefixes; k++)
+        if (table_put_str(&self->initial, PySequence_Fast_GET_ITEM(fp, k), -1, F_PREFIX)) goto fail;
+    /* Every matchable id must have a score. */
+    for (size_t i = 0; i <= self->initial.mask; i++) {
+        const Slot *s = &self->initial.slots[i];
+        if (s->len && s->id >= 0 && (size_t)s->id >= self->n_scores) {
+            PyErr_SetString(PyExc_ValueError, "a piece id has no score");
+            goto fail;
+        }
+    }
+    if (self->unk_id >= 0 && (size_t)self->unk_id >= self->n_scores) {
+        PyErr_SetString(PyExc_ValueError, "unk_id out of range");
+        goto fail;
+    }
+    if (byte_ids != Py_None) {
+        PyObject *fb = PySequence_Fast(byte_ids, "byte_ids must be a sequence of 256 ints");
+        if (!fb) goto fail;
+        if (PySequence_Fast_GET_SIZE(fb) != 256) {
+            Py_DECREF(fb);
+            PyErr_SetString(PyExc_ValueError, "byte_ids must have 256 ids");
+            goto fail;
+        }
+        for (int b = 0; b < 256; b++) {
+            long id = PyLong_AsLong(PySequence_Fast_GET_ITEM(fb, b));
+            if ((id == -1 && PyErr_Occurred()) || id < 0 || id > INT32_MAX) {
+                Py_DECREF(fb);
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "byte id out of range");
+                goto fail;
+            }
+            self->byte_ids[b] = (int32_t)id;
+        }
+        Py_DECREF(fb);
+        self->byte_fallback = 1;
+    } else {
+        self->byte_fallback = 0;
+    }
+    Py_DECREF(fs);
+    Py_DECREF(fp);
+    self->ready = 1;
+    return 0;
+fail:
+    Py_XDECREF(fs);
+    Py_XDECREF(fp);
+    Model_clear(self);
+    return -1;
+}
+
+static PyMethodDef Model_methods[] = {
+    {"encode_words", (PyCFunction)(void (*)(void))Model_encode_words, METH_VARARGS | METH_KEYWORDS,
+     "encode_words(words, threads=1, bases=None, spans=None) -> (ids, counts, offsets): all tokens of the words "
+     "(a list), tokens per word (int32 bytes) and their spans in the word (+ bases[k] when >= 0, or mapped by "
+     "spans[k] = (starts, ends) when not None) as int32 start/end pairs. "
+     "Releases the GIL."},
+    {NULL},
+};
+
+static PyTypeObject WordPieceType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tokviz._native.WordPieceModel",
+    .tp_basicsize = sizeof(Model),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "WordPieceModel(initial, continuing, unk_id, max_input_chars, max_token_chars): greedy longest match",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)WordPiece_init,
+    .tp_dealloc = (destructor)Model_dealloc,
+    .tp_methods = Model_methods,
+};
+
+static PyTypeObject UnigramType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tokviz._native.UnigramModel",
+    .tp_basicsize = sizeof(Model),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "UnigramModel(match, prefixes, scores, unk_id, unk_score, fuse_unk, byte_ids): HF Unigram Viterbi",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Unigram_init,
+    .tp_dealloc = (destructor)Model_dealloc,
+    .tp_methods = Model_methods,
+};
+
+int tv_models_add(PyObject *m) {
+    PyTypeObject *types[] = {&WordPieceType, &UnigramType};
+    const char *names[] = {"WordPieceModel", "UnigramModel"};
+    for (int k = 0; k < 2; k++) {
+        if (PyType_Ready(types[k]) < 0) return -1;
+        Py_INCREF(types[k]);
+        if (PyModule_AddObject(m, names[k], (PyObject *)types[k]) < 0) {
+            Py_DECREF(types[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
