@@ -1,6 +1,8 @@
 """Decoders: turn a list of token strings back into text (HF tokenizers' decoders)."""
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from dataclasses import dataclass, field
 
 import regex
@@ -8,9 +10,10 @@ import regex
 from .bytelevel import CHAR_TO_BYTE
 
 
-class Decoder:
+class Decoder(ABC):
+    @abstractmethod
     def decode_chain(self, tokens: list[str]) -> list[str]:
-        raise NotImplementedError
+        """The tokens after this decoding step."""
 
     def decode(self, tokens: list[str]) -> str:
         return "".join(self.decode_chain(tokens))

@@ -5,6 +5,8 @@ The semantics are those of HF tokenizers' normalizers of the same name.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -15,11 +17,12 @@ from .normalized import NormalizedString
 from .unicode import is_bert_chinese_char, is_control, is_whitespace
 
 
-class Normalizer:
+class Normalizer(ABC):
     """Base class: `normalize` returns the rewritten string (possibly the same object)."""
 
+    @abstractmethod
     def normalize(self, ns: NormalizedString) -> NormalizedString:
-        raise NotImplementedError
+        """The rewritten string (possibly `ns` itself)."""
 
     def normalize_str(self, text: str) -> str:
         return self.normalize(NormalizedString(text)).text

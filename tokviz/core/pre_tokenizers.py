@@ -5,6 +5,8 @@ Semantics follow HF tokenizers' pre-tokenizers of the same name, including the f
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -82,15 +84,16 @@ def _char_spans(text: str, pred: Callable[[str], bool]) -> Iterator[tuple[int, i
             yield i, i + 1
 
 
-class PreTokenizer:
+class PreTokenizer(ABC):
     def pre_tokenize(self, pieces: list[NormalizedString]) -> list[NormalizedString]:
         out: list[NormalizedString] = []
         for p in pieces:
             out.extend(self.split(p))
         return out
 
+    @abstractmethod
     def split(self, ns: NormalizedString) -> list[NormalizedString]:
-        raise NotImplementedError
+        """The pieces of one normalized string."""
 
     def pre_tokenize_str(self, text: str) -> list[tuple[str, tuple[int, int]]]:
         """Convenience: the pieces of `text` with their original offsets."""

@@ -1,11 +1,13 @@
 """What every model (BPE, WordPiece, Unigram) offers the pipeline."""
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 # A token found in a piece: (id, start, end), start/end in characters of the piece's text.
 Token = tuple[int, int, int]
 
 
-class Model:
+class Model(ABC):
     """A vocabulary plus the algorithm that cuts one pre-tokenized piece into tokens."""
 
     kind = "model"
@@ -14,8 +16,9 @@ class Model:
         self.vocab = vocab
         self._id_to_token: list[str | None] | None = None
 
+    @abstractmethod
     def tokenize(self, text: str) -> list[Token]:
-        raise NotImplementedError
+        """Tokens of one pre-tokenized piece: (id, start, end) in its characters."""
 
     def token_to_id(self, token: str) -> int | None:
         return self.vocab.get(token)
