@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
         else:
             path = tokenizer if tokenizer is not None else defaults.default_tokenizer_path()
             if tokenizer is None and not Path(path).exists():
-                self.token_view.set_placeholder(
+                self.token_view.set_message(
                     "No tokenizer loaded.\nOpen one with File ▸ Open tokenizer… (Ctrl+O) or drop it here."
                 )
             else:
@@ -418,7 +418,7 @@ class MainWindow(QMainWindow):
         self.file_cancel_button.show()
         self.token_view.set_encoding(None)
         name = Path(self._big["path"]).name
-        self.token_view.set_placeholder(f"Encoding {name} ({self._big['size'] / 1e6:.1f} MB)…")
+        self.token_view.set_message(f"Encoding {name} ({self._big['size'] / 1e6:.1f} MB)…")
         self.status_tokens.setText("encoding the whole file…")
         self.status_ratio.setText("")
         self.status_time.setText("")
@@ -443,7 +443,7 @@ class MainWindow(QMainWindow):
     def _on_file_progress(self, done: int, total: int) -> None:
         self.file_progress.setValue(1000 if total <= 0 else min(1000, done * 1000 // total))
         if self._big is not None:
-            self.token_view.set_placeholder(
+            self.token_view.set_message(
                 f"Encoding {Path(self._big['path']).name}: {done / 1e6:.1f} of {total / 1e6:.1f} MB…"
             )
 
@@ -534,7 +534,7 @@ class MainWindow(QMainWindow):
         name = Path(path).name or path
         self.statusBar().showMessage(f"Loading {name}…")
         if self.controller.tokenizer is None:
-            self.token_view.set_placeholder(f"Loading {name}…")
+            self.token_view.set_message(f"Loading {name}…")
 
     @Slot(object)
     def _on_loaded(self, result: LoadResult) -> None:
@@ -551,7 +551,7 @@ class MainWindow(QMainWindow):
     def _on_load_failed(self, path: str, reason: str) -> None:
         self.statusBar().showMessage("Could not load the tokenizer", 6000)
         if self.controller.tokenizer is None:
-            self.token_view.set_placeholder(
+            self.token_view.set_message(
                 "No tokenizer loaded.\nOpen one with File ▸ Open tokenizer… (Ctrl+O) or drop it here."
             )
         self.report_error("Could not open tokenizer", f"{path}\n\n{reason}", path=path, reason=reason)
@@ -598,7 +598,7 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def _on_encode_failed(self, reason: str) -> None:
         self.token_view.set_encoding(None)
-        self.token_view.set_placeholder(f"Cannot encode this text:\n{reason}")
+        self.token_view.set_message(f"Cannot encode this text:\n{reason}")
         self.status_tokens.setText("encode failed")
         self.status_ratio.setText("")
         self.statusBar().showMessage(reason, 8000)

@@ -116,7 +116,7 @@ class TokenView(QAbstractScrollArea):
         super().__init__(parent)
         self.theme = theme
         self._encoding: Encoding | None = None
-        self._placeholder = ""
+        self._message = ""
         self._hover = -1
         self._current = -1
         self._layout_width = -1.0
@@ -145,7 +145,7 @@ class TokenView(QAbstractScrollArea):
 
     # ---- public API ---------------------------------------------------------------------------
     def set_encoding(self, encoding: Encoding | None) -> None:
-        """Show `encoding` (None: show the placeholder)."""
+        """Show `encoding` (None: show the message)."""
         self._encoding = encoding
         self._hover = -1
         self._current = -1 if encoding is None or self._current >= len(encoding) else self._current
@@ -157,13 +157,13 @@ class TokenView(QAbstractScrollArea):
     def encoding(self) -> Encoding | None:
         return self._encoding
 
-    def set_placeholder(self, text: str) -> None:
+    def set_message(self, text: str) -> None:
         """Text shown centred when there is no encoding (e.g. 'Loading…', 'Open a tokenizer')."""
-        self._placeholder = text
+        self._message = text
         self.viewport().update()
 
-    def placeholder(self) -> str:
-        return self._placeholder
+    def message(self) -> str:
+        return self._message
 
     def color_of(self, index: int) -> str:
         special = bool(self._encoding.special[index]) if self._encoding else False
@@ -531,7 +531,7 @@ class TokenView(QAbstractScrollArea):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
         if self._encoding is None or not self._row_start:
-            self._paint_placeholder(painter)
+            self._paint_message(painter)
             return
         theme = self.theme
         clip = event.rect()
@@ -601,10 +601,10 @@ class TokenView(QAbstractScrollArea):
         painter.setPen(QColor(theme.chip_text))
         painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, hexbyte)
 
-    def _paint_placeholder(self, painter: QPainter) -> None:
-        if not self._placeholder:
+    def _paint_message(self, painter: QPainter) -> None:
+        if not self._message:
             return
-        painter.setPen(QColor(self.theme.placeholder))
+        painter.setPen(QColor(self.theme.message_text))
         painter.setFont(self.font())
         r = self.viewport().rect().adjusted(24, 24, -24, -24)
-        painter.drawText(r, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._placeholder)
+        painter.drawText(r, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._message)
