@@ -29,6 +29,15 @@ from .pre_tokenizers import PreTokenizer
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
 
+def _is_partial(data: bytes) -> bool:
+    """Whether a token's bytes hold only part of a UTF-8 character (they are not valid UTF-8)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
 @dataclass
 class Source:
     """Where a tokenizer came from: shown by `tokviz info` and the GUI."""
@@ -261,29 +270,17 @@ class Tokenizer:
 
     def _encoding(self, text, ids, offsets, special) -> Encoding:
         tables = self._id_tables() if self._native else None
-        if tables is not None:
-            try:
-                by_id_bytes, by_id_piece, by_id_partial = tables
-                token_bytes = list(map(by_id_bytes.__getitem__, ids))
+        if tables is not None and (not ids or (min(ids) >= 0 and max(ids) < len(tables[0]))):
+            by_id_bytes, by_id_piece, by_id_partial = tables
+            token_bytes = list(map(by_id_bytes.__getitem__, ids))
+            if None not in token_bytes:
                 pieces = list(map(by_id_piece.__getitem__, ids))
                 partial = list(map(by_id_partial.__getitem__, ids))
-                if None not in token_bytes:
-                    if True in special:  # special tokens are never partial
-                        partial = [p and not sp for p, sp in zip(partial, special)]
-                    return Encoding(text, ids, offsets, token_bytes, pieces, special, partial)
-            except IndexError:
-                pass  # an id outside the tables: the general path below
+                if True in special:  # special tokens are never partial
+                    partial = [p and not sp for p, sp in zip(partial, special)]
+                return Encoding(text, ids, offsets, token_bytes, pieces, special, partial)
         token_bytes = [self.token_bytes(i) for i in ids]
-        partial = []
-        for data, sp in zip(token_bytes, special):
-            if sp:
-                partial.append(False)
-                continue
-            try:
-                data.decode("utf-8")
-                partial.append(False)
-            except UnicodeDecodeError:
-                partial.append(True)
+        partial = [not sp and _is_partial(data) for data, sp in zip(token_bytes, special)]
         pieces = [self.id_to_token(i) or "" for i in ids]
         return Encoding(text, ids, offsets, token_bytes, pieces, special, partial)
 
@@ -302,13 +299,7 @@ class Tokenizer:
                 data = self.token_bytes(i) if piece is not None else None
                 by_bytes.append(data)
                 by_piece.append(piece or "")
-                partial = False
-                if data is not None:
-                    try:
-                        data.decode("utf-8")
-                    except UnicodeDecodeError:
-                        partial = True
-                by_partial.append(partial)
+                by_partial.append(data is not None and _is_partial(data))
             tables = self._tables = (by_bytes, by_piece, by_partial)
         return tables
 
