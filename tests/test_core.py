@@ -65,3 +65,32 @@ def test_display_string_shows_stray_bytes_as_chips():
 def test_encode_batch_matches_encode(demo):
     texts = [sample_text()[i : i + 50] for i in range(0, 400, 50)]
     assert [e.ids for e in demo.encode_batch(texts, threads=2)] == [demo.encode(t).ids for t in texts]
+
+
+def test_dropped_tokenizers_are_freed_without_the_cyclic_collector(tmp_path):
+    """The GUI freezes long-lived objects (gc.freeze) to keep collections off the UI thread, so a
+    tokenizer it drops must be freed by reference counting alone: no reference cycles."""
+    import gc
+    import weakref
+
+    from _shared import TOKENIZERS
+
+    paths = [default_tokenizer_path()] + [
+        p for p in (TOKENIZERS / "qwen2.5", TOKENIZERS / "cl100k_base.tiktoken", TOKENIZERS / "bert-minilm",
+                    TOKENIZERS / "sentencepiece" / "unigram_8k.model", TOKENIZERS / "sentencepiece" / "bpe_8k.model")
+        if p.exists()
+    ]
+    for path in paths:
+        tok = tokviz.load(path)
+        tok.encode("héllo 海 world " + "a" * 80)
+        tok.use_native(False).encode("héllo 海 world " + "a" * 80)
+        tok.describe()
+        refs = [weakref.ref(tok), weakref.ref(tok.model)]
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            del tok
+            assert all(r() is None for r in refs), f"{path}: a reference cycle keeps the tokenizer alive"
+        finally:
+            if was_enabled:
+                gc.enable()

@@ -50,13 +50,13 @@ class BPE(Model):
         self._merge_lines = merge_lines
         if merge_lines is not None:
             self.ranks = dict(zip(merge_lines, range(len(merge_lines))))
-            self._rank = self._rank_by_line
+            self._rank_impl = BPE._rank_by_line
         elif merges is not None:
             self.ranks = dict(zip(merges, range(len(merges))))
-            self._rank = self._rank_by_pair
+            self._rank_impl = BPE._rank_by_pair
         else:
             self.ranks = None
-            self._rank = self._rank_by_token
+            self._rank_impl = BPE._rank_by_token
 
     @property
     def merges(self) -> list[tuple[str, str]] | None:
@@ -68,6 +68,13 @@ class BPE(Model):
     # ---- ranking -------------------------------------------------------------------------
     def _merged(self, a: str, b: str) -> str:
         return a + b[len(self.prefix):] if self.prefix else a + b
+
+    @property
+    def _rank(self):
+        """rank(a, b) for this model's kind of ranking.  (The choice is kept as a plain function:
+        a bound method stored on the instance would make a reference cycle, and a dropped
+        tokenizer would then wait for the cyclic collector instead of being freed at once.)"""
+        return self._rank_impl.__get__(self, BPE)
 
     def _rank_by_pair(self, a: str, b: str) -> int | None:
         return self.ranks.get((a, b))
