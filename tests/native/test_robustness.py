@@ -118,6 +118,30 @@ def test_pure_python_switch():
     assert out == ["False", "python", "None"]
 
 
+def test_sentencepiece_reader_decodes_pieces_like_python():
+    """The C reader's own UTF-8 decoder accepts exactly what Python's strict decoder accepts."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    def record(raw: bytes) -> bytes:
+        return bytes([0x0A, len(raw) + 2, 0x0A, len(raw)]) + raw
+
+    @settings(max_examples=3000, deadline=None)
+    @given(raw=st.one_of(st.binary(min_size=1, max_size=40),
+                         st.text(min_size=1, max_size=20).map(lambda t: t.encode("utf-8", "surrogatepass"))))
+    def check(raw):
+        if len(raw) > 120:
+            return
+        pieces = _native.sp_pieces(record(raw), 0)[0]
+        try:
+            expected = [raw.decode("utf-8")]
+        except UnicodeDecodeError:
+            expected = []
+        assert pieces == expected
+
+    check()
+
+
 def test_sentencepiece_reader_survives_any_bytes():
     """sp_pieces reads what it can and stops at anything unusual; it never reads past the data."""
     from hypothesis import given, settings
@@ -125,7 +149,7 @@ def test_sentencepiece_reader_survives_any_bytes():
 
     record = b"\x0a\x0c\x0a\x03abc\x15\x00\x00\x80\x3f\x18\x01"  # piece 'abc', score 1.0, NORMAL
     pieces, scores, types, vocab, end = _native.sp_pieces(record * 3, 0)
-    assert pieces == ["abc"] * 3 and scores == [1.0] * 3 and types == b"\x01" * 3
+    assert pieces == ["abc"] * 3 and list(array("f", scores)) == [1.0] * 3 and types == b"\x01" * 3
     assert vocab == {"abc": 0} and end == len(record) * 3
     bad_utf8 = b"\x0a\x05\x0a\x03\xff\xfe\xfd"
     assert _native.sp_pieces(record + bad_utf8, 0)[4] == len(record)  # stops before it
@@ -139,7 +163,7 @@ def test_sentencepiece_reader_survives_any_bytes():
         if pos > len(data):
             return
         pieces, scores, types, vocab, end = _native.sp_pieces(data, pos)
-        assert pos <= end <= len(data) and len(pieces) == len(scores) == len(types)
+        assert pos <= end <= len(data) and len(pieces) * 4 == len(scores) and len(pieces) == len(types)
 
     fuzz()
     for _ in range(200):  # real records with random damage

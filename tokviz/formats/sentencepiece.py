@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import struct
+from array import array
 from pathlib import Path
 
 from ..core.added import AddedToken
@@ -112,7 +113,7 @@ def read_sentencepiece(path: str | os.PathLike) -> Tokenizer:
 def parse_model_proto(data: bytes, source=None) -> dict:
     """The fields of a serialized ModelProto that tokviz uses, as plain Python values."""
     pieces: list[str] = []
-    scores: list[float] = []
+    scores = array("f")  # float32, as stored
     types = bytearray()  # one type code per piece
     vocab = None  # piece -> first id, when the C reader read every piece
     trainer = normalizer = denormalizer = None
@@ -159,7 +160,7 @@ def parse_model_proto(data: bytes, source=None) -> dict:
     }
 
 
-def _read_pieces(data: bytes, pos: int, pieces: list, scores: list, types: bytearray, source):
+def _read_pieces(data: bytes, pos: int, pieces: list, scores: array, types: bytearray, source):
     """Read pieces laid out the way sentencepiece writes them (field 1 holding piece, score and an
     optional type, all with one-byte lengths) starting at `pos`.  Return where that stops, and the
     piece -> first id map of what the C reader read (None without the C reader)."""
@@ -167,7 +168,7 @@ def _read_pieces(data: bytes, pos: int, pieces: list, scores: list, types: bytea
     if native.sp_pieces is not None:  # the same reading in C; the loop below goes on where it stops
         more_pieces, more_scores, more_types, run_vocab, pos = native.sp_pieces(data, pos)
         pieces += more_pieces
-        scores += more_scores
+        scores.frombytes(more_scores)
         types += more_types
     end = len(data)
     unpack = _F32.unpack_from
