@@ -27,7 +27,9 @@
 #include "models.h"
 
 #define NO_RANK INT32_MAX
-#define SHORT_PIECE 16    /* up to this many bytes: merge by rescanning an array; beyond, the heap */
+#ifndef SHORT_PIECE
+#define SHORT_PIECE 16 /* up to this many bytes: merge by rescanning an array; beyond, the heap */
+#endif
 #define CACHE_SLOTS 8     /* independent caches; a thread uses whichever is free */
 #define CACHE_MAX_KEY 128 /* longer pieces are not cached */
 #ifndef CACHE_BITS
@@ -37,6 +39,7 @@
 #define CACHE_KEY_BYTES (CACHE_ENTRIES * 32)
 #define CACHE_ID_COUNT (CACHE_ENTRIES * 8)
 #define MAX_THREADS 256
+#define MAX_LISTED_LEN 256 /* token lengths the first-byte filter of whole-piece lookups covers */
 
 /* ---- hashing ------------------------------------------------------------------------------ */
 
@@ -68,10 +71,40 @@ static size_t table_size_for(size_t count) {
     return size;
 }
 
+/* A Bloom filter in front of a big hash table: most lookups while merging are of pairs (and whole
+ * pieces) that are not there, and the filter, unlike the table, stays in the CPU cache.  Each key
+ * sets two bits of one 64-bit word, chosen by hash bits the tables do not use for their slots. */
+typedef struct {
+    uint64_t *words; /* NULL: no filter (everything may be present) */
+    size_t mask;
+} Bloom;
+
+static int bloom_init(Bloom *f, size_t count) {
+    size_t words = 1;
+    while (words * 64 < count * 12) words <<= 1; /* 12-24 bits a key: a few % false hits */
+    f->words = calloc(words, sizeof(uint64_t));
+    f->mask = words - 1;
+    return f->words ? 0 : -1;
+}
+
+static inline uint64_t bloom_bits(uint64_t h) { return (1ULL << ((h >> 52) & 63)) | (1ULL << ((h >> 58) & 63)); }
+
+static inline void bloom_add(Bloom *f, uint64_t h) { f->words[(h >> 24) & f->mask] |= bloom_bits(h); }
+
+static inline int bloom_may_have(const Bloom *f, uint64_t h) {
+    if (!f->words) return 1;
+    uint64_t bits = bloom_bits(h);
+    return (f->words[(h >> 24) & f->mask] & bits) == bits;
+}
+
 typedef struct {
     uint64_t key; /* left << 32 | right; UINT64_MAX = empty */
     int32_t rank, merged;
 } PairSlot;
+
+typedef struct {
+    int32_t rank, merged; /* rank NO_RANK: the pair does not merge */
+} PairMerge;
 
 /* ---- the piece cache ---------------------------------------------------------------------- */
 
@@ -178,15 +211,21 @@ typedef struct {
     size_t bmap_mask;
     PairSlot *pmap;
     size_t pmap_mask;
-    PairSlot *byte_pairs; /* the pair of byte tokens (b1, b2) at [b1 << 8 | b2], rank NO_RANK if none:
-                             the first round of every piece without touching the big table */
+    PairMerge *byte_pairs; /* the pair of byte tokens (b1, b2) at [b1 << 8 | b2]: the first round of
+                              every piece without touching the big table */
+    size_t max_tok_len;
+    uint8_t *long_firsts;  /* bit (len - 2) * 256 + first byte: some token of that many bytes (up to
+                              MAX_LISTED_LEN) starts with that byte; whole-piece lookups skip the rest */
     size_t n_pairs;
+    Bloom pair_filter;  /* of pmap (empty while it is built) */
+    Bloom token_filter; /* of bmap, for whole-piece lookups */
     Cache caches[CACHE_SLOTS];
     int n_caches;
 } Encoder;
 
-static int32_t bytes_lookup(const Encoder *e, const uint8_t *p, size_t n) {
-    uint64_t h = hash_bytes(p, n), tag = h & 0xFFFFFFFF00000000ULL;
+/* The id of the token with these bytes (h = hash_bytes(p, n)), or -1. */
+static int32_t bytes_lookup_hashed(const Encoder *e, const uint8_t *p, size_t n, uint64_t h) {
+    uint64_t tag = h & 0xFFFFFFFF00000000ULL;
     for (size_t s = h & e->bmap_mask;; s = (s + 1) & e->bmap_mask) {
         uint64_t v = e->bmap[s];
         if (!v) return -1;
@@ -196,9 +235,24 @@ static int32_t bytes_lookup(const Encoder *e, const uint8_t *p, size_t n) {
     }
 }
 
+static int32_t bytes_lookup(const Encoder *e, const uint8_t *p, size_t n) {
+    return bytes_lookup_hashed(e, p, n, hash_bytes(p, n));
+}
+
+/* False when no token has n bytes and starts with p[0] (n >= 2): most long pieces of CJK text are
+ * rejected here without a probe of the big table. */
+static inline int may_be_token(const Encoder *e, const uint8_t *p, size_t n) {
+    if (n > e->max_tok_len) return 0;
+    if (n > MAX_LISTED_LEN) return 1;
+    size_t bit = (n - 2) * 256 + p[0];
+    return (e->long_firsts[bit >> 3] >> (bit & 7)) & 1;
+}
+
 static inline const PairSlot *pair_lookup(const Encoder *e, int32_t a, int32_t b) {
     uint64_t key = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
-    for (size_t s = hash_pair(key) & e->pmap_mask;; s = (s + 1) & e->pmap_mask) {
+    uint64_t h = hash_pair(key);
+    if (!bloom_may_have(&e->pair_filter, h)) return NULL;
+    for (size_t s = h & e->pmap_mask;; s = (s + 1) & e->pmap_mask) {
         const PairSlot *slot = &e->pmap[s];
         if (slot->key == key) return slot;
         if (slot->key == UINT64_MAX) return NULL;
@@ -223,7 +277,7 @@ static void pair_insert(Encoder *e, int32_t a, int32_t b, int32_t rank, int32_t 
 /* ---- merging -------------------------------------------------------------------------------- */
 
 typedef struct {
-    int32_t rank, pos, left, right;
+    int32_t rank, pos, left, right, merged;
 } HeapItem;
 
 static inline int heap_less(const HeapItem *x, const HeapItem *y) {
@@ -320,7 +374,7 @@ static int scratch_reserve_bytes(Scratch *s, size_t n) {
 static size_t merge_short(const Encoder *e, Scratch *s, const uint8_t *bytes, size_t n) {
     int32_t *sym = s->sym, *rank = s->rank, *merged = s->merged;
     for (size_t k = 0; k + 1 < n; k++) {
-        const PairSlot *p = &e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
+        const PairMerge *p = &e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
         rank[k] = p->rank;
         merged[k] = p->merged;
     }
@@ -358,27 +412,27 @@ static size_t merge_long(const Encoder *e, Scratch *s, const uint8_t *bytes, siz
         prev[k] = (int32_t)k - 1;
     }
     for (size_t k = 0; k + 1 < n; k++) {
-        const PairSlot *p = &e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
-        if (p->rank != NO_RANK) heap_push(heap, &hn, (HeapItem){p->rank, (int32_t)k, sym[k], sym[k + 1]});
+        const PairMerge *p = &e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
+        if (p->rank != NO_RANK) heap_push(heap, &hn, (HeapItem){p->rank, (int32_t)k, sym[k], sym[k + 1], p->merged});
     }
     /* Each merge removes a symbol and pushes at most two items: the heap never exceeds 2n. */
     while (hn) {
         HeapItem it = heap_pop(heap, &hn);
         int32_t i = it.pos, j = next[i];
         if (sym[i] < 0 || j >= (int32_t)n || sym[i] != it.left || sym[j] != it.right) continue; /* stale */
-        sym[i] = pair_get(e, it.left, it.right).merged;
+        sym[i] = it.merged;
         sym[j] = -1;
         next[i] = next[j];
         if (next[j] < (int32_t)n) prev[next[j]] = i;
         if (prev[i] >= 0) {
             int32_t q = prev[i];
             PairSlot pp = pair_get(e, sym[q], sym[i]);
-            if (pp.rank != NO_RANK) heap_push(heap, &hn, (HeapItem){pp.rank, q, sym[q], sym[i]});
+            if (pp.rank != NO_RANK) heap_push(heap, &hn, (HeapItem){pp.rank, q, sym[q], sym[i], pp.merged});
         }
         if (next[i] < (int32_t)n) {
             int32_t q = next[i];
             PairSlot pq = pair_get(e, sym[i], sym[q]);
-            if (pq.rank != NO_RANK) heap_push(heap, &hn, (HeapItem){pq.rank, i, sym[i], sym[q]});
+            if (pq.rank != NO_RANK) heap_push(heap, &hn, (HeapItem){pq.rank, i, sym[i], sym[q], pq.merged});
         }
     }
     size_t m = 0;
@@ -470,17 +524,19 @@ static int encode_piece(const Encoder *e, Cache *cache, Scratch *s, const uint8_
         out->ids[out->n++] = e->byte_id[bytes[0]];
         return ENC_OK;
     }
-    if (e->ignore_merges) {
-        int32_t id = bytes_lookup(e, bytes, len);
+    int cached = cache && len <= CACHE_MAX_KEY;
+    int whole = e->ignore_merges && may_be_token(e, bytes, len);
+    uint64_t h = cached || whole ? hash_bytes(bytes, len) : 0;
+    /* Short pieces are mostly tokens (words of alphabetic text): the filter would only cost them. */
+    if (whole && (len <= 8 || bloom_may_have(&e->token_filter, h))) {
+        int32_t id = bytes_lookup_hashed(e, bytes, len, h);
         if (id >= 0) {
             out->ids[out->n++] = id;
             return ENC_OK;
         }
     }
-    uint64_t h = 0;
-    if (cache && len <= CACHE_MAX_KEY) {
+    if (cached) {
         size_t n_ids;
-        h = hash_bytes(bytes, len);
         const int32_t *hit = cache_get(cache, bytes, len, h, &n_ids);
         if (hit) {
             memcpy(out->ids + out->n, hit, n_ids * sizeof(int32_t));
@@ -492,7 +548,7 @@ static int encode_piece(const Encoder *e, Cache *cache, Scratch *s, const uint8_
     for (size_t k = 0; k < len; k++) s->sym[k] = e->byte_id[bytes[k]];
     size_t m = len <= SHORT_PIECE ? merge_short(e, s, bytes, len) : merge_long(e, s, bytes, len);
     memcpy(out->ids + out->n, s->sym, m * sizeof(int32_t));
-    if (cache && len <= CACHE_MAX_KEY) cache_put(cache, bytes, len, h, out->ids + out->n, m);
+    if (cached) cache_put(cache, bytes, len, h, out->ids + out->n, m);
     out->n += m;
     return ENC_OK;
 }
@@ -839,6 +895,9 @@ static void Encoder_dealloc(Encoder *self) {
     free(self->bmap);
     free(self->pmap);
     free(self->byte_pairs);
+    free(self->pair_filter.words);
+    free(self->token_filter.words);
+    free(self->long_firsts);
     for (int k = 0; k < self->n_caches; k++) {
         cache_free(&self->caches[k]);
         pthread_mutex_destroy(&self->caches[k].lock);
@@ -940,6 +999,20 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
         self->bmap[s] = (h & 0xFFFFFFFF00000000ULL) | ((uint32_t)k + 1);
         pos += len;
     }
+    self->long_firsts = calloc((MAX_LISTED_LEN - 1) * 256 / 8, 1);
+    if (!self->long_firsts) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        size_t len = self->tok_len[k];
+        if (len == UINT32_MAX || len < 2) continue;
+        if (len > self->max_tok_len) self->max_tok_len = len;
+        if (len <= MAX_LISTED_LEN) {
+            size_t bit = (len - 2) * 256 + self->blob[self->tok_off[k]];
+            self->long_firsts[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+        }
+    }
     for (int c = 0; c < 256; c++) {
         uint8_t byte = (uint8_t)c;
         self->byte_id[c] = bytes_lookup(self, &byte, 1);
@@ -1004,7 +1077,19 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
         }
         PyBuffer_Release(&view);
     }
-    self->byte_pairs = malloc(65536 * sizeof(PairSlot));
+    Bloom pairs, known;
+    if (bloom_init(&pairs, self->n_pairs) || bloom_init(&known, self->n_ids)) {
+        free(pairs.words);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t k = 0; k <= self->pmap_mask; k++)
+        if (self->pmap[k].key != UINT64_MAX) bloom_add(&pairs, hash_pair(self->pmap[k].key));
+    for (size_t k = 0; k < self->n_ids; k++)
+        if (self->tok_len[k] != UINT32_MAX) bloom_add(&known, hash_bytes(self->blob + self->tok_off[k], self->tok_len[k]));
+    self->pair_filter = pairs;
+    self->token_filter = known;
+    self->byte_pairs = malloc(65536 * sizeof(PairMerge));
     if (!self->byte_pairs) {
         PyErr_NoMemory();
         return -1;
@@ -1012,8 +1097,7 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
     for (int b1 = 0; b1 < 256; b1++)
         for (int b2 = 0; b2 < 256; b2++) {
             const PairSlot *p = pair_lookup(self, self->byte_id[b1], self->byte_id[b2]);
-            PairSlot *q = &self->byte_pairs[b1 << 8 | b2];
-            q->key = 0;
+            PairMerge *q = &self->byte_pairs[b1 << 8 | b2];
             q->rank = p ? p->rank : NO_RANK;
             q->merged = p ? p->merged : -1;
         }
