@@ -117,7 +117,7 @@ def run(mb: float, repeat: int, python_kb: int) -> tuple[list[dict], bool]:
                     ok = False
                     print(f"MISMATCH {name}/{corpus.stem}: {bad} of {len(chunks)} chunks differ from {ref_name}", file=sys.stderr)
             # Each run starts with an empty piece cache: it only helps within the run, as in use.
-            cold = tok.native_encoder().encoder.clear_cache if tok.native_encoder() else None
+            cold = tok.clear_cache
             row["tokviz ids"] = best_mbps(lambda: [tok.encode_ids(c) for c in chunks], nbytes, repeat, cold)
             row["tokviz enc"] = best_mbps(lambda: [tok.encode(c) for c in chunks], nbytes, repeat, cold)
             row["tokviz ids x2"] = best_mbps(lambda: tok.encode_ids_batch(chunks, threads=2), nbytes, repeat, cold)

@@ -21,6 +21,8 @@ def check_text(text: str) -> str:
     """Return `text` if it can be encoded to UTF-8, else raise a TokvizError that says where it cannot."""
     if not isinstance(text, str):
         raise TokvizError(f"expected text (str), got {type(text).__name__}")
+    if text.isascii():  # no surrogate possible; much cheaper than encoding
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:

@@ -36,6 +36,11 @@ class AddedVocabulary:
     def __len__(self):
         return len(self.tokens)
 
+    def matches_nothing(self, allow_special: bool) -> bool:
+        """True when no added token can be matched in text (none, or only special ones that
+        are not allowed): `split` then always returns its input whole."""
+        return self._matcher(False, allow_special) is None and self._matcher(True, allow_special) is None
+
     def _matcher(self, normalized: bool, allow_special: bool):
         key = (normalized, allow_special)
         if key not in self._matchers:

@@ -20,6 +20,7 @@ from .added import AddedToken, AddedVocabulary
 from .bytelevel import unicode_to_bytes
 from .decoders import Decoder
 from .encoding import Encoding, LazyEncoding
+from .gcpause import paused_gc
 from .models.base import Model
 from .normalized import NormalizedString
 from .normalizers import Normalizer
@@ -112,6 +113,17 @@ class Tokenizer:
 
             self._native = native.encoder_for(self) or False
         return self._native or None
+
+    def clear_cache(self) -> None:
+        """Forget the pieces the model has memoised (Python and native): the next encode starts
+        cold, as in a fresh process.  Benchmarks call it so that repeated runs over the same
+        text do not time a lookup of results already computed."""
+        cache = getattr(self.model, "_cache", None)
+        if cache is not None:
+            cache.clear()
+        native = self.native_encoder()
+        if native is not None:
+            native.clear_cache()
 
     # ---- vocabulary ----------------------------------------------------------------------
     @property
@@ -326,8 +338,9 @@ class Tokenizer:
         if native is None:
             return [e.ids for e in self.encode_batch(texts, threads, **kwargs)]
         allow = self.special_in_text if allow_special is None else allow_special
-        all_parts, plain = self._split_batch(texts, allow)
-        encoded = native.encode_many(plain, threads or os.cpu_count() or 1, False)
+        all_parts, plain = self._split_batch(texts, allow, native)
+        with paused_gc():
+            encoded = self._encode_many(native, texts, plain, threads or os.cpu_count() or 1, with_offsets=False)
         out = []
         pos = 0
         for parts in all_parts:
@@ -352,8 +365,20 @@ class Tokenizer:
             ids = [i for i, _ in before] + ids + [i for i, _ in after]
         return ids
 
-    def _split_batch(self, texts, allow):
-        """Each text cut at added tokens, and all plain segments of all texts in one list."""
+    def _split_batch(self, texts, allow, native):
+        """Each text cut at added tokens, and all plain segments of all texts in one list.
+
+        When the C encoder takes the texts as they are (no normalizer, no added token that can
+        match, no pre-tokenizer in Python), each text is its one segment and is not checked for
+        lone surrogates here: the C encoder finds them (see `_encode_many`)."""
+        if (not native.python_split and self.text_normalizer is None and self.normalizer is None
+                and self.added.matches_nothing(allow)):
+            all_parts = []
+            for text in texts:
+                if not isinstance(text, str):
+                    check_text(text)  # raises
+                all_parts.append([(NormalizedString(text), None)])
+            return all_parts, [parts[0][0] for parts in all_parts if parts[0][0].text]
         all_parts = []
         plain = []
         for text in texts:
@@ -363,34 +388,46 @@ class Tokenizer:
             plain.extend(seg for seg, tok in parts if tok is None and seg.text)
         return all_parts, plain
 
+    @staticmethod
+    def _encode_many(native, texts, plain, threads, **kwargs):
+        """native.encode_many, with check_text's clear error for a lone surrogate it met."""
+        try:
+            return native.encode_many(plain, threads, **kwargs)
+        except ValueError:
+            for text in texts:
+                check_text(text)
+            raise
+
     def encode_batch(self, texts: list[str], threads: int | None = None, **kwargs) -> list[Encoding]:
         """Encode several texts, on `threads` worker threads (default: one per core).
 
         With the native encoder the texts are cut at added tokens in Python, then all their plain
-        segments are encoded by `threads` native threads at once (the GIL released)."""
+        segments are encoded by `threads` native threads at once (the GIL released; with one
+        thread, on the calling thread)."""
+        native = self.native_encoder()
+        if native is not None and len(texts) > 1 and set(kwargs) <= {"add_special_tokens", "allow_special"}:
+            return self._encode_batch_native(native, texts, threads, **kwargs)
         if threads == 1 or len(texts) < 2:
             return [self.encode(t, **kwargs) for t in texts]
-        native = self.native_encoder()
-        if native is not None and set(kwargs) <= {"add_special_tokens", "allow_special"}:
-            return self._encode_batch_native(native, texts, threads, **kwargs)
         with ThreadPoolExecutor(max_workers=threads) as pool:
             return list(pool.map(lambda t: self.encode(t, **kwargs), texts))
 
     def _encode_batch_native(self, native, texts, threads, add_special_tokens=False, allow_special=None):
         allow = self.special_in_text if allow_special is None else allow_special
-        all_parts, plain = self._split_batch(texts, allow)
+        all_parts, plain = self._split_batch(texts, allow, native)
         threads = threads or os.cpu_count() or 1
-        encoded = iter(native.encode_many(plain, threads, packed=True))
         tables = self._id_tables()
         out = []
-        for text, parts in zip(texts, all_parts):
-            if self._lazy_ok(native, parts, add_special_tokens) and parts[0][0].base == 0:
-                ids, packed = next(encoded)
-                out.append(LazyEncoding(text, ids, packed, tables))
-                continue
-            results = [native.unpack(seg, *next(encoded)) for seg, tok in parts if tok is None and seg.text]
-            ids, offsets, special = self._assemble(parts, results)
-            out.append(self._finish(text, ids, offsets, special, add_special_tokens))
+        with paused_gc():  # the id lists hold only ints: walking them all finds nothing to free
+            encoded = iter(self._encode_many(native, texts, plain, threads, packed=True))
+            for text, parts in zip(texts, all_parts):
+                if self._lazy_ok(native, parts, add_special_tokens) and parts[0][0].base == 0:
+                    ids, packed = next(encoded)
+                    out.append(LazyEncoding(text, ids, packed, tables))
+                    continue
+                results = [native.unpack(seg, *next(encoded)) for seg, tok in parts if tok is None and seg.text]
+                ids, offsets, special = self._assemble(parts, results)
+                out.append(self._finish(text, ids, offsets, special, add_special_tokens))
         return out
 
     # ---- decoding ------------------------------------------------------------------------

@@ -1,11 +1,10 @@
 """Readers for the tokenizer files people have on disk, and `load`, which tells them apart."""
 from __future__ import annotations
 
-import gc
 import os
-from contextlib import contextmanager
 from pathlib import Path
 
+from ..core.gcpause import paused_gc
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 
@@ -65,19 +64,6 @@ def detect(path: Path) -> tuple[str, Path]:
     )
 
 
-@contextmanager
-def _no_gc():
-    """Pause the cyclic garbage collector: building dicts of several 100k entries otherwise
-    triggers it again and again (it finds nothing to free there) and doubles load time."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | None = None) -> Tokenizer:
     """Load a tokenizer from a file or folder, detecting its format.
 
@@ -92,7 +78,7 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
         if format not in FORMATS:
             raise TokvizError(f"unknown format {format!r} (known: {', '.join(FORMATS)})", path)
         target = path
-    with _no_gc():
+    with paused_gc():
         return _read(format, target, pattern)
 
 

@@ -80,6 +80,10 @@ class NativeEncoder:
             return "native BPE, pre-tokenizer in Python (regex fallback)"
         return f"native ({self.pattern_name} scanner)"
 
+    def clear_cache(self) -> None:
+        """Empty the C encoder's piece caches."""
+        self.encoder.clear_cache()
+
     def _pieces(self, seg):
         if not self.python_split:
             return [seg]
@@ -239,6 +243,9 @@ class NativeModel:
 
     def describe(self) -> str:
         return f"native {self.name} model, normalizer and pre-tokenizer in Python"
+
+    def clear_cache(self) -> None:
+        """Nothing to forget: the C models keep no cache of pieces."""
 
     def _pieces(self, segments):
         """The non-empty pieces of all `segments` and how many each segment has."""

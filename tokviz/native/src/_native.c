@@ -31,7 +31,9 @@
 #define SHORT_PIECE 16 /* up to this many bytes: merge by rescanning an array; beyond, the heap */
 #endif
 #define CACHE_SLOTS 8     /* independent caches; a thread uses whichever is free */
+#ifndef CACHE_MAX_KEY
 #define CACHE_MAX_KEY 128 /* longer pieces are not cached */
+#endif
 #ifndef CACHE_BITS
 #define CACHE_BITS 15 /* 2**CACHE_BITS pieces per cache; it is emptied when full */
 #endif
@@ -39,6 +41,9 @@
 #define CACHE_KEY_BYTES (CACHE_ENTRIES * 32)
 #define CACHE_ID_COUNT (CACHE_ENTRIES * 8)
 #define MAX_THREADS 256
+#ifndef BLOOM_BITS
+#define BLOOM_BITS 12 /* at least this many filter bits a key (up to twice): a few % false hits */
+#endif
 #define MAX_LISTED_LEN 256 /* token lengths the first-byte filter of whole-piece lookups covers */
 
 /* ---- hashing ------------------------------------------------------------------------------ */
@@ -81,7 +86,7 @@ typedef struct {
 
 static int bloom_init(Bloom *f, size_t count) {
     size_t words = 1;
-    while (words * 64 < count * 12) words <<= 1; /* 12-24 bits a key: a few % false hits */
+    while (words * 64 < count * BLOOM_BITS) words <<= 1;
     f->words = calloc(words, sizeof(uint64_t));
     f->mask = words - 1;
     return f->words ? 0 : -1;
@@ -217,6 +222,9 @@ typedef struct {
     uint8_t *long_firsts;  /* bit (len - 2) * 256 + first byte: some token of that many bytes (up to
                               MAX_LISTED_LEN) starts with that byte; whole-piece lookups skip the rest */
     size_t n_pairs;
+    PyObject **id_objects; /* the int object of every id, shared by all results: listing the ids
+                              of an encoding is then a copy, not an allocation per token (it runs
+                              on the thread holding the GIL, while the others encode) */
     Bloom pair_filter;  /* of pmap (empty while it is built) */
     Bloom token_filter; /* of bmap, for whole-piece lookups */
     Cache caches[CACHE_SLOTS];
@@ -630,12 +638,12 @@ static int text_of(PyObject *obj, tv_text *t) {
 enum { OFFSETS_NONE = 0, OFFSETS_TUPLES = 1, OFFSETS_PACKED = 2 };
 
 /* ids; (ids, [(start, end)]); or (ids, bytes of native int32 start, end pairs): offsets + base. */
-static PyObject *out_to_python(const Out *o, int offsets, Py_ssize_t base) {
+static PyObject *out_to_python(const Encoder *e, const Out *o, int offsets, Py_ssize_t base) {
     PyObject *ids = PyList_New((Py_ssize_t)o->n);
     if (!ids) return NULL;
     for (size_t k = 0; k < o->n; k++) {
-        PyObject *v = PyLong_FromLong(o->ids[k]);
-        if (!v) goto fail;
+        PyObject *v = e->id_objects[o->ids[k]]; /* every id the encoder emits is below n_ids */
+        Py_INCREF(v);
         PyList_SET_ITEM(ids, (Py_ssize_t)k, v);
     }
     if (offsets == OFFSETS_NONE) return ids;
@@ -712,14 +720,15 @@ static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
     int rc;
     Py_BEGIN_ALLOW_THREADS rc = encode_text(self, &t, &s, &o, offsets);
     Py_END_ALLOW_THREADS scratch_free(&s);
-    PyObject *res = rc == ENC_OK ? out_to_python(&o, offsets, base) : (set_error(rc), NULL);
+    PyObject *res = rc == ENC_OK ? out_to_python(self, &o, offsets, base) : (set_error(rc), NULL);
     out_free(&o);
     return res;
 }
 
 /* ---- encode_many: a list of texts on N threads ------------------------------------------------
- * `threads` worker threads encode the texts (without the GIL) while the calling thread turns the
- * finished ones into Python lists, in order: the Python objects are built while the others work. */
+ * The calling thread and `threads - 1` workers encode the texts (without the GIL).  The calling
+ * thread also turns the finished ones into Python lists, in order, and encodes a text itself
+ * whenever the next one to list is not ready yet: N threads stay busy, never N + 1. */
 
 typedef struct {
     Encoder *enc;
@@ -735,20 +744,26 @@ typedef struct {
     int offsets;
 } Batch;
 
+/* Take the next text nobody has taken and encode it; false when none is left. */
+static int batch_step(Batch *b, Scratch *s) {
+    pthread_mutex_lock(&b->lock);
+    size_t k = b->cancel ? b->n_texts : b->next;
+    if (k < b->n_texts) b->next++;
+    pthread_mutex_unlock(&b->lock);
+    if (k >= b->n_texts) return 0;
+    int rc = encode_text(b->enc, &b->texts[k], s, &b->outs[k], b->offsets);
+    pthread_mutex_lock(&b->lock);
+    b->rcs[k] = rc;
+    b->done[k] = 1;
+    pthread_cond_broadcast(&b->finished);
+    pthread_mutex_unlock(&b->lock);
+    return 1;
+}
+
 static void *batch_worker(void *arg) {
     Batch *b = arg;
     Scratch s = {0};
-    for (;;) {
-        pthread_mutex_lock(&b->lock);
-        size_t k = b->cancel ? b->n_texts : b->next++;
-        pthread_mutex_unlock(&b->lock);
-        if (k >= b->n_texts) break;
-        int rc = encode_text(b->enc, &b->texts[k], &s, &b->outs[k], b->offsets);
-        pthread_mutex_lock(&b->lock);
-        b->rcs[k] = rc;
-        b->done[k] = 1;
-        pthread_cond_broadcast(&b->finished);
-        pthread_mutex_unlock(&b->lock);
+    while (batch_step(b, &s)) {
     }
     scratch_free(&s);
     return NULL;
@@ -797,26 +812,29 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
         goto nomem;
     }
     sync_ready = 1;
-    for (int k = 0; k < threads; k++) {
+    for (int k = 0; k < threads - 1; k++) { /* (if some cannot start, the others do the work) */
         if (pthread_create(&tids[k], NULL, batch_worker, &b) != 0) break;
         started = k + 1;
     }
+    Scratch scratch = {0};
     for (Py_ssize_t k = 0; k < n; k++) {
-        int rc;
-        if (started == 0) { /* no thread could be started: encode here */
-            Scratch s = {0};
-            Py_BEGIN_ALLOW_THREADS rc = encode_text(self, &b.texts[k], &s, &b.outs[k], offsets);
-            Py_END_ALLOW_THREADS scratch_free(&s);
-        } else {
+        int rc, ready;
+        for (;;) {
             pthread_mutex_lock(&b.lock);
-            if (!b.done[k]) {
-                Py_BEGIN_ALLOW_THREADS while (!b.done[k]) pthread_cond_wait(&b.finished, &b.lock);
-                Py_END_ALLOW_THREADS
-            }
+            ready = b.done[k];
             rc = b.rcs[k];
             pthread_mutex_unlock(&b.lock);
+            if (ready) break;
+            int took;
+            Py_BEGIN_ALLOW_THREADS took = batch_step(&b, &scratch);
+            if (!took) { /* every text is taken: text k is being encoded by a worker */
+                pthread_mutex_lock(&b.lock);
+                while (!b.done[k]) pthread_cond_wait(&b.finished, &b.lock);
+                pthread_mutex_unlock(&b.lock);
+            }
+            Py_END_ALLOW_THREADS
         }
-        PyObject *item = rc == ENC_OK ? out_to_python(&b.outs[k], offsets, 0) : (set_error(rc), NULL);
+        PyObject *item = rc == ENC_OK ? out_to_python(self, &b.outs[k], offsets, 0) : (set_error(rc), NULL);
         out_free(&b.outs[k]);
         if (!item) {
             Py_CLEAR(result);
@@ -824,6 +842,7 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
         }
         PyList_SET_ITEM(result, k, item);
     }
+    scratch_free(&scratch);
     goto done;
 nomem:
     Py_CLEAR(result);
@@ -895,6 +914,9 @@ static void Encoder_dealloc(Encoder *self) {
     free(self->bmap);
     free(self->pmap);
     free(self->byte_pairs);
+    if (self->id_objects)
+        for (size_t k = 0; k < self->n_ids; k++) Py_XDECREF(self->id_objects[k]);
+    free(self->id_objects);
     free(self->pair_filter.words);
     free(self->token_filter.words);
     free(self->long_firsts);
@@ -1101,6 +1123,13 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
             q->rank = p ? p->rank : NO_RANK;
             q->merged = p ? p->merged : -1;
         }
+    self->id_objects = calloc(self->n_ids + 1, sizeof(PyObject *));
+    if (!self->id_objects) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t k = 0; k < self->n_ids; k++)
+        if (!(self->id_objects[k] = PyLong_FromSize_t(k))) return -1;
     for (int k = 0; k < CACHE_SLOTS; k++) {
         if (cache_init(&self->caches[k]) != 0) break;
         self->n_caches = k + 1;
