@@ -26,7 +26,7 @@ class OptionalBuildExt(build_ext):
             if not self.failed:  # (otherwise: the in-place copy of what was not built; already said)
                 self._warn(exc)
             return
-        if not self.inplace and not self.failed:
+        if not self.inplace:
             self._copy_into_source_tree()
 
     def _copy_into_source_tree(self):
@@ -59,13 +59,27 @@ class OptionalBuildExt(build_ext):
         )
 
 
-native = Extension(
-    "tokviz._native",
-    sources=["tokviz/native/src/_native.c", "tokviz/native/src/sp_pieces.c", "tokviz/native/src/models.c"],
-    depends=["tokviz/native/src/scan.h", "tokviz/native/src/unicode_tables.h", "tokviz/native/src/sp_pieces.h", "tokviz/native/src/models.h"],
-    include_dirs=["tokviz/native/src"],
-    extra_compile_args=["-O3", "-std=gnu11", "-Wall", "-Wno-unused-function"],
-    extra_link_args=["-pthread"],
-)
+SRC = "tokviz/native/src"
+COMPILE = ["-O3", "-std=gnu11", "-Wall", "-Wno-unused-function"]
 
-setup(ext_modules=[native], cmdclass={"build_ext": OptionalBuildExt})
+
+def native_module(name: str, sources: list[str], depends: list[str] = ()) -> Extension:
+    """One of tokviz's C modules (tokviz.<name>), built from tokviz/native/src; each is optional
+    on its own: one that fails to build leaves the others, and tokviz falls back to Python for it."""
+    return Extension(
+        f"tokviz.{name}",
+        sources=[f"{SRC}/{s}" for s in sources],
+        depends=[f"{SRC}/{d}" for d in depends],
+        include_dirs=[SRC],
+        extra_compile_args=COMPILE,
+        extra_link_args=["-pthread"],
+    )
+
+
+modules = [
+    # encoders: byte-level BPE (with the pre-tokenizer scanners), WordPiece, HF Unigram, .model reading
+    native_module("_native", ["_native.c", "sp_pieces.c", "models.c"],
+                  ["scan.h", "unicode_tables.h", "sp_pieces.h", "models.h"]),
+]
+
+setup(ext_modules=modules, cmdclass={"build_ext": OptionalBuildExt})
