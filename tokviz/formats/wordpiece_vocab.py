@@ -45,3 +45,21 @@ def read_wordpiece_vocab(path: Path) -> Tokenizer:
         special_in_text=True,
         source=Source("wordpiece-vocab", str(path), path.parent.name or path.stem),
     )
+
+
+def write_wordpiece_vocab(tok: Tokenizer, path: Path) -> None:
+    """One token per line in id order (BERT's vocab.txt); the ids must run 0..n-1 without gaps."""
+    from ..core.models import WordPiece
+    from .hf_json_writer import write_text_atomic
+
+    if not isinstance(tok.model, WordPiece):
+        raise TokvizError(f"vocab.txt holds WordPiece vocabularies only (this model is {tok.model.kind})")
+    by_id: dict[int, str] = {}
+    for token, i in tok.model.vocab.items():
+        by_id.setdefault(i, token)
+    for t in tok.added.tokens:
+        by_id.setdefault(t.id, t.content)
+    missing = next((i for i in range(len(by_id)) if i not in by_id), None)
+    if missing is not None or any("\n" in t or "\r" in t for t in by_id.values()):
+        raise TokvizError("vocab.txt needs ids 0..n-1 without gaps and tokens without line breaks")
+    write_text_atomic(path, "".join(by_id[i] + "\n" for i in range(len(by_id))))
