@@ -4,6 +4,7 @@
     tokviz encode -t TOK [FILE|-] [--json]  print ids (or one JSON record per token)
     tokviz info -t TOK [--json]             format, model, vocab size, specials, pipeline
     tokviz bench -t TOK FILE... [--threads N] [--against tiktoken,hf,sentencepiece] [--json]
+    tokviz train --model {bpe,bytelevel-bpe,wordpiece,unigram} --vocab-size N [options] -o OUT FILE...
     tokviz screenshot explorer -t TOK [--text FILE] -o out.png
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from . import __version__
@@ -109,6 +111,96 @@ def cmd_screenshot(args) -> int:
     return 0
 
 
+class TerminalProgress:
+    """progress(fraction, message) drawn as one self-rewriting line on a terminal, or as a line
+    per tenth done when stderr is a file or pipe (logs stay readable)."""
+
+    def __init__(self, stream=None, width: int = 30):
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.tty = self.stream.isatty()
+        self.last_tenth = -1
+        self.last_draw = 0.0
+
+    def __call__(self, fraction: float, message: str) -> None:
+        fraction = min(max(fraction, 0.0), 1.0)
+        if self.tty:
+            now = time.monotonic()
+            if now - self.last_draw < 0.1 and fraction < 1.0:
+                return
+            self.last_draw = now
+            done = int(fraction * self.width)
+            line = f"[{'#' * done}{'.' * (self.width - done)}] {fraction * 100:5.1f}%  {message}"
+            self.stream.write("\r" + line[:118].ljust(118))
+        else:
+            tenth = int(fraction * 10)
+            if tenth <= self.last_tenth:
+                return
+            self.last_tenth = tenth
+            self.stream.write(f"{fraction * 100:5.1f}%  {message}\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def cmd_train(args) -> int:
+    from .formats import save
+    from .train import train
+    from .train.options import TrainOptions
+
+    def names(value):
+        return [s for s in value.split(",") if s] if value else []
+
+    options = TrainOptions(
+        vocab_size=args.vocab_size,
+        min_frequency=args.min_frequency,
+        special_tokens=names(args.special_tokens),
+        user_defined_symbols=names(args.user_defined_symbols),
+        reserved_tokens=args.reserved_tokens,
+        split_digits=args.split_digits,
+        max_token_length=args.max_token_length,
+        character_coverage=args.character_coverage,
+        byte_fallback=args.byte_fallback,
+        initial_alphabet=list(args.initial_alphabet or ""),
+        limit_alphabet=args.limit_alphabet,
+        collapse_whitespace=args.collapse_whitespace,
+        pad_to_multiple_of=args.pad_to_multiple_of,
+    )
+    out = Path(args.output).expanduser()
+    if out.suffix.lower() not in (".json", ".txt"):
+        raise TokvizError("the output name must end in .json (tokenizer.json) or .txt (WordPiece vocab.txt)", out)
+    if out.suffix.lower() == ".txt" and args.model != "wordpiece":
+        raise TokvizError("a vocab.txt holds a WordPiece vocabulary only; write a .json", out)
+    model_options = {}
+    if args.model == "bpe":
+        if out.suffix.lower() == ".json" and args.end_of_word != "glued":
+            raise TokvizError("tokenizer.json needs --end-of-word glued for --model bpe (HF tokenizers' BPE glues "
+                              "</w> to the last character; the default keeps it a symbol of its own)", out)
+        model_options["end_of_word"] = args.end_of_word
+    elif args.end_of_word != "separate":
+        raise TokvizError("--end-of-word applies to --model bpe only")
+    bar = None if args.quiet else TerminalProgress()
+    started = time.perf_counter()
+    try:
+        tok = train(args.model, args.files, options, pattern=args.pattern, progress=bar, threads=args.threads,
+                    **model_options)
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.perf_counter() - started
+    save(tok, out)
+    report = {"model": args.model, "output": str(out), "vocab_size": tok.vocab_size, "seconds": round(seconds, 3),
+              "files": [str(f) for f in args.files]}
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"trained {args.model} tokenizer: {tok.vocab_size} tokens in {seconds:.2f} s, written to {out}")
+    return 0
+
+
 def _size(value: str) -> tuple[int, int]:
     try:
         w, h = (int(x) for x in value.lower().split("x"))
@@ -154,6 +246,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repeat", type=int, default=1, help="runs per encoder; the fastest counts (default 1)")
     p.add_argument("--json", action="store_true", help="the report as JSON")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("train", help="train a tokenizer on text files and write it (.json: tokenizer.json)")
+    p.add_argument("files", nargs="+", help="training text files (UTF-8)")
+    p.add_argument("--model", required=True, choices=["bpe", "bytelevel-bpe", "wordpiece", "unigram"])
+    p.add_argument("--vocab-size", type=int, required=True, help="size of the whole vocabulary")
+    p.add_argument("-o", "--output", required=True, help="file to write: NAME.json (tokenizer.json) or vocab.txt")
+    p.add_argument("--pattern", help="bytelevel-bpe split pattern: gpt2 (default), cl100k, o200k, llama3, qwen2 or a regex")
+    p.add_argument("--min-frequency", type=int, default=2, help="least count of a learned pair or piece (default 2)")
+    p.add_argument("--special-tokens", help="comma-separated special tokens, given the first ids (e.g. <unk>,<s>,</s>)")
+    p.add_argument("--user-defined-symbols", help="comma-separated symbols always kept whole")
+    p.add_argument("--reserved-tokens", type=int, default=0, help="N reserved special tokens <|reserved_special_token_i|>")
+    p.add_argument("--split-digits", action="store_true", help="every digit its own token")
+    p.add_argument("--max-token-length", type=int, help="longest token, in characters (bytes for bytelevel-bpe)")
+    p.add_argument("--character-coverage", type=float, default=1.0, help="share of the text's characters to keep (unigram, bpe)")
+    p.add_argument("--byte-fallback", action="store_true", help="unknown characters as <0xNN> byte tokens")
+    p.add_argument("--initial-alphabet", help="characters always in the vocabulary")
+    p.add_argument("--limit-alphabet", type=int, help="keep at most this many characters")
+    p.add_argument("--collapse-whitespace", action="store_true", help="runs of white space count as one space")
+    p.add_argument("--pad-to-multiple-of", type=int, help="round the vocabulary up with reserved tokens (64, 128...)")
+    p.add_argument("--end-of-word", choices=["separate", "glued"], default="separate",
+                   help="bpe: </w> as a symbol of its own (Sennrich et al., default) or glued to the last "
+                        "character (HF tokenizers; needed for a .json)")
+    p.add_argument("--threads", type=int, help="threads (default: one per core)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("screenshot", help="render a view to a PNG (offscreen)")
     p.add_argument("view", help="explorer")

@@ -102,6 +102,12 @@ def _(m: BPE) -> dict:
             "this BPE ranks pairs by the merged token (a tiktoken file) and has no merge list; "
             "tokenizer.json needs one"
         )
+    if m.end_symbol:
+        raise TokvizError(
+            f"this BPE keeps {m.end_symbol!r} as a symbol of its own after each word (Sennrich et al.); "
+            "HF tokenizers' BPE can only glue it to the last character (train with end_of_word='glued' "
+            "for a tokenizer.json)"
+        )
     spaced = any(" " in t for t in m.vocab)
     return {
         "type": "BPE",

@@ -1,0 +1,65 @@
+"""Trainers: each turns text files into an ordinary tokviz Tokenizer.
+
+    >>> from tokviz.train import train, TrainOptions
+    >>> tok = train("bytelevel-bpe", ["corpus.txt"], TrainOptions(vocab_size=8000), pattern="gpt2")
+
+=================  ===========================================================================
+model              trainer
+=================  ===========================================================================
+bpe                character-level BPE, words end in ``</w>`` (train/charbpe.py)
+bytelevel-bpe      byte-level BPE over a split pattern, GPT-2 style (train/bytelevel.py)
+wordpiece          WordPiece, merge score count(ab) / (count(a) count(b)), ``##`` (train/wordpiece.py)
+unigram            Unigram: seed substrings, EM over the lattice, pruning (train/unigram.py)
+=================  ===========================================================================
+
+Every trainer takes the same TrainOptions (train/options.py), reports progress(fraction, message)
+and stops with Cancelled when cancel() says so.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Sequence
+
+from ..core.tokenizer import Tokenizer
+from ..errors import TokvizError
+from .options import CancelCheck, Progress, TrainOptions
+
+# model name -> (module, function); imported on use
+TRAINERS = {
+    "bpe": ("charbpe", "train_char_bpe"),
+    "bytelevel-bpe": ("bytelevel", "train_bytelevel_bpe"),
+    "wordpiece": ("wordpiece", "train_wordpiece"),
+    "unigram": ("unigram", "train_unigram"),
+}
+
+
+def train(
+    model: str,
+    files: Sequence[str | os.PathLike],
+    options: TrainOptions,
+    *,
+    pattern: str | None = None,
+    progress: Progress | None = None,
+    cancel: CancelCheck | None = None,
+    threads: int | None = None,
+    **model_options,
+) -> Tokenizer:
+    """Train a `model` tokenizer on the text `files`.  `pattern` (byte-level BPE only): a split
+    pattern name (gpt2, cl100k, o200k, llama3, qwen2) or a regex; `model_options`: what that
+    trainer alone takes (bpe: end_of_word="separate" | "glued"; wordpiece: lowercase=True)."""
+    if model not in TRAINERS:
+        raise TokvizError(f"unknown model {model!r} (choose from {', '.join(TRAINERS)})")
+    if not files:
+        raise TokvizError("no training files given")
+    module, function = TRAINERS[model]
+    trainer = getattr(importlib.import_module(f".{module}", __name__), function)
+    kwargs = {"progress": progress, "cancel": cancel, "threads": threads, **model_options}
+    if model == "bytelevel-bpe":
+        kwargs["pattern"] = pattern or "gpt2"
+    elif pattern is not None:
+        raise TokvizError(f"--pattern applies to bytelevel-bpe only, not {model}")
+    return trainer(list(files), options, **kwargs)
+
+
+__all__ = ["TRAINERS", "TrainOptions", "train"]

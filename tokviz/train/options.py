@@ -134,3 +134,16 @@ def read_corpus(paths: Iterable[str | os.PathLike], *, chunk_chars: int = 1 << 2
                     yield text
             if carry:
                 yield carry
+
+
+def corpus_texts(corpus: Iterable[str | os.PathLike]) -> Iterator[str]:
+    """The text of a corpus given as paths and/or texts: a path (os.PathLike, or a str naming an
+    existing file) is streamed with read_corpus; any other str is text."""
+    for item in corpus:
+        if isinstance(item, os.PathLike) or (isinstance(item, str) and "\n" not in item and 0 < len(item) < 4096
+                                              and os.path.isfile(item)):
+            yield from read_corpus([item])
+        elif isinstance(item, str):
+            yield item
+        else:
+            raise TokvizError(f"a corpus item must be a path or a text, got {type(item).__name__}")

@@ -32,11 +32,14 @@ class BPE(Model):
         ignore_merges: bool = False,
         merge_counts: list[int] | None = None,
         merge_lines: list[str] | None = None,
+        end_of_word_symbol: str | None = None,
     ):
         """`merges` are (a, b) pairs in rank order; None ranks pairs by the merged token's id
         (tiktoken).  `merge_lines` may be given instead of `merges`: the "a b" strings of a
         tokenizer.json or merges.txt, used as they are (no token in them contains a space), which
-        keeps loading a 300k-merge file fast."""
+        keeps loading a 300k-merge file fast.  `end_of_word_symbol` ("</w>"): a symbol of its own
+        after each word's last character, merged like any other (Sennrich et al.'s subword units;
+        `end_of_word_suffix` instead glues the suffix to the last character, as HF tokenizers)."""
         super().__init__(vocab)
         self._merges = merges
         self.unk_token = unk_token
@@ -46,6 +49,7 @@ class BPE(Model):
         self.byte_fallback = byte_fallback
         self.ignore_merges = ignore_merges
         self.merge_counts = merge_counts  # count of each merge at training time, when known
+        self.end_symbol = end_of_word_symbol or ""
         self._cache = BoundedCache()
         self._merge_lines = merge_lines
         if merge_lines is not None:
@@ -125,6 +129,9 @@ class BPE(Model):
         if unk is not None:
             syms.append(unk[0])
             lens.append(unk[1])
+        if self.end_symbol and self.end_symbol in vocab:
+            syms.append(self.end_symbol)  # covers no character: it belongs to the last one
+            lens.append(0)
         return syms, lens
 
     def _merge_short(self, syms: list[str], lens: list[int]) -> None:
@@ -203,8 +210,8 @@ class BPE(Model):
             if n:
                 out.append((vocab[sym], pos, pos + n))
                 pos += n
-            else:  # a later byte of a byte-fallback character: it belongs to that character
-                out.append((vocab[sym], pos - 1, pos))
+            else:  # a later byte of a byte-fallback character, or the end-of-word symbol alone:
+                out.append((vocab[sym], max(pos - 1, 0), pos))  # it belongs to the character before
         return out
 
     def describe(self) -> str:
@@ -219,4 +226,6 @@ class BPE(Model):
             bits.append(f"prefix {self.prefix!r}")
         if self.suffix:
             bits.append(f"suffix {self.suffix!r}")
+        if self.end_symbol:
+            bits.append(f"end-of-word symbol {self.end_symbol!r}")
         return ", ".join(bits)
