@@ -56,8 +56,10 @@ def read_ranks(path: Path) -> dict[bytes, int]:
     return ranks
 
 
-def read_tiktoken(path: Path, pattern: str | None = None) -> Tokenizer:
-    name = stem(path)
+def read_tiktoken(path: Path, pattern: str | None = None, *, name: str | None = None) -> Tokenizer:
+    """`name`: the encoding's name when the file is not named after it (tiktoken's download cache
+    names files by a hash); it picks the split pattern and special tokens."""
+    name = name or stem(path)
     if pattern is None:
         pattern = TIKTOKEN_PATTERNS.get(name)
         if pattern is None:

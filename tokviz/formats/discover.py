@@ -1,0 +1,238 @@
+"""Tokenizer files already on this machine: the ones tokviz ships, the Hugging Face cache,
+tiktoken's download cache, and folders the user names.  Nothing is downloaded.
+
+    >>> for found in discover(["~/models"]):
+    ...     print(found.origin, found.name, found.format, found.path)
+    >>> tok = found.load()
+
+`discover` only looks at names and a few bytes, so it is quick; loading (to show the model type
+and vocabulary size) is left to the caller, on a worker thread in the app.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.gcpause import paused_gc
+from ..core.patterns import TIKTOKEN_PATTERNS
+from ..core.tokenizer import Tokenizer
+from ..errors import TokvizError
+
+SHIPPED, HF_CACHE, TIKTOKEN_CACHE, FOLDER = "shipped", "Hugging Face cache", "tiktoken cache", "folder"
+
+# Where tiktoken downloads each encoding from: its cache names the file by the SHA-1 of the URL.
+_TIKTOKEN_URLS = {
+    "gpt2": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe",
+    "r50k_base": "https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken",
+    "p50k_base": "https://openaipublic.blob.core.windows.net/encodings/p50k_base.tiktoken",
+    "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+    "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+}
+# files that make a folder a tokenizer, in the order tokviz.load prefers them
+_TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt")
+_MAX_FILES = 2000  # a folder scan stops after looking at this many files (a whole disk is not a folder)
+
+
+@dataclass(frozen=True)
+class Found:
+    """A tokenizer file (or folder) found on disk, and how to load it."""
+
+    name: str
+    path: Path
+    format: str
+    origin: str
+    encoding: str | None = None  # a tiktoken cache file: the encoding it holds
+    detail: str = field(default="", compare=False)
+
+    def load(self) -> Tokenizer:
+        from . import load
+
+        if self.encoding is None:
+            return load(self.path, format=self.format)
+        from .tiktoken_file import read_tiktoken
+
+        try:
+            with paused_gc():
+                return read_tiktoken(self.path, TIKTOKEN_PATTERNS[self.encoding], name=self.encoding)
+        except TokvizError as exc:
+            raise TokvizError(exc.reason, self.path) from None
+
+
+def discover(
+    folders: Iterable[str | os.PathLike] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    shipped: bool = True,
+    hf_cache: bool = True,
+    tiktoken_cache: bool = True,
+) -> list[Found]:
+    """Every tokenizer found, shipped ones first, then the caches, then `folders` (a folder that
+    does not exist is skipped).  Each file once, even if several places lead to it."""
+    env = os.environ if env is None else env
+    found: list[Found] = []
+    if shipped:
+        found += _shipped()
+    if hf_cache:
+        found += _hf_cache(env)
+    if tiktoken_cache:
+        found += _tiktoken_cache(env)
+    for folder in folders:
+        found += scan_folder(Path(folder).expanduser())
+    seen: set[Path] = set()
+    out = []
+    for f in found:
+        key = f.path.resolve()
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+def _shipped() -> list[Found]:
+    from ..defaults import default_tokenizer_path
+
+    path = default_tokenizer_path()
+    return [Found(path.stem, path, "minbpe", SHIPPED, detail="trained by tokviz on resources/training.txt")] \
+        if path.is_file() else []
+
+
+def hf_cache_dir(env: Mapping[str, str]) -> Path:
+    """The hub cache folder as huggingface_hub finds it (HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME)."""
+    if env.get("HF_HUB_CACHE"):
+        return Path(env["HF_HUB_CACHE"]).expanduser()
+    if env.get("HF_HOME"):
+        return Path(env["HF_HOME"]).expanduser() / "hub"
+    base = Path(env["XDG_CACHE_HOME"]).expanduser() if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    return base / "huggingface" / "hub"
+
+
+def _hf_cache(env: Mapping[str, str]) -> list[Found]:
+    hub = hf_cache_dir(env)
+    out = []
+    for repo in sorted(_listdir(hub)):
+        if not (repo.name.startswith("models--") and repo.is_dir()):
+            continue
+        snapshots = [s for s in _listdir(repo / "snapshots") if s.is_dir()]
+        snapshots.sort(key=_mtime, reverse=True)  # the newest revision first
+        for snap in snapshots:
+            hit = _tokenizer_in(snap)
+            if hit is not None:
+                name = repo.name[len("models--"):].replace("--", "/")
+                out.append(Found(name, hit[1], hit[0], HF_CACHE, detail=f"revision {snap.name[:12]}"))
+                break
+    return out
+
+
+def tiktoken_cache_dir(env: Mapping[str, str]) -> Path | None:
+    """tiktoken's download cache (TIKTOKEN_CACHE_DIR, DATA_GYM_CACHE_DIR, or a temp folder)."""
+    for key in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        if key in env:
+            return Path(env[key]).expanduser() if env[key] else None
+    return Path(tempfile.gettempdir()) / "data-gym-cache"
+
+
+def _tiktoken_cache(env: Mapping[str, str]) -> list[Found]:
+    folder = tiktoken_cache_dir(env)
+    if folder is None:
+        return []
+    out = []
+    for encoding, url in _TIKTOKEN_URLS.items():
+        if encoding not in TIKTOKEN_PATTERNS:
+            continue  # (gpt2's cache holds a vocab.bpe, not a .tiktoken file)
+        path = folder / hashlib.sha1(url.encode()).hexdigest()
+        if path.is_file():
+            out.append(Found(encoding, path, "tiktoken", TIKTOKEN_CACHE, encoding=encoding))
+    return out
+
+
+def scan_folder(root: Path, *, max_depth: int = 6) -> list[Found]:
+    """Tokenizers under `root`: a folder holding tokenizer.json / tokenizer.model / vocab.json +
+    merges.txt / vocab.txt is one tokenizer; *.tiktoken and tokviz or sentencepiece *.model files
+    count on their own.  Hidden folders are skipped; at most a few thousand files are looked at."""
+    out: list[Found] = []
+    budget = [_MAX_FILES]
+    for folder, files in _walk(root, max_depth, budget):
+        hit = _tokenizer_in(folder, files)
+        if hit is not None:
+            out.append(Found(folder.name or str(folder), hit[1], hit[0], FOLDER))
+        for name in sorted(files):
+            path = folder / name
+            if hit is not None and path == hit[1]:
+                continue
+            if name.endswith(".tiktoken"):
+                stem = name[: -len(".tiktoken")]
+                if stem in TIKTOKEN_PATTERNS:
+                    out.append(Found(stem, path, "tiktoken", FOLDER))
+            elif name.endswith(".model") and name != "tokenizer.model":
+                out.append(Found(path.stem, path, _model_format(path), FOLDER))
+    return out
+
+
+def _walk(root: Path, max_depth: int, budget: list[int]) -> Iterator[tuple[Path, list[str]]]:
+    stack = [(root, 0)]
+    while stack and budget[0] > 0:
+        folder, depth = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        files = []
+        dirs = []
+        for e in sorted(entries, key=lambda e: e.name):
+            if e.name.startswith("."):
+                continue
+            try:
+                if e.is_dir():
+                    dirs.append(Path(e.path))
+                elif e.is_file():
+                    files.append(e.name)
+            except OSError:
+                continue
+        budget[0] -= len(files)
+        yield folder, files
+        if depth < max_depth:
+            stack.extend((d, depth + 1) for d in reversed(dirs))
+
+
+def _tokenizer_in(folder: Path, files: list[str] | None = None) -> tuple[str, Path] | None:
+    names = set(files) if files is not None else {p.name for p in _listdir(folder)}
+    for name in _TOKENIZER_FILES:
+        if name not in names:
+            continue
+        path = folder / name
+        if name == "tokenizer.json":
+            return "hf-json", path
+        if name == "tokenizer.model":
+            return _model_format(path), path
+        if name == "vocab.json" and "merges.txt" in names:
+            return "gpt2", path
+        if name == "vocab.txt":
+            return "wordpiece-vocab", path
+    return None
+
+
+def _model_format(path: Path) -> str:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError:
+        return "sentencepiece"
+    return "minbpe" if head.startswith(b"minbpe v") else "sentencepiece"
+
+
+def _listdir(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError:
+        return []
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
