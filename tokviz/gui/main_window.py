@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -36,6 +36,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 from PySide6.QtWidgets import (
+    QDockWidget,
     QFileDialog,
     QProgressBar,
     QToolButton,
@@ -55,6 +56,7 @@ from .. import defaults
 from ..core import Tokenizer
 from ..errors import TokvizError
 from . import files
+from .library_panel import LibraryPanel
 from .style import CHROME_QSS, mono_font
 from .token_view import TokenView
 from .workers import EncodeController, EncodeResult, FileEncodeJob, FileEncodeResult, LoadResult
@@ -127,7 +129,8 @@ class MainWindow(QMainWindow):
 
     `tokenizer`: a path (file or folder) loaded on a worker, an already loaded Tokenizer, or None for
     the shipped default.  `text`: the text to start with; `text_file`: a file to read it from; with
-    neither, the shipped sample text.  `error_handler(title, message)` replaces the QMessageBox used
+    neither, the shipped sample text.  `library`: the Library panel to dock (default: one that looks
+    in the usual places as soon as the event loop runs).  `error_handler(title, message)` replaces the QMessageBox used
     to report errors (the screenshot command collects them instead)."""
 
     errorReported = Signal(str, str, str)  # title, path ('' if none), reason
@@ -139,6 +142,7 @@ class MainWindow(QMainWindow):
         *,
         text_file: str | os.PathLike | None = None,
         error_handler: Callable[[str, str], None] | None = None,
+        library: LibraryPanel | None = None,
         parent: QWidget | None = None,
     ):
         super().__init__(parent)
@@ -156,6 +160,7 @@ class MainWindow(QMainWindow):
 
         self.controller = EncodeController(self)
         self.file_job = FileEncodeJob(self)
+        self.library = library if library is not None else LibraryPanel()
         self._build_ui()
         self._build_menus()
         self._connect()
@@ -229,6 +234,15 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([480, 720])
         self.setCentralWidget(self.splitter)
 
+        self.library_dock = QDockWidget("Library", self)
+        self.library_dock.setObjectName("LibraryDock")
+        self.library_dock.setWidget(self.library)
+        self.library_dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.library_dock)
+        self.resizeDocks([self.library_dock], [300], Qt.Orientation.Horizontal)
+        self.library.openRequested.connect(self.open_found)
+        QTimer.singleShot(0, self.library.refresh)
+
         bar = self.statusBar()
         bar.setSizeGripEnabled(False)
         self.status_tokenizer = QLabel()
@@ -281,6 +295,11 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.action_quit)
 
         view_menu = self.menuBar().addMenu("&View")
+        self.action_show_library = self.library_dock.toggleViewAction()
+        self.action_show_library.setText("&Library")
+        self.action_show_library.setShortcut(QKeySequence("Ctrl+L"))
+        view_menu.addAction(self.action_show_library)
+        view_menu.addSeparator()
         self.action_add_special = QAction("Add &special tokens (post-processor)", self)
         self.action_add_special.setCheckable(True)
         self.action_add_special.setToolTip("Encode with add_special_tokens=True, e.g. BERT's [CLS] … [SEP]")
@@ -308,6 +327,10 @@ class MainWindow(QMainWindow):
     def open_tokenizer(self, path: str | os.PathLike) -> None:
         """Load a tokenizer file or folder on a worker (errors are reported, the window stays as it was)."""
         self.controller.load_tokenizer(path)
+
+    def open_found(self, found) -> None:
+        """Open a tokenizer the Library found (loaded on a worker, as open_tokenizer)."""
+        self.controller.load_tokenizer(found.path, loader=found.load)
 
     def open_text_file(self, path: str | os.PathLike) -> bool:
         """Replace the text with a UTF-8 file's; False (and an error report) if it cannot be read.
@@ -756,6 +779,7 @@ class MainWindow(QMainWindow):
 
     # ---- lifetime -------------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:
+        self.library.shutdown()
         self.file_job.shutdown()
         self.controller.shutdown()
         super().closeEvent(event)

@@ -266,8 +266,10 @@ class EncodeController(QObject):
         self._generation += 1
         self.encode_now()
 
-    def load_tokenizer(self, path: str | os.PathLike) -> None:
-        """Load a tokenizer file/folder on a worker; `tokenizerLoaded` or `loadFailed` follows."""
+    def load_tokenizer(self, path: str | os.PathLike, loader: Callable[[], Tokenizer] | None = None) -> None:
+        """Load a tokenizer file/folder on a worker; `tokenizerLoaded` or `loadFailed` follows.
+        `loader()`, when given, does the loading instead (a file that needs more than its path,
+        such as a tiktoken cache file named by a hash)."""
         path = os.fspath(Path(path).expanduser())
         self._load_generation += 1
         gen = self._load_generation
@@ -275,7 +277,7 @@ class EncodeController(QObject):
 
         def work() -> LoadResult:
             t0 = time.perf_counter()
-            tok = _load(path)
+            tok = loader() if loader is not None else _load(path)
             return LoadResult(gen, path, tok, time.perf_counter() - t0)
 
         def done(result: LoadResult) -> None:
