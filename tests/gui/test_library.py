@@ -52,3 +52,31 @@ def test_double_click_opens_the_tokenizer_in_the_window(qtbot, tmp_path, make_wi
     assert window.library_dock.isVisible()
     window.action_show_library.trigger()
     assert not window.library_dock.isVisible()
+
+
+def test_settings_remember_recent_files_folders_and_layout(qtbot, tmp_path, make_window):
+    from tokviz.gui.settings import Settings
+
+    settings = Settings(tmp_path / "settings.ini")
+    text_file = tmp_path / "notes.txt"
+    text_file.write_text("remember me", encoding="utf-8")
+    window = make_window(settings=settings)
+    assert window.open_text_file(text_file)
+    with qtbot.waitSignal(window.controller.tokenizerLoaded, timeout=30_000):
+        window.open_tokenizer(shared_tokenizer("bert-minilm/vocab.txt"))
+    window.library.add_folder(str(tmp_path))
+    window.library_dock.hide()
+    window.close()
+
+    again = Settings(tmp_path / "settings.ini")  # a new run reads the same file
+    assert [f.path.name for f in again.recent_tokenizers()][:2] == ["vocab.txt", "tokviz-demo.model"]
+    assert again.recent_texts() == [str(text_file)]
+    assert again.library_folders() == [str(tmp_path)]
+    second = make_window(settings=again)
+    assert not second.library_dock.isVisible()  # the layout came back
+    qtbot.waitUntil(lambda: any(f.origin == "recent" for f in second.library.entries()), timeout=30_000)
+    recent = {(f.name, f.path.name) for f in second.library.entries() if f.origin == "recent"}
+    assert ("bert-minilm", "vocab.txt") in recent
+    second._fill_recent_menu()
+    labels = [a.text() for a in second.recent_menu.actions() if not a.isSeparator()]
+    assert any(label.startswith("bert-minilm") for label in labels) and "notes.txt" in labels

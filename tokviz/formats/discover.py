@@ -23,6 +23,7 @@ from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 
 SHIPPED, HF_CACHE, TIKTOKEN_CACHE, FOLDER = "shipped", "Hugging Face cache", "tiktoken cache", "folder"
+RECENT = "recent"  # opened before (the app's settings keep them)
 
 # Where tiktoken downloads each encoding from: its cache names the file by the SHA-1 of the URL.
 _TIKTOKEN_URLS = {
@@ -52,7 +53,7 @@ class Found:
         from . import load
 
         if self.encoding is None:
-            return load(self.path, format=self.format)
+            return load(self.path)  # (detected again: a recent file may have changed since)
         from .tiktoken_file import read_tiktoken
 
         try:

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..formats.discover import FOLDER, HF_CACHE, SHIPPED, TIKTOKEN_CACHE, Found, discover
+from ..formats.discover import FOLDER, HF_CACHE, RECENT, SHIPPED, TIKTOKEN_CACHE, Found, discover
 from .workers import TaskRunner, describe_error
 
-GROUPS = ((SHIPPED, "Shipped with tokviz"), (HF_CACHE, "Hugging Face cache"), (TIKTOKEN_CACHE, "tiktoken cache"),
+GROUPS = ((RECENT, "Recent"), (SHIPPED, "Shipped with tokviz"), (HF_CACHE, "Hugging Face cache"), (TIKTOKEN_CACHE, "tiktoken cache"),
           (FOLDER, "Folders"))
 FOUND_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -40,16 +40,20 @@ class LibraryPanel(QWidget):
     """`openRequested(Found)` when the user opens an entry (double-click or Enter)."""
 
     openRequested = Signal(object)
+    foldersChanged = Signal(list)  # the folders to look in, after the user added one
     refreshed = Signal()        # the list is complete (details may still be coming)
     detailsFinished = Signal()  # every entry has its details (or its error)
 
     def __init__(self, folders: list[str] | None = None, *, env: Mapping[str, str] | None = None,
+                 recent: Callable[[], list[Found]] | None = None,
                  details: Callable[[Found], tuple[str, int]] = tokenizer_details, parent: QWidget | None = None):
+        """`recent()`: the recently opened tokenizers, shown first (asked on every refresh)."""
         super().__init__(parent)
         self.setObjectName("LibraryPanel")
         self.folders: list[str] = list(folders or [])
         self._env = env
         self._details = details
+        self._recent = recent
         self._runner = TaskRunner(max_threads=1, parent=self)
         self._generation = 0
         self._pending_details = 0
@@ -102,6 +106,7 @@ class LibraryPanel(QWidget):
         folder = os.fspath(folder)
         if folder not in self.folders:
             self.folders.append(folder)
+            self.foldersChanged.emit(list(self.folders))
         self.refresh()
 
     def entries(self) -> list[Found]:
@@ -129,12 +134,14 @@ class LibraryPanel(QWidget):
     # ---- internals ------------------------------------------------------------------------------
     def _show(self, gen: int, found: list[Found]) -> None:
         self.tree.clear()
+        if self._recent is not None:
+            found = self._recent() + found
         by_origin: dict[str, list[Found]] = {}
         for f in found:
             by_origin.setdefault(f.origin, []).append(f)
         for origin, title in GROUPS:
             items = by_origin.get(origin, [])
-            if not items and origin != FOLDER:
+            if not items and origin not in (FOLDER,):
                 continue
             group = QTreeWidgetItem([f"{title} ({len(items)})"])
             group.setFlags(Qt.ItemFlag.ItemIsEnabled)

@@ -57,6 +57,7 @@ from ..core import Tokenizer
 from ..errors import TokvizError
 from . import files
 from .library_panel import LibraryPanel
+from .settings import Settings
 from .style import CHROME_QSS, mono_font
 from .token_view import TokenView
 from .workers import EncodeController, EncodeResult, FileEncodeJob, FileEncodeResult, LoadResult
@@ -130,7 +131,8 @@ class MainWindow(QMainWindow):
     `tokenizer`: a path (file or folder) loaded on a worker, an already loaded Tokenizer, or None for
     the shipped default.  `text`: the text to start with; `text_file`: a file to read it from; with
     neither, the shipped sample text.  `library`: the Library panel to dock (default: one that looks
-    in the usual places as soon as the event loop runs).  `error_handler(title, message)` replaces the QMessageBox used
+    in the usual places as soon as the event loop runs).  `settings`: where the window layout,
+    recent files and Library folders are remembered (default: the user's tokviz settings).  `error_handler(title, message)` replaces the QMessageBox used
     to report errors (the screenshot command collects them instead)."""
 
     errorReported = Signal(str, str, str)  # title, path ('' if none), reason
@@ -143,6 +145,7 @@ class MainWindow(QMainWindow):
         text_file: str | os.PathLike | None = None,
         error_handler: Callable[[str, str], None] | None = None,
         library: LibraryPanel | None = None,
+        settings: Settings | None = None,
         parent: QWidget | None = None,
     ):
         super().__init__(parent)
@@ -160,12 +163,21 @@ class MainWindow(QMainWindow):
 
         self.controller = EncodeController(self)
         self.file_job = FileEncodeJob(self)
-        self.library = library if library is not None else LibraryPanel()
+        self.settings = settings if settings is not None else Settings()
+        self._opening: dict[str, object] = {}  # path -> the Library entry being loaded from it
+        self.library = library if library is not None else LibraryPanel(
+            self.settings.library_folders(), recent=self.settings.recent_tokenizers)
+        self.library.foldersChanged.connect(self.settings.set_library_folders)
         self._build_ui()
         self._build_menus()
         self._connect()
 
         self.resize(QSize(1200, 800))
+        geometry, state = self.settings.window_state()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
         self._update_title()
         self._update_header()
 
@@ -291,6 +303,8 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.action_open_tokenizer)
         file_menu.addAction(self.action_open_folder)
         file_menu.addAction(self.action_open_text)
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addSeparator()
         file_menu.addAction(self.action_quit)
 
@@ -330,6 +344,7 @@ class MainWindow(QMainWindow):
 
     def open_found(self, found) -> None:
         """Open a tokenizer the Library found (loaded on a worker, as open_tokenizer)."""
+        self._opening[os.fspath(found.path)] = found
         self.controller.load_tokenizer(found.path, loader=found.load)
 
     def open_text_file(self, path: str | os.PathLike) -> bool:
@@ -340,7 +355,10 @@ class MainWindow(QMainWindow):
         except OSError:
             size = 0
         if size > BIG_FILE_BYTES:
-            return self._open_big_file(path, size)
+            opened = self._open_big_file(path, size)
+            if opened:
+                self.settings.add_recent_text(path)
+            return opened
         try:
             text = files.read_text_file(path)
         except TokvizError as exc:
@@ -350,6 +368,7 @@ class MainWindow(QMainWindow):
         self._text_path = os.fspath(path)
         self.set_text(text)
         self._update_title()
+        self.settings.add_recent_text(path)
         return True
 
     def set_text(self, text: str) -> None:
@@ -551,6 +570,24 @@ class MainWindow(QMainWindow):
         if path:
             self.open_text_file(path)
 
+    @Slot()
+    def _fill_recent_menu(self) -> None:
+        menu = self.recent_menu
+        menu.clear()
+        tokenizers, texts = self.settings.recent_tokenizers(), self.settings.recent_texts()
+        for found in tokenizers:
+            action = menu.addAction(f"{found.name}   ({found.format})")
+            action.setToolTip(str(found.path))
+            action.triggered.connect(lambda _=False, f=found: self.open_found(f))
+        if tokenizers and texts:
+            menu.addSeparator()
+        for path in texts:
+            action = menu.addAction(Path(path).name)
+            action.setToolTip(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_text_file(p))
+        if not tokenizers and not texts:
+            menu.addAction("Nothing opened yet").setEnabled(False)
+
     # ---- controller signals ----------------------------------------------------------------------------
     @Slot(str)
     def _on_load_started(self, path: str) -> None:
@@ -562,6 +599,10 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_loaded(self, result: LoadResult) -> None:
         self.statusBar().showMessage(f"Loaded {self._tok_name(result.tokenizer)} in {result.seconds:.2f} s", 4000)
+        found = self._opening.pop(result.path, None)
+        tok = result.tokenizer
+        self.settings.add_recent_tokenizer(result.path, self._tok_name(tok), tok.source.format,
+                                           getattr(found, "encoding", None))
         self._on_tokenizer_ready(result.tokenizer)
 
     def _on_tokenizer_ready(self, tok: Tokenizer) -> None:
@@ -779,6 +820,7 @@ class MainWindow(QMainWindow):
 
     # ---- lifetime -------------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:
+        self.settings.save_window_state(self.saveGeometry(), self.saveState())
         self.library.shutdown()
         self.file_job.shutdown()
         self.controller.shutdown()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -88,12 +89,15 @@ def screenshot(
     app = ensure_application()
     _quiet_offscreen_warnings()
     from .main_window import MainWindow
+    from .settings import Settings
 
     errors: list[TokvizError] = []
+    scratch = tempfile.TemporaryDirectory()  # a fresh layout, and nothing added to the user's recent files
     window = MainWindow(
         tokenizers[0] if tokenizers else default_tokenizer_path(),
         text_file=text_file,
         error_handler=lambda title, message: None,  # no dialogs: errorReported raises below
+        settings=Settings(os.path.join(scratch.name, "settings.ini")),
     )
     window.errorReported.connect(lambda title, path, reason: errors.append(TokvizError(reason, path or None)))
     try:
@@ -116,3 +120,4 @@ def screenshot(
     finally:
         window.close()
         window.deleteLater()
+        scratch.cleanup()
