@@ -56,6 +56,7 @@ from .. import defaults
 from ..core import Tokenizer
 from ..errors import TokvizError
 from . import files
+from .ids_panel import IdsPanel
 from .library_panel import LibraryPanel
 from .settings import Settings
 from .style import CHROME_QSS, mono_font
@@ -255,6 +256,13 @@ class MainWindow(QMainWindow):
         self.library.openRequested.connect(self.open_found)
         QTimer.singleShot(0, self.library.refresh)
 
+        self.ids_panel = IdsPanel()
+        self.ids_dock = QDockWidget("Ids", self)
+        self.ids_dock.setObjectName("IdsDock")
+        self.ids_dock.setWidget(self.ids_panel)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.ids_dock)
+        self.resizeDocks([self.ids_dock], [170], Qt.Orientation.Vertical)
+
         bar = self.statusBar()
         bar.setSizeGripEnabled(False)
         self.status_tokenizer = QLabel()
@@ -313,6 +321,10 @@ class MainWindow(QMainWindow):
         self.action_show_library.setText("&Library")
         self.action_show_library.setShortcut(QKeySequence("Ctrl+L"))
         view_menu.addAction(self.action_show_library)
+        self.action_show_ids = self.ids_dock.toggleViewAction()
+        self.action_show_ids.setText("&Ids and decoding")
+        self.action_show_ids.setShortcut(QKeySequence("Ctrl+I"))
+        view_menu.addAction(self.action_show_ids)
         view_menu.addSeparator()
         self.action_add_special = QAction("Add &special tokens (post-processor)", self)
         self.action_add_special.setCheckable(True)
@@ -459,6 +471,7 @@ class MainWindow(QMainWindow):
         self.file_cancel_button.setEnabled(True)
         self.file_cancel_button.show()
         self.token_view.set_encoding(None)
+        self.ids_panel.set_encoding(None)
         name = Path(self._big["path"]).name
         self.token_view.set_message(f"Encoding {name} ({self._big['size'] / 1e6:.1f} MB)…")
         self.status_tokens.setText("encoding the whole file…")
@@ -606,6 +619,7 @@ class MainWindow(QMainWindow):
         self._on_tokenizer_ready(result.tokenizer)
 
     def _on_tokenizer_ready(self, tok: Tokenizer) -> None:
+        self.ids_panel.set_tokenizer(tok)
         self._update_title()
         self._update_header()
         if self._big is not None:
@@ -629,6 +643,7 @@ class MainWindow(QMainWindow):
             return
         self._starts = [s for s, _ in result.encoding.offsets]
         self.token_view.set_encoding(result.encoding)
+        self.ids_panel.set_encoding(result.encoding)
         n = len(result.encoding)
         chars = len(result.text)
         nbytes = len(result.text.encode("utf-8", "surrogatepass"))
@@ -644,6 +659,7 @@ class MainWindow(QMainWindow):
         """Big-file mode: the preview's tokens in the view, the whole file's figures in the status bar."""
         self._starts = [s for s, _ in result.encoding.offsets]
         self.token_view.set_encoding(result.encoding)
+        self.ids_panel.set_encoding(result.encoding)
         big = self._big
         whole = big["result"]
         if whole is not None and whole.tokenizer is result.tokenizer:
@@ -662,6 +678,7 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def _on_encode_failed(self, reason: str) -> None:
         self.token_view.set_encoding(None)
+        self.ids_panel.set_encoding(None)
         self.token_view.set_message(f"Cannot encode this text:\n{reason}")
         self.status_tokens.setText("encode failed")
         self.status_ratio.setText("")
