@@ -27,6 +27,7 @@ from pathlib import Path
 from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import (
     QAction,
+    QActionGroup,
     QColor,
     QDragEnterEvent,
     QDropEvent,
@@ -56,6 +57,8 @@ from .. import defaults
 from ..core import Tokenizer
 from ..errors import TokvizError
 from . import files
+from .coloring import MODES as COLOR_MODES
+from .coloring import rank_function, unknown_id
 from .ids_panel import IdsPanel
 from .library_panel import LibraryPanel
 from .settings import Settings
@@ -174,6 +177,9 @@ class MainWindow(QMainWindow):
         self._connect()
 
         self.resize(QSize(1200, 800))
+        saved_mode = self.settings.value("view/color_mode", "token")
+        if saved_mode in COLOR_MODES:
+            self.set_color_mode(saved_mode)
         geometry, state = self.settings.window_state()
         if geometry is not None:
             self.restoreGeometry(geometry)
@@ -326,6 +332,18 @@ class MainWindow(QMainWindow):
         self.action_show_ids.setShortcut(QKeySequence("Ctrl+I"))
         view_menu.addAction(self.action_show_ids)
         view_menu.addSeparator()
+        color_menu = view_menu.addMenu("&Colour tokens by")
+        self.color_actions = QActionGroup(self)
+        self.color_actions.setExclusive(True)
+        for k, (mode, label) in enumerate(COLOR_MODES.items()):
+            action = QAction(label, self, checkable=True)
+            action.setData(mode)
+            action.setShortcut(QKeySequence(f"Alt+{k + 1}"))
+            action.setChecked(mode == "token")
+            action.triggered.connect(lambda _=False, m=mode: self.set_color_mode(m))
+            self.color_actions.addAction(action)
+            color_menu.addAction(action)
+        view_menu.addSeparator()
         self.action_add_special = QAction("Add &special tokens (post-processor)", self)
         self.action_add_special.setCheckable(True)
         self.action_add_special.setToolTip("Encode with add_special_tokens=True, e.g. BERT's [CLS] … [SEP]")
@@ -353,6 +371,16 @@ class MainWindow(QMainWindow):
     def open_tokenizer(self, path: str | os.PathLike) -> None:
         """Load a tokenizer file or folder on a worker (errors are reported, the window stays as it was)."""
         self.controller.load_tokenizer(path)
+
+    def set_color_mode(self, mode: str) -> None:
+        """Colour the tokens by `mode` (gui/coloring.MODES); remembered between runs."""
+        tok = self.controller.tokenizer
+        rank_of = rank_function(tok) if tok is not None and mode == "rank" else None
+        unk = unknown_id(tok) if tok is not None else None
+        self.token_view.set_color_mode(mode, rank_of=rank_of, unk_id=unk)
+        for action in self.color_actions.actions():
+            action.setChecked(action.data() == mode)
+        self.settings.set_value("view/color_mode", mode)
 
     def open_found(self, found) -> None:
         """Open a tokenizer the Library found (loaded on a worker, as open_tokenizer)."""
@@ -620,6 +648,7 @@ class MainWindow(QMainWindow):
 
     def _on_tokenizer_ready(self, tok: Tokenizer) -> None:
         self.ids_panel.set_tokenizer(tok)
+        self.set_color_mode(self.token_view.color_mode())  # ranks and the unknown id are per tokenizer
         self._update_title()
         self._update_header()
         if self._big is not None:

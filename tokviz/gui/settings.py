@@ -63,6 +63,14 @@ class Settings:
         entries = [e for e in self._list("recent/texts") if e and e[0] != path]
         self._set_list("recent/texts", ([[path]] + entries)[:MAX_RECENT])
 
+    # ---- single values --------------------------------------------------------------------------------
+    def value(self, key: str, default: str = "") -> str:
+        raw = self.qsettings.value(key, default)
+        return raw if isinstance(raw, str) else default
+
+    def set_value(self, key: str, value: str) -> None:
+        self.qsettings.setValue(key, value)
+
     # ---- library ------------------------------------------------------------------------------------
     def library_folders(self) -> list[str]:
         return [e[0] for e in self._list("library/folders") if e]

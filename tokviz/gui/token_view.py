@@ -32,6 +32,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip, QWidget
 
 from ..core import Encoding
+from .coloring import token_fills
 from .style import DEFAULT_THEME, TokenTheme, mono_font
 
 # Run kinds inside a piece.
@@ -116,6 +117,10 @@ class TokenView(QAbstractScrollArea):
         super().__init__(parent)
         self.theme = theme
         self._encoding: Encoding | None = None
+        self._color_mode = "token"
+        self._rank_of = None
+        self._unk_id: int | None = None
+        self._fills: list[QColor] = []
         self._message = ""
         self._hover = -1
         self._current = -1
@@ -147,6 +152,7 @@ class TokenView(QAbstractScrollArea):
     def set_encoding(self, encoding: Encoding | None) -> None:
         """Show `encoding` (None: show the message)."""
         self._encoding = encoding
+        self._recolor()
         self._hover = -1
         self._current = -1 if encoding is None or self._current >= len(encoding) else self._current
         self._build()
@@ -165,9 +171,25 @@ class TokenView(QAbstractScrollArea):
     def message(self) -> str:
         return self._message
 
+    def set_color_mode(self, mode: str, *, rank_of=None, unk_id: int | None = None) -> None:
+        """Colour tokens by `mode` (see gui/coloring.MODES); `rank_of(id)` in 0..1 for "rank",
+        `unk_id` for "special"."""
+        self._color_mode = mode
+        self._rank_of = rank_of
+        self._unk_id = unk_id
+        self._recolor()
+        self.viewport().update()
+
+    def color_mode(self) -> str:
+        return self._color_mode
+
     def color_of(self, index: int) -> str:
-        special = bool(self._encoding.special[index]) if self._encoding else False
-        return self.theme.fill(index, special).name()
+        return self._fills[index].name()
+
+    def _recolor(self) -> None:
+        enc = self._encoding
+        fills = token_fills(enc, self._color_mode, self.theme, rank_of=self._rank_of, unk_id=self._unk_id) if enc else []
+        self._fills = [QColor(f) for f in fills]
 
     def spans(self) -> list[TokenSpan]:
         """For each token, in order: index, source span, colour, flags and the shown string."""
@@ -553,7 +575,7 @@ class TokenView(QAbstractScrollArea):
                 x, w = self._f_x[j], self._f_w[j]
                 if tok >= 0:
                     special = bool(enc.special[tok])
-                    fill = theme.fill(tok, special)
+                    fill = self._fills[tok]
                     rect = QRectF(x + 0.5, top + 0.5, w - 1.0, self._box_h - 1.0)
                     painter.setPen(QPen(QColor(theme.special_outline) if special else fill.darker(theme.border_darker), 1.0))
                     painter.setBrush(fill)
