@@ -28,14 +28,19 @@ def qwen_path() -> Path:
 
 
 @pytest.fixture
-def make_window(qtbot):
+def make_window(qtbot, tmp_path):
     """make_window(tokenizer, text) -> a shown MainWindow, once its tokenizer is loaded and the text encoded.
-    Errors are collected in window.errors instead of opening message boxes."""
+    Errors are collected in window.errors instead of opening message boxes.  Each window starts from
+    empty settings of its own (pass settings= to share them)."""
     from tokviz.gui.main_window import MainWindow
+    from tokviz.gui.settings import Settings
+
+    count = iter(range(1000))
 
     def make(tokenizer=None, text=None, **kwargs):
         errors: list[tuple[str, str]] = []
         kwargs.setdefault("error_handler", lambda title, message: errors.append((title, message)))
+        kwargs.setdefault("settings", Settings(tmp_path / f"settings-{next(count)}.ini"))
         window = MainWindow(tokenizer, text, **kwargs)
         window.errors = errors
         qtbot.addWidget(window)
