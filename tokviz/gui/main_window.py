@@ -39,6 +39,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
+    QInputDialog,
     QProgressBar,
     QToolButton,
     QFrame,
@@ -57,6 +58,7 @@ from .. import defaults
 from ..core import Tokenizer
 from ..errors import TokvizError
 from . import files
+from .about import about_html
 from .coloring import MODES as COLOR_MODES
 from .coloring import rank_function, unknown_id
 from .ids_panel import IdsPanel
@@ -162,6 +164,8 @@ class MainWindow(QMainWindow):
         self._cursor_moved_by_user = False  # outline the token at the cursor only once the user moves it
         self._starts: list[int] = []
         self._big: dict | None = None  # big-file mode: path, size, result (FileEncodeResult), state
+        self._last_find = ""
+        self._max_length: int | None = None
         self.setAcceptDrops(True)
         self.setStyleSheet(CHROME_QSS)
 
@@ -177,6 +181,10 @@ class MainWindow(QMainWindow):
         self._connect()
 
         self.resize(QSize(1200, 800))
+        try:
+            self._set_font_size(float(self.settings.value("view/font_size", "")))
+        except ValueError:
+            pass  # no size saved (or a damaged one): the default
         saved_mode = self.settings.value("view/color_mode", "token")
         if saved_mode in COLOR_MODES:
             self.set_color_mode(saved_mode)
@@ -322,6 +330,19 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.action_quit)
 
+        edit_menu = self.menuBar().addMenu("&Edit")
+        self.action_find = QAction("&Find in text…", self)
+        self.action_find.setShortcut(QKeySequence.StandardKey.Find)
+        self.action_find.triggered.connect(self._ask_find)
+        self.action_find_next = QAction("Find &next", self)
+        self.action_find_next.setShortcut(QKeySequence.StandardKey.FindNext)
+        self.action_find_next.triggered.connect(lambda: self.find_text(self._last_find))
+        self.action_goto_token = QAction("&Go to token…", self)
+        self.action_goto_token.setShortcut(QKeySequence("Ctrl+G"))
+        self.action_goto_token.triggered.connect(self._ask_goto_token)
+        for action in (self.action_find, self.action_find_next, self.action_goto_token):
+            edit_menu.addAction(action)
+
         view_menu = self.menuBar().addMenu("&View")
         self.action_show_library = self.library_dock.toggleViewAction()
         self.action_show_library.setText("&Library")
@@ -344,11 +365,49 @@ class MainWindow(QMainWindow):
             self.color_actions.addAction(action)
             color_menu.addAction(action)
         view_menu.addSeparator()
+        zoom = (("Zoom &in", QKeySequence.StandardKey.ZoomIn, 1), ("Zoom &out", QKeySequence.StandardKey.ZoomOut, -1),
+                ("&Reset zoom", QKeySequence("Ctrl+0"), 0))
+        self.zoom_actions = []
+        for label, key, step in zoom:
+            action = QAction(label, self)
+            action.setShortcut(key)
+            action.triggered.connect(lambda _=False, d=step: self.zoom(d))
+            view_menu.addAction(action)
+            self.zoom_actions.append(action)
+
+        encode_menu = self.menuBar().addMenu("E&ncode")
         self.action_add_special = QAction("Add &special tokens (post-processor)", self)
         self.action_add_special.setCheckable(True)
         self.action_add_special.setToolTip("Encode with add_special_tokens=True, e.g. BERT's [CLS] … [SEP]")
         self.action_add_special.toggled.connect(self.controller.set_add_special_tokens)
-        view_menu.addAction(self.action_add_special)
+        encode_menu.addAction(self.action_add_special)
+        self.action_allow_special = QAction("Special-token &strings in the text are special tokens", self)
+        self.action_allow_special.setCheckable(True)
+        self.action_allow_special.setToolTip(
+            "On: '<|endoftext|>' typed in the text becomes the special token; off: it is cut as plain text.\n"
+            "Each format has its default (on for HF tokenizers, off for tiktoken and sentencepiece).")
+        self.action_allow_special.triggered.connect(self.controller.set_allow_special)
+        encode_menu.addAction(self.action_allow_special)
+        self.action_max_length = QAction("&Max length…", self)
+        self.action_max_length.setToolTip("Show where a model's max length cuts the tokens")
+        self.action_max_length.triggered.connect(self._ask_max_length)
+        encode_menu.addAction(self.action_max_length)
+
+        help_menu = self.menuBar().addMenu("&Help")
+        self.action_about = QAction("&About tokviz", self)
+        self.action_about.setMenuRole(QAction.MenuRole.AboutRole)
+        self.action_about.triggered.connect(self.show_about)
+        help_menu.addAction(self.action_about)
+
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("MainToolBar")
+        toolbar.setMovable(False)
+        toolbar.addAction(self.action_open_tokenizer)
+        toolbar.addAction(self.action_open_text)
+        toolbar.addSeparator()
+        self.action_add_special.setIconText("Add specials")
+        toolbar.addAction(self.action_add_special)
+        toolbar.addAction(self.action_max_length)
 
     def _connect(self) -> None:
         c = self.controller
@@ -381,6 +440,59 @@ class MainWindow(QMainWindow):
         for action in self.color_actions.actions():
             action.setChecked(action.data() == mode)
         self.settings.set_value("view/color_mode", mode)
+
+    def find_text(self, needle: str) -> bool:
+        """Select the next occurrence of `needle` in the editor (wrapping around); False if none."""
+        self._last_find = needle
+        if not needle:
+            return False
+        if self.editor.find(needle):
+            return True
+        cursor = self.editor.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.Start)
+        self.editor.setTextCursor(cursor)
+        found = self.editor.find(needle)
+        if not found:
+            self.statusBar().showMessage(f"{needle!r} is not in the text", 4000)
+        return found
+
+    def goto_token(self, index: int) -> bool:
+        """Outline token `index` (0-based), scroll it into view and put the editor's cursor on it."""
+        enc = self.token_view.encoding()
+        if enc is None or not 0 <= index < len(enc):
+            return False
+        self._on_token_clicked(index)  # (moving the cursor outlines the token before a boundary)
+        self.token_view.set_current_token(index)
+        return True
+
+    def zoom(self, step: int) -> None:
+        """Make the text and tokens bigger (step 1), smaller (-1) or the default size (0)."""
+        default = mono_font().pointSizeF()
+        size = default if step == 0 else min(max(self.editor.font().pointSizeF() + step, 6.0), 48.0)
+        self._set_font_size(size)
+        self.settings.set_value("view/font_size", f"{size:g}")
+
+    def _set_font_size(self, size: float) -> None:
+        font = mono_font(size)
+        self.editor.setFont(font)
+        self.editor.setTabStopDistance(4 * self.editor.fontMetrics().horizontalAdvance(" "))
+        self.token_view.setFont(font)
+        self.ids_panel.decoded_tokens.setFont(font)
+
+    def set_max_length(self, max_length: int | None) -> None:
+        """Mark where `max_length` tokens end (None or 0: no max length)."""
+        self._max_length = max_length or None
+        self.token_view.set_truncation(self._max_length)
+        self._update_truncation_status()
+
+    def show_about(self) -> QMessageBox:
+        box = QMessageBox(self)
+        box.setWindowTitle("About tokviz")
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setText(about_html())
+        box.setIcon(QMessageBox.Icon.Information)
+        box.open()
+        return box
 
     def open_found(self, found) -> None:
         """Open a tokenizer the Library found (loaded on a worker, as open_tokenizer)."""
@@ -612,6 +724,40 @@ class MainWindow(QMainWindow):
             self.open_text_file(path)
 
     @Slot()
+    def _ask_find(self) -> None:
+        needle, ok = QInputDialog.getText(self, "Find in text", "Find:", text=self._last_find)
+        if ok:
+            self.find_text(needle)
+
+    @Slot()
+    def _ask_goto_token(self) -> None:
+        enc = self.token_view.encoding()
+        if enc is None or not len(enc):
+            return
+        index, ok = QInputDialog.getInt(self, "Go to token", f"Token number (1–{len(enc)}):",
+                                        max(1, self.token_view.current_token() + 1), 1, len(enc))
+        if ok:
+            self.goto_token(index - 1)
+
+    @Slot()
+    def _ask_max_length(self) -> None:
+        value, ok = QInputDialog.getInt(self, "Max length", "Max length in tokens (0: none):",
+                                        self._max_length or 0, 0, 10_000_000)
+        if ok:
+            self.set_max_length(value)
+
+    def _update_truncation_status(self) -> None:
+        enc = self.token_view.encoding()
+        n = len(enc) if enc is not None else 0
+        text = _plural(n, "token")
+        if self._max_length is not None and n > self._max_length:
+            text += f" ({n - self._max_length:,} past the max length of {self._max_length:,})"
+        elif self._max_length is not None:
+            text += f" (max length {self._max_length:,})"
+        if enc is not None and self._big is None:
+            self.status_tokens.setText(text)
+
+    @Slot()
     def _fill_recent_menu(self) -> None:
         menu = self.recent_menu
         menu.clear()
@@ -648,6 +794,8 @@ class MainWindow(QMainWindow):
 
     def _on_tokenizer_ready(self, tok: Tokenizer) -> None:
         self.ids_panel.set_tokenizer(tok)
+        self.controller.set_allow_special(None)  # each format's own default again
+        self.action_allow_special.setChecked(tok.special_in_text)
         self.set_color_mode(self.token_view.color_mode())  # ranks and the unknown id are per tokenizer
         self._update_title()
         self._update_header()
@@ -676,7 +824,7 @@ class MainWindow(QMainWindow):
         n = len(result.encoding)
         chars = len(result.text)
         nbytes = len(result.text.encode("utf-8", "surrogatepass"))
-        self.status_tokens.setText(_plural(n, "token"))
+        self._update_truncation_status()
         if n:
             self.status_ratio.setText(f"{chars / n:.2f} chars/token · {nbytes / n:.2f} bytes/token")
         else:

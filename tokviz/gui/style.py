@@ -55,6 +55,7 @@ class TokenTheme:
     background: str = "#fcfcfd"
     hover_outline: str = "#11161d"
     current_outline: str = "#d9480f"
+    truncation: str = "#e03131"  # the bar where a max length cuts the tokens
     message_text: str = "#8a94a0"
     border_darker: int = 135  # QColor.darker factor for each box's border
 

@@ -121,6 +121,7 @@ class TokenView(QAbstractScrollArea):
         self._rank_of = None
         self._unk_id: int | None = None
         self._fills: list[QColor] = []
+        self._truncate_at: int | None = None  # tokens from this index on are past a max length
         self._message = ""
         self._hover = -1
         self._current = -1
@@ -182,6 +183,18 @@ class TokenView(QAbstractScrollArea):
 
     def color_mode(self) -> str:
         return self._color_mode
+
+    def set_truncation(self, max_length: int | None) -> None:
+        """Show where a max length of `max_length` tokens cuts the sequence: the tokens after it
+        are dimmed and a red bar marks the cut (None: no max length)."""
+        self._truncate_at = max_length if max_length and max_length > 0 else None
+        self.viewport().update()
+
+    def truncation(self) -> int | None:
+        return self._truncate_at
+
+    def is_truncated(self, index: int) -> bool:
+        return self._truncate_at is not None and index >= self._truncate_at
 
     def color_of(self, index: int) -> str:
         return self._fills[index].name()
@@ -567,12 +580,17 @@ class TokenView(QAbstractScrollArea):
         special_text = QColor(theme.special_text)
         enc = self._encoding
         emphasis = []
+        cut = self._truncate_at
+        cut_mark = None
         for row in range(first, last + 1):
             top = self._row_top(row)
             baseline = top + self.PAD_Y + ascent
             for j in self._row_range(row):
                 tok = self._p_token[self._f_piece[j]]
                 x, w = self._f_x[j], self._f_w[j]
+                painter.setOpacity(0.3 if cut is not None and tok >= cut else 1.0)
+                if tok == cut and cut_mark is None:
+                    cut_mark = QRectF(x - 2.0, top - 2.0, 3.0, self._box_h + 4.0)
                 if tok >= 0:
                     special = bool(enc.special[tok])
                     fill = self._fills[tok]
@@ -605,6 +623,11 @@ class TokenView(QAbstractScrollArea):
                         painter.setPen(gap_color)
                         painter.drawText(QPointF(tx, baseline), t)
                     tx += rw
+        painter.setOpacity(1.0)
+        if cut_mark is not None:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(theme.truncation))
+            painter.drawRect(cut_mark)
         for rect, hovered in emphasis:
             color = QColor(theme.hover_outline if hovered else theme.current_outline)
             painter.setPen(QPen(color, 2.0))

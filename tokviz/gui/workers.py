@@ -191,6 +191,7 @@ class EncodeController(QObject):
         self._tokenizer_path: str | None = None
         self._text = ""
         self._add_special = False
+        self._allow_special: bool | None = None  # match special-token strings in text; None: the format's way
         self._generation = 0  # bumped by every change of text, tokenizer or options
         self._load_generation = 0  # bumped by every load request: only the newest load applies
         self._failed_generation = -1
@@ -247,6 +248,18 @@ class EncodeController(QObject):
             self._timer.start()
             self._update_busy()
 
+    @property
+    def allow_special(self) -> bool | None:
+        return self._allow_special
+
+    def set_allow_special(self, allow: bool | None) -> None:
+        """Whether special-token strings typed in the text become special tokens (None: what the
+        tokenizer's format does: yes for HF tokenizers, no for tiktoken and sentencepiece)."""
+        if allow != self._allow_special:
+            self._allow_special = allow
+            self._generation += 1
+            self.encode_now()
+
     def set_add_special_tokens(self, on: bool) -> None:
         if on != self._add_special:
             self._add_special = on
@@ -297,13 +310,14 @@ class EncodeController(QObject):
         """Encode the current text with the current tokenizer without waiting for the debounce."""
         self._timer.stop()
         tok, text, special, gen = self._tokenizer, self._text, self._add_special, self._generation
+        allow = self._allow_special
         if tok is None:
             self._update_busy()
             return
 
         def work() -> EncodeResult:
             t0 = time.perf_counter()
-            enc = tok.encode(text, add_special_tokens=special)
+            enc = tok.encode(text, add_special_tokens=special, allow_special=allow)
             return EncodeResult(gen, tok, text, enc, time.perf_counter() - t0)
 
         def done(result: EncodeResult) -> None:

@@ -1,0 +1,72 @@
+"""Explorer actions: find, go to token, zoom, max length, special tokens in text, About."""
+from __future__ import annotations
+
+from .helpers import shared_tokenizer
+
+TEXT = "one two three two one <|endoftext|> four"
+
+
+def test_find_selects_the_next_occurrence_and_wraps(qtbot, make_window):
+    window = make_window(text=TEXT)
+    assert window.find_text("two")
+    first = window.editor.textCursor().selectionStart()
+    assert window.find_text("two")
+    second = window.editor.textCursor().selectionStart()
+    assert TEXT[first:first + 3] == TEXT[second:second + 3] == "two" and second > first
+    assert window.find_text("two") and window.editor.textCursor().selectionStart() == first  # wrapped
+    assert not window.find_text("seven")
+
+
+def test_goto_token_outlines_it_and_moves_the_cursor(qtbot, make_window):
+    window = make_window(text=TEXT)
+    enc = window.token_view.encoding()
+    k = len(enc) // 2
+    assert window.goto_token(k)
+    assert window.token_view.current_token() == k
+    assert window.editor.textCursor().position() == enc.offsets[k][0]
+    assert not window.goto_token(len(enc))
+
+
+def test_zoom_changes_both_fonts_and_is_remembered(qtbot, make_window, tmp_path):
+    from tokviz.gui.settings import Settings
+
+    settings = Settings(tmp_path / "zoom.ini")
+    window = make_window(text=TEXT, settings=settings)
+    base = window.editor.font().pointSizeF()
+    window.zoom(1)
+    window.zoom(1)
+    assert window.editor.font().pointSizeF() == window.token_view.font().pointSizeF() == base + 2
+    window.close()
+    again = make_window(text=TEXT, settings=Settings(tmp_path / "zoom.ini"))
+    assert again.token_view.font().pointSizeF() == base + 2
+    again.zoom(0)
+    assert again.editor.font().pointSizeF() == base
+
+
+def test_max_length_dims_the_tokens_past_it(qtbot, make_window):
+    window = make_window(text=TEXT)
+    n = len(window.token_view.encoding())
+    window.set_max_length(3)
+    assert window.token_view.truncation() == 3
+    assert [window.token_view.is_truncated(i) for i in range(n)] == [i >= 3 for i in range(n)]
+    assert f"{n - 3} past the max length of 3" in window.status_tokens.text()
+    window.set_max_length(0)
+    assert window.token_view.truncation() is None and "past" not in window.status_tokens.text()
+
+
+def test_special_token_strings_in_text_follow_the_toggle(qtbot, make_window):
+    window = make_window(shared_tokenizer("cl100k_base.tiktoken"), TEXT)
+    assert not window.action_allow_special.isChecked()  # tiktoken's encode_ordinary: plain text
+    assert not any(window.token_view.encoding().special)
+    with qtbot.waitSignal(window.controller.encoded, timeout=30_000):
+        window.action_allow_special.trigger()
+    enc = window.token_view.encoding()
+    assert enc.pieces.count("<|endoftext|>") == 1 and any(enc.special)
+
+
+def test_about_box_names_the_versions(qtbot, make_window):
+    window = make_window(text="x")
+    box = window.show_about()
+    text = box.text()
+    assert "tokviz" in text and "PySide6" in text and "native encoder" in text
+    box.close()
