@@ -70,3 +70,16 @@ def test_about_box_names_the_versions(qtbot, make_window):
     text = box.text()
     assert "tokviz" in text and "PySide6" in text and "native encoder" in text
     box.close()
+
+
+def test_token_details_show_the_merge_rank_or_log_probability(qtbot, make_window):
+    from tokviz.analysis.token_info import token_facts
+
+    window = make_window(shared_tokenizer("cl100k_base.tiktoken"), "Hello world")
+    tip = window.token_view.tooltip_text(1)
+    assert "merge rank" in tip and "1917" in tip  # ' world' is token 1917 of cl100k
+    window2 = make_window(shared_tokenizer("sentencepiece/unigram_8k.model"), "Hello world")
+    enc = window2.token_view.encoding()
+    facts = token_facts(window2.tokenizer(), enc.ids[1])
+    assert facts["log-probability"] < 0
+    assert "log-probability" in window2.token_view.tooltip_text(1)

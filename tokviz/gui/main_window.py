@@ -58,6 +58,7 @@ from .. import defaults
 from ..core import Tokenizer
 from ..errors import TokvizError
 from . import files
+from ..analysis.token_info import token_facts
 from .about import about_html
 from .coloring import MODES as COLOR_MODES
 from .coloring import rank_function, unknown_id
@@ -794,6 +795,7 @@ class MainWindow(QMainWindow):
 
     def _on_tokenizer_ready(self, tok: Tokenizer) -> None:
         self.ids_panel.set_tokenizer(tok)
+        self.token_view.set_details_provider(lambda token_id: token_facts(tok, token_id))
         self.controller.set_allow_special(None)  # each format's own default again
         self.action_allow_special.setChecked(tok.special_in_text)
         self.set_color_mode(self.token_view.color_mode())  # ranks and the unknown id are per tokenizer

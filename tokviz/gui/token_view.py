@@ -122,6 +122,7 @@ class TokenView(QAbstractScrollArea):
         self._unk_id: int | None = None
         self._fills: list[QColor] = []
         self._truncate_at: int | None = None  # tokens from this index on are past a max length
+        self._details = None  # id -> {label: value} of model facts for the tooltip (merge rank, ...)
         self._message = ""
         self._hover = -1
         self._current = -1
@@ -183,6 +184,10 @@ class TokenView(QAbstractScrollArea):
 
     def color_mode(self) -> str:
         return self._color_mode
+
+    def set_details_provider(self, provider) -> None:
+        """`provider(id)` -> {label: value}: model facts added to each token's details."""
+        self._details = provider
 
     def set_truncation(self, max_length: int | None) -> None:
         """Show where a max length of `max_length` tokens cuts the sequence: the tokens after it
@@ -255,6 +260,9 @@ class TokenView(QAbstractScrollArea):
         ]
         if s < e:
             rows.append(("source", f"<code>{html.escape(repr(enc.text[s:e]))}</code>"))
+        if self._details is not None:
+            for label, value in self._details(enc.ids[index]).items():
+                rows.append((html.escape(label), html.escape(str(value))))
         if flags:
             rows.append(("", "<i>" + ", ".join(flags) + "</i>"))
         body = "".join(

@@ -1,0 +1,59 @@
+"""Facts about one token beyond its bytes: the merge that made it, its log-probability.
+
+    >>> token_facts(tok, 1917)
+    {'merge rank': 1661}
+    >>> token_facts(unigram_tok, 42)
+    {'log-probability': -7.31}
+
+Plain data, no Qt: the explorer shows these in a token's details.
+"""
+from __future__ import annotations
+
+import weakref
+
+from ..core.models.bpe import BPE
+from ..core.tokenizer import Tokenizer
+
+_MERGE_RANKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def merge_rank(model: BPE, token: str) -> int | None:
+    """Index of the merge that produced `token` (its place in the merge list), None for a token no
+    merge makes (a byte, a character, a special token).  A tiktoken-style BPE ranks merges by the
+    merged token's id, so there the id is the rank."""
+    ranks = _MERGE_RANKS.get(model)
+    if ranks is None:
+        ranks = {}
+        merges = model.merges
+        if merges is not None:
+            for r, (a, b) in enumerate(merges):
+                ranks.setdefault(model._merged(a, b), r)
+        _MERGE_RANKS[model] = ranks
+    if model.merges is None:
+        i = model.vocab.get(token)
+        return i if i is not None and len(token) > 1 else None
+    return ranks.get(token)
+
+
+def token_facts(tokenizer: Tokenizer, token_id: int) -> dict[str, object]:
+    """What the model knows about a token: 'merge rank' (BPE), 'merge count' (BPE trained by
+    tokviz: how often the pair occurred when merged), 'log-probability' (Unigram), 'score' (a
+    sentencepiece BPE, which merges the best-scoring piece first)."""
+    model = tokenizer.model
+    facts: dict[str, object] = {}
+    piece = tokenizer.id_to_token(token_id)
+    if piece is None:
+        return facts
+    if isinstance(model, BPE):
+        rank = merge_rank(model, piece)
+        if rank is not None:
+            facts["merge rank"] = rank
+            counts = model.merge_counts
+            if counts is not None and model.merges is not None and rank < len(counts):
+                facts["merge count"] = counts[rank]
+    scores = getattr(model, "scores", None)
+    if scores is not None and 0 <= token_id < len(scores):
+        # a Unigram's scores are log-probabilities; a sentencepiece BPE merges by piece score
+        key = "log-probability" if model.kind == "Unigram" else "score"
+        facts[key] = round(float(scores[token_id]), 4)
+    return facts
