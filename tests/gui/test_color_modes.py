@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
-from tokviz.gui.coloring import MODES, NEUTRAL, PARTIAL, UNKNOWN, id_fill
+from tokviz.gui.coloring import MODES, id_fill
+from tokviz.gui.style import LIGHT
+
+NEUTRAL, PARTIAL, UNKNOWN = LIGHT.neutral, LIGHT.partial_fill, LIGHT.unknown_fill
 
 from .helpers import shared_tokenizer
 
@@ -25,7 +28,7 @@ def test_every_mode_colours_the_tokens_as_it_says(qtbot, make_window):
     for s in view.spans():
         by_id.setdefault(enc.ids[s.index], set()).add(s.color)
     assert all(len(c) == 1 for c in by_id.values())  # one colour per id
-    assert view.color_of(0) == QColor(id_fill(enc.ids[0])).name()
+    assert view.color_of(0) == QColor(id_fill(enc.ids[0], LIGHT)).name()
 
     window.set_color_mode("partial")
     for s in view.spans():
@@ -55,3 +58,18 @@ def test_special_mode_marks_unknown_tokens(qtbot, make_window):
     sep = enc.pieces.index("[SEP]")
     assert enc.special[sep] and view.color_of(sep) not in (UNKNOWN, NEUTRAL)
     assert view.color_of(0) == NEUTRAL
+
+
+def test_dark_theme_keeps_the_modes_readable(qtbot, make_window):
+    window = make_window(shared_tokenizer("cl100k_base.tiktoken"), TEXT)
+    window.set_theme("dark")
+    assert window.is_dark() and window.settings.value("view/theme") == "dark"
+    text = QColor(window.token_view.theme.text)
+    for mode in MODES:
+        window.set_color_mode(mode)
+        for s in window.token_view.spans():
+            if not s.special:
+                # light text on every fill: the fill is clearly darker than the text
+                assert QColor(s.color).lightness() < text.lightness() - 60, (mode, s.color)
+    window.set_theme("light")
+    assert not window.is_dark()

@@ -20,9 +20,6 @@ MODES = {
     "partial": "Partial UTF-8",
     "special": "Special and unknown",
 }
-NEUTRAL = "#eef0f3"
-PARTIAL = "#ffb86b"
-UNKNOWN = "#ff8a8a"
 MAX_LENGTH = 12  # bytes: the length scale tops out here
 
 
@@ -31,15 +28,16 @@ def _pastel(hue: float, lightness: float = 0.84, saturation: float = 0.75) -> st
     return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
 
 
-def _scale(t: float) -> str:
-    """A sequential scale from pale yellow (0) to deep blue (1), text stays readable on both ends."""
+def _scale(t: float, theme: TokenTheme) -> str:
+    """A sequential scale from yellow (0) to blue (1), its far end darker on a light theme (brighter
+    on a dark one); the text stays readable on both ends."""
     t = min(max(t, 0.0), 1.0)
-    return _pastel(0.15 + 0.5 * t, 0.88 - 0.30 * t, 0.70)
+    return _pastel(0.15 + 0.5 * t, theme.lightness + 0.04 - theme.scale_dark_end * t, 0.70)
 
 
-def id_fill(token_id: int) -> str:
+def id_fill(token_id: int, theme: TokenTheme | None = None) -> str:
     """A stable colour for an id: hues spread by the golden ratio, so close ids look different."""
-    return _pastel(token_id * 0.6180339887)
+    return _pastel(token_id * 0.6180339887, theme.lightness if theme is not None else 0.84)
 
 
 def token_fills(
@@ -60,18 +58,18 @@ def token_fills(
         elif mode == "token":
             fills.append(theme.palette[i % len(theme.palette)])
         elif mode == "id":
-            fills.append(id_fill(encoding.ids[i]))
+            fills.append(id_fill(encoding.ids[i], theme))
         elif mode == "length":
-            fills.append(_scale((len(encoding.token_bytes[i]) - 1) / (MAX_LENGTH - 1)))
+            fills.append(_scale((len(encoding.token_bytes[i]) - 1) / (MAX_LENGTH - 1), theme))
         elif mode == "rank":
-            fills.append(_scale(rank_of(encoding.ids[i])) if rank_of is not None else NEUTRAL)
+            fills.append(_scale(rank_of(encoding.ids[i]), theme) if rank_of is not None else theme.neutral)
         elif mode == "partial":
-            fills.append(PARTIAL if encoding.partial[i] else NEUTRAL)
+            fills.append(theme.partial_fill if encoding.partial[i] else theme.neutral)
         elif mode == "special":
             if special:
                 fills.append(theme.special[i % len(theme.special)])
             else:
-                fills.append(UNKNOWN if unk_id is not None and encoding.ids[i] == unk_id else NEUTRAL)
+                fills.append(theme.unknown_fill if unk_id is not None and encoding.ids[i] == unk_id else theme.neutral)
         else:
             raise ValueError(f"unknown colour mode {mode!r} (choose from {', '.join(MODES)})")
     return fills

@@ -37,6 +37,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFileDialog,
     QInputDialog,
@@ -65,7 +66,7 @@ from .coloring import rank_function, unknown_id
 from .ids_panel import IdsPanel
 from .library_panel import LibraryPanel
 from .settings import Settings
-from .style import CHROME_QSS, mono_font
+from .style import DARK, LIGHT, chrome_qss, dark_palette, mono_font, system_prefers_dark
 from .token_view import TokenView
 from .workers import EncodeController, EncodeResult, FileEncodeJob, FileEncodeResult, LoadResult
 
@@ -168,7 +169,8 @@ class MainWindow(QMainWindow):
         self._last_find = ""
         self._max_length: int | None = None
         self.setAcceptDrops(True)
-        self.setStyleSheet(CHROME_QSS)
+        self._theme = "system"
+        self._system_palette = QApplication.palette()
 
         self.controller = EncodeController(self)
         self.file_job = FileEncodeJob(self)
@@ -186,6 +188,7 @@ class MainWindow(QMainWindow):
             self._set_font_size(float(self.settings.value("view/font_size", "")))
         except ValueError:
             pass  # no size saved (or a damaged one): the default
+        self.set_theme(self.settings.value("view/theme", "system"))
         saved_mode = self.settings.value("view/color_mode", "token")
         if saved_mode in COLOR_MODES:
             self.set_color_mode(saved_mode)
@@ -365,6 +368,14 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, m=mode: self.set_color_mode(m))
             self.color_actions.addAction(action)
             color_menu.addAction(action)
+        theme_menu = view_menu.addMenu("&Theme")
+        self.theme_actions = QActionGroup(self)
+        for name, label in (("system", "Follow the &system"), ("light", "&Light"), ("dark", "&Dark")):
+            action = QAction(label, self, checkable=True)
+            action.setData(name)
+            action.triggered.connect(lambda _=False, n=name: self.set_theme(n))
+            self.theme_actions.addAction(action)
+            theme_menu.addAction(action)
         view_menu.addSeparator()
         zoom = (("Zoom &in", QKeySequence.StandardKey.ZoomIn, 1), ("Zoom &out", QKeySequence.StandardKey.ZoomOut, -1),
                 ("&Reset zoom", QKeySequence("Ctrl+0"), 0))
@@ -479,6 +490,34 @@ class MainWindow(QMainWindow):
         self.editor.setTabStopDistance(4 * self.editor.fontMetrics().horizontalAdvance(" "))
         self.token_view.setFont(font)
         self.ids_panel.decoded_tokens.setFont(font)
+
+    def set_theme(self, name: str) -> None:
+        """'system' (the desktop's light or dark), 'light' or 'dark'; remembered between runs."""
+        if name not in ("system", "light", "dark"):
+            name = "system"
+        self._theme = name
+        dark = system_prefers_dark() if name == "system" else name == "dark"
+        app = QApplication.instance()
+        if name == "system":
+            app.setPalette(self._system_palette)
+        elif dark:
+            app.setStyle("Fusion")  # (native styles may ignore a custom palette)
+            app.setPalette(dark_palette())
+        else:
+            app.setPalette(app.style().standardPalette())
+        token_theme = DARK if dark else LIGHT
+        self.setStyleSheet(chrome_qss(dark))
+        self.token_view.set_theme(token_theme)
+        self.ids_panel.decoded_tokens.set_theme(token_theme)
+        for action in self.theme_actions.actions():
+            action.setChecked(action.data() == name)
+        self.settings.set_value("view/theme", name)
+
+    def theme(self) -> str:
+        return self._theme
+
+    def is_dark(self) -> bool:
+        return self.token_view.theme is DARK
 
     def set_max_length(self, max_length: int | None) -> None:
         """Mark where `max_length` tokens end (None or 0: no max length)."""

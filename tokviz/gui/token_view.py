@@ -185,6 +185,15 @@ class TokenView(QAbstractScrollArea):
     def color_mode(self) -> str:
         return self._color_mode
 
+    def set_theme(self, theme: TokenTheme) -> None:
+        """Colours for fills, text, chips and background (style.LIGHT / style.DARK)."""
+        self.theme = theme
+        pal = self.viewport().palette()
+        pal.setColor(self.viewport().backgroundRole(), QColor(theme.background))
+        self.viewport().setPalette(pal)
+        self._recolor()
+        self.viewport().update()
+
     def set_details_provider(self, provider) -> None:
         """`provider(id)` -> {label: value}: model facts added to each token's details."""
         self._details = provider
