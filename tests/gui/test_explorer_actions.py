@@ -83,3 +83,48 @@ def test_token_details_show_the_merge_rank_or_log_probability(qtbot, make_window
     facts = token_facts(window2.tokenizer(), enc.ids[1])
     assert facts["log-probability"] < 0
     assert "log-probability" in window2.token_view.tooltip_text(1)
+
+
+def test_selecting_text_selects_tokens_and_dragging_tokens_selects_text(qtbot, make_window):
+    from PySide6.QtGui import QTextCursor
+
+    window = make_window(text=TEXT)
+    enc = window.token_view.encoding()
+    start = TEXT.index("three")
+    cursor = window.editor.textCursor()
+    cursor.setPosition(start)
+    cursor.setPosition(start + len("three two"), QTextCursor.MoveMode.KeepAnchor)
+    window.editor.setTextCursor(cursor)
+    first, last = window.token_view.selection()
+    covered = "".join(enc.text[a:b] for a, b in enc.offsets[first:last + 1])
+    assert "three two" in covered and len(covered) <= len(" three two") + 1
+    # a drag over tokens 1..3 selects exactly their text
+    window.token_view.tokensSelected.emit(1, 3)
+    sel = window.editor.textCursor()
+    assert sel.selectedText() == TEXT[enc.offsets[1][0]:enc.offsets[3][1]]
+    assert window.token_view.selection() == (1, 3)
+
+
+def test_mouse_drag_over_tokens(qtbot, make_window):
+    from PySide6.QtCore import QEvent, QPointF, Qt
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    window = make_window(text=TEXT)
+    view = window.token_view
+    vp = view.viewport()
+
+    def send(kind, index, buttons):
+        center = view.token_rects(index)[0].center()
+        button = Qt.MouseButton.LeftButton if kind != QEvent.Type.MouseMove else Qt.MouseButton.NoButton
+        event = QMouseEvent(kind, QPointF(center), vp.mapToGlobal(center.toPoint()), button, buttons,
+                            Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(vp, event)
+
+    with qtbot.waitSignal(view.tokensSelected, timeout=5000) as blocker:
+        send(QEvent.Type.MouseButtonPress, 2, Qt.MouseButton.LeftButton)
+        send(QEvent.Type.MouseMove, 4, Qt.MouseButton.LeftButton)
+    assert blocker.args == [2, 4]
+    send(QEvent.Type.MouseButtonRelease, 4, Qt.MouseButton.NoButton)
+    enc = view.encoding()
+    assert window.editor.textCursor().selectedText() == TEXT[enc.offsets[2][0]:enc.offsets[4][1]]

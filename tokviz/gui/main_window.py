@@ -437,6 +437,8 @@ class MainWindow(QMainWindow):
         self.editor.focusChanged.connect(lambda _focused: self._on_cursor_moved())
         self.token_view.tokenHovered.connect(self._on_token_hovered)
         self.token_view.tokenClicked.connect(self._on_token_clicked)
+        self.token_view.tokensSelected.connect(self.select_tokens)
+        self.editor.selectionChanged.connect(self._on_editor_selection)
 
     # ---- public API -------------------------------------------------------------------------------
     def open_tokenizer(self, path: str | os.PathLike) -> None:
@@ -476,6 +478,51 @@ class MainWindow(QMainWindow):
         self._on_token_clicked(index)  # (moving the cursor outlines the token before a boundary)
         self.token_view.set_current_token(index)
         return True
+
+    def select_tokens(self, first: int, last: int) -> None:
+        """Select the text of tokens first..last in the editor (and highlight them)."""
+        enc = self.token_view.encoding()
+        if enc is None or enc.text != self.current_text() or not 0 <= first <= last < len(enc):
+            return
+        start, end = enc.offsets[first][0], max(e for _, e in enc.offsets[first:last + 1])
+        cursor = self.editor.textCursor()
+        cursor.setPosition(self._qt_pos(enc.text, start))
+        cursor.setPosition(self._qt_pos(enc.text, end), QTextCursor.MoveMode.KeepAnchor)
+        self._selecting_from_tokens = True
+        try:
+            self.editor.setTextCursor(cursor)
+        finally:
+            self._selecting_from_tokens = False
+        self.token_view.set_selection(first, last)
+
+    def tokens_in_range(self, start: int, end: int) -> tuple[int, int] | None:
+        """(first, last) index of the tokens overlapping characters [start, end), or None."""
+        enc = self.token_view.encoding()
+        if enc is None or end <= start:
+            return None
+        hits = []  # tokens are ordered by start: scan from the first that may overlap to the last
+        k = max(0, bisect.bisect_right(self._starts, start) - 1)
+        while k > 0 and enc.offsets[k - 1][1] > start:
+            k -= 1
+        while k < len(enc) and enc.offsets[k][0] < end:
+            a, b = enc.offsets[k]
+            if b > start and b > a:
+                hits.append(k)
+            k += 1
+        return (hits[0], hits[-1]) if hits else None
+
+    def _on_editor_selection(self) -> None:
+        if getattr(self, "_selecting_from_tokens", False):
+            return
+        enc = self.token_view.encoding()
+        cursor = self.editor.textCursor()
+        if enc is None or not cursor.hasSelection() or enc.text != self.current_text():
+            self.token_view.set_selection(-1, -1)
+            return
+        start = self._py_index(enc.text, cursor.selectionStart())
+        end = self._py_index(enc.text, cursor.selectionEnd())
+        span = self.tokens_in_range(start, end)
+        self.token_view.set_selection(*(span or (-1, -1)))
 
     def zoom(self, step: int) -> None:
         """Make the text and tokens bigger (step 1), smaller (-1) or the default size (0)."""

@@ -56,6 +56,7 @@ class TokenTheme:
     hover_outline: str = "#11161d"
     current_outline: str = "#d9480f"
     truncation: str = "#e03131"  # the bar where a max length cuts the tokens
+    selection: str = "#1c7ed6"  # overlay on selected tokens
     neutral: str = "#eef0f3"   # colour modes: tokens that are not the ones picked out
     partial_fill: str = "#ffb86b"
     unknown_fill: str = "#ff8a8a"
@@ -89,6 +90,7 @@ DARK = TokenTheme(
     current_outline="#ff922b",
     message_text="#8a94a0",
     truncation="#ff6b6b",
+    selection="#74c0fc",
     neutral="#2c313a",
     partial_fill="#a8642a",
     unknown_fill="#a33a3a",

@@ -105,6 +105,7 @@ class TokenView(QAbstractScrollArea):
 
     tokenHovered = Signal(int)  # token index, -1 when the pointer leaves tokens
     tokenClicked = Signal(int)
+    tokensSelected = Signal(int, int)  # first and last token index of a drag over the tokens
 
     PAD_X = 2.0  # inside a box, left and right of the text
     PAD_Y = 2.0
@@ -123,6 +124,8 @@ class TokenView(QAbstractScrollArea):
         self._fills: list[QColor] = []
         self._truncate_at: int | None = None  # tokens from this index on are past a max length
         self._details = None  # id -> {label: value} of model facts for the tooltip (merge rank, ...)
+        self._selection: tuple[int, int] | None = None  # first, last selected token
+        self._drag_from: int | None = None
         self._message = ""
         self._hover = -1
         self._current = -1
@@ -154,6 +157,7 @@ class TokenView(QAbstractScrollArea):
     def set_encoding(self, encoding: Encoding | None) -> None:
         """Show `encoding` (None: show the message)."""
         self._encoding = encoding
+        self._selection = None
         self._recolor()
         self._hover = -1
         self._current = -1 if encoding is None or self._current >= len(encoding) else self._current
@@ -184,6 +188,16 @@ class TokenView(QAbstractScrollArea):
 
     def color_mode(self) -> str:
         return self._color_mode
+
+    def set_selection(self, first: int, last: int) -> None:
+        """Highlight tokens first..last (inclusive); first > last or -1: none."""
+        sel = (first, last) if 0 <= first <= last else None
+        if sel != self._selection:
+            self._selection = sel
+            self.viewport().update()
+
+    def selection(self) -> tuple[int, int] | None:
+        return self._selection
 
     def set_theme(self, theme: TokenTheme) -> None:
         """Colours for fills, text, chips and background (style.LIGHT / style.DARK)."""
@@ -546,14 +560,25 @@ class TokenView(QAbstractScrollArea):
     def mouseMoveEvent(self, event) -> None:
         tok = self.token_at_point(event.position())
         self._set_hover(-1 if tok is None else tok)
+        if self._drag_from is not None and tok is not None and event.buttons() & Qt.MouseButton.LeftButton:
+            first, last = sorted((self._drag_from, tok))
+            if (first, last) != self._selection:
+                self.set_selection(first, last)
+                self.tokensSelected.emit(first, last)
         super().mouseMoveEvent(event)
 
     def mousePressEvent(self, event) -> None:
         tok = self.token_at_point(event.position())
         if tok is not None and event.button() == Qt.MouseButton.LeftButton:
+            self._drag_from = tok
+            self.set_selection(-1, -1)
             self.set_current_token(tok, ensure_visible=False)
             self.tokenClicked.emit(tok)
         super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:
+        self._drag_from = None
+        super().mouseReleaseEvent(event)
 
     def leaveEvent(self, event) -> None:
         self._set_hover(-1)
@@ -641,6 +666,19 @@ class TokenView(QAbstractScrollArea):
                         painter.drawText(QPointF(tx, baseline), t)
                     tx += rw
         painter.setOpacity(1.0)
+        if self._selection is not None:
+            first_sel, last_sel = self._selection
+            painter.setPen(Qt.PenStyle.NoPen)
+            overlay = QColor(theme.selection)
+            overlay.setAlpha(90)
+            painter.setBrush(overlay)
+            for row in range(first, last + 1):
+                top = self._row_top(row)
+                for j in self._row_range(row):
+                    tok = self._p_token[self._f_piece[j]]
+                    if first_sel <= tok <= last_sel:
+                        painter.drawRoundedRect(QRectF(self._f_x[j], top, self._f_w[j], self._box_h),
+                                                self.RADIUS, self.RADIUS)
         if cut_mark is not None:
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(theme.truncation))
