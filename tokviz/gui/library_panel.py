@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..formats.discover import FOLDER, HF_CACHE, RECENT, SHIPPED, TIKTOKEN_CACHE, Found, discover
+from ..formats.discover import FOLDER, HF_CACHE, PACKAGES, RECENT, SHIPPED, TIKTOKEN_CACHE, Found, discover
 from .workers import TaskRunner, describe_error
 
-GROUPS = ((RECENT, "Recent"), (SHIPPED, "Shipped with tokviz"), (HF_CACHE, "Hugging Face cache"), (TIKTOKEN_CACHE, "tiktoken cache"),
+GROUPS = ((RECENT, "Recent"), (SHIPPED, "Shipped with tokviz"), (HF_CACHE, "Hugging Face cache"), (TIKTOKEN_CACHE, "tiktoken cache"), (PACKAGES, "Installed packages"),
           (FOLDER, "Folders"))
 FOUND_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -78,7 +78,7 @@ class LibraryPanel(QWidget):
         self.add_button.setToolTip("Look for tokenizers in a folder (and its subfolders)")
         self.add_button.clicked.connect(self._ask_add_folder)
         self.refresh_button = QPushButton("Refresh")
-        self.refresh_button.clicked.connect(self.refresh)
+        self.refresh_button.clicked.connect(lambda: self.refresh(fresh=True))
 
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
@@ -92,13 +92,14 @@ class LibraryPanel(QWidget):
         layout.addWidget(self.status)
 
     # ---- public ---------------------------------------------------------------------------------
-    def refresh(self) -> None:
-        """Look for tokenizers again (on a worker); the list is rebuilt when that is done."""
+    def refresh(self, fresh: bool = False) -> None:
+        """Look for tokenizers again (on a worker); the list is rebuilt when that is done.
+        `fresh`: also read the installed packages' file lists again (the Refresh button)."""
         self._generation += 1
         gen = self._generation
         folders, env = list(self.folders), self._env
         self.status.setText("Looking for tokenizers…")
-        self._runner.submit(lambda: discover(folders, env=env), lambda found: self._show(gen, found),
+        self._runner.submit(lambda: discover(folders, env=env, fresh=fresh), lambda found: self._show(gen, found),
                             lambda exc: self.status.setText(f"Could not look for tokenizers: {describe_error(exc)}"),
                             is_current=lambda: gen == self._generation)
 
