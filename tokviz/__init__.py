@@ -6,9 +6,9 @@
     [15339, 1917]
 """
 from .core import AddedToken, Encoding, Source, Tokenizer
-from .errors import TokvizError
-from .formats import load
+from .errors import Cancelled, TokvizError
+from .formats import load, save
 
 __version__ = "0.1.0"
 
-__all__ = ["load", "Tokenizer", "Encoding", "AddedToken", "Source", "TokvizError", "__version__"]
+__all__ = ["load", "save", "Tokenizer", "Encoding", "AddedToken", "Source", "TokvizError", "Cancelled", "__version__"]

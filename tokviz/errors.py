@@ -1,4 +1,4 @@
-"""The one exception type tokviz raises for bad input."""
+"""The exception tokviz raises for bad input, and the one long work raises when it is cancelled."""
 from __future__ import annotations
 
 import os
@@ -15,6 +15,10 @@ class TokvizError(Exception):
         self.reason = message
         self.path = os.fspath(path) if path is not None else None
         super().__init__(f"{self.path}: {message}" if self.path else message)
+
+
+class Cancelled(Exception):
+    """Long work (encoding a file, training) stopped because its cancel callback said so."""
 
 
 def check_text(text: str) -> str:

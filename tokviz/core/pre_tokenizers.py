@@ -257,7 +257,7 @@ Tai_Tham Tai_Viet Takri Tifinagh Tirhuta Ugaritic Vai Warang_Citi Inherited Comm
 _SCRIPT_RE = regex.compile("|".join(f"(?P<{s}>\\p{{Script={s}}})" for s in _SCRIPTS))
 
 
-def _fixed_script(c: str) -> str:
+def fixed_script(c: str) -> str:
     """Script of `c` as HF's UnicodeScripts sees it: kana (and the long-vowel mark) count as Han,
     a space is "Any" (it joins either side)."""
     if c == " ":
@@ -278,7 +278,7 @@ class UnicodeScripts(PreTokenizer):
         bounds = []
         last = None
         for i, c in enumerate(text):
-            s = _fixed_script(c)
+            s = fixed_script(c)
             if s != "Any" and last != "Any" and s != last:
                 bounds.append(i)
             if s != "Any":

@@ -66,6 +66,7 @@ from dataclasses import dataclass
 
 import regex
 
+from .. import errors
 from ..errors import TokvizError
 from .encoding import Encoding
 
@@ -99,7 +100,7 @@ _PROBES = [
 ]
 
 
-class Cancelled(Exception):
+class Cancelled(errors.Cancelled):
     """`encode_file` stopped because `cancel` said so.  `bytes_done` of `total_bytes` were encoded;
     `ids` holds their ids (when ids were being kept)."""
 

@@ -43,7 +43,7 @@ def _is_partial(data: bytes) -> bool:
 class Source:
     """Where a tokenizer came from: shown by `tokviz info` and the GUI."""
 
-    format: str  # "hf-json", "gpt2", "tiktoken", "sentencepiece", "wordpiece-vocab", "minbpe", "tokviz"
+    format: str  # "hf-json", "gpt2", "tiktoken", "sentencepiece", "wordpiece-vocab", "minbpe", "trained"
     path: str | None = None
     name: str | None = None
     extra: dict = field(default_factory=dict)
@@ -193,6 +193,20 @@ class Tokenizer:
             ns = self.normalizer.normalize(seg) if self.normalizer else seg
             yield from self.added.split(ns, normalized=True, allow_special=allow_special)
 
+    def _native_for(self, allow: bool):
+        """The native encoder for a call, or None.  One that normalizes by itself (sentencepiece)
+        takes only raw text, so it is used only when no added token can be matched in it."""
+        native = self.native_encoder()
+        if native is not None and getattr(native, "normalizes", False) and not self.added.matches_nothing(allow):
+            return None
+        return native
+
+    def _native_parts(self, native, text: str, allow: bool):
+        """`_segments` for the native encoder: the raw text whole when the encoder normalizes it."""
+        if getattr(native, "normalizes", False):
+            return [(NormalizedString(text), None)]
+        return list(self._segments(text, allow))
+
     def encode(self, text: str, *, add_special_tokens: bool = False, allow_special: bool | None = None) -> Encoding:
         """Encode `text`.
 
@@ -205,11 +219,11 @@ class Tokenizer:
         """
         check_text(text)
         allow = self.special_in_text if allow_special is None else allow_special
-        native = self.native_encoder()
+        native = self._native_for(allow)
         if native is None:
             ids, offsets, special = self._encode_python(text, allow)
         else:
-            parts = list(self._segments(text, allow))
+            parts = self._native_parts(native, text, allow)
             if self._lazy_ok(native, parts, add_special_tokens):
                 seg = parts[0][0]
                 ids, packed = native.encoder.encode(seg.text, seg.base, 2)
@@ -321,23 +335,23 @@ class Tokenizer:
         >>> tok.encode_ids("hi there")
         [6151, 1070]
         """
-        native = self.native_encoder()
+        allow = self.special_in_text if allow_special is None else allow_special
+        native = self._native_for(allow)
         if native is None:
             return self.encode(text, add_special_tokens=add_special_tokens, allow_special=allow_special).ids
         check_text(text)
-        allow = self.special_in_text if allow_special is None else allow_special
-        parts = list(self._segments(text, allow))
+        parts = self._native_parts(native, text, allow)
         plain = [seg for seg, tok in parts if tok is None and seg.text]
         return self._ids_of(parts, [native.encode_segment(seg, False) for seg in plain], add_special_tokens)
 
     def encode_ids_batch(self, texts: list[str], threads: int | None = None, *, add_special_tokens: bool = False,
                          allow_special: bool | None = None) -> list[list[int]]:
         """`encode_ids` of several texts, on `threads` native threads (default: one per core)."""
-        native = self.native_encoder()
+        allow = self.special_in_text if allow_special is None else allow_special
+        native = self._native_for(allow)
         kwargs = {"add_special_tokens": add_special_tokens, "allow_special": allow_special}
         if native is None:
             return [e.ids for e in self.encode_batch(texts, threads, **kwargs)]
-        allow = self.special_in_text if allow_special is None else allow_special
         all_parts, plain = self._split_batch(texts, allow, native)
         with paused_gc():
             encoded = self._encode_many(native, texts, plain, threads or os.cpu_count() or 1, with_offsets=False)
@@ -368,10 +382,11 @@ class Tokenizer:
     def _split_batch(self, texts, allow, native):
         """Each text cut at added tokens, and all plain segments of all texts in one list.
 
-        When the C encoder takes the texts as they are (no normalizer, no added token that can
-        match, no pre-tokenizer in Python), each text is its one segment and is not checked for
-        lone surrogates here: the C encoder finds them (see `_encode_many`)."""
-        if (not native.python_split and self.text_normalizer is None and self.normalizer is None
+        When the C encoder takes the texts as they are (no normalizer, or one it applies itself; no
+        added token that can match; no pre-tokenizer in Python), each text is its one segment and
+        is not checked for lone surrogates here: the C encoder finds them (see `_encode_many`)."""
+        plain_pipeline = self.text_normalizer is None and self.normalizer is None
+        if (not native.python_split and (plain_pipeline or getattr(native, "normalizes", False))
                 and self.added.matches_nothing(allow)):
             all_parts = []
             for text in texts:
@@ -404,7 +419,8 @@ class Tokenizer:
         With the native encoder the texts are cut at added tokens in Python, then all their plain
         segments are encoded by `threads` native threads at once (the GIL released; with one
         thread, on the calling thread)."""
-        native = self.native_encoder()
+        allowed = kwargs.get("allow_special")
+        native = self._native_for(self.special_in_text if allowed is None else allowed)
         if native is not None and len(texts) > 1 and set(kwargs) <= {"add_special_tokens", "allow_special"}:
             return self._encode_batch_native(native, texts, threads, **kwargs)
         if threads == 1 or len(texts) < 2:
@@ -461,9 +477,17 @@ class Tokenizer:
             "special_tokens": [{"id": t.id, "content": t.content} for t in self.added.tokens if t.special],
             "added_tokens": sum(1 for t in self.added.tokens if not t.special),
             "byte_level": self.byte_level,
-            "encoder": "native" if self.native_encoder() is not None else "python",
+            "encoder": self._encoder_name(),
             **self.source.extra,
         }
+
+    def _encoder_name(self) -> str:
+        """'python', 'native', or for an encoder that also normalizes, what it is
+        ('native sentencepiece (unigram)')."""
+        native = self.native_encoder()
+        if native is None:
+            return "python"
+        return native.describe() if getattr(native, "normalizes", False) else "native"
 
     def __repr__(self) -> str:
         name = self.source.name or self.source.path or "tokenizer"

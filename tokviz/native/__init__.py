@@ -18,6 +18,9 @@ splits off added tokens in Python) and gives the same ids and offsets.  It is us
 A WordPiece or (HF) Unigram model is also run in C (NativeModel): the normalizer and the
 pre-tokenizer stay in Python, and all the pieces of a text go to the C model in one call.
 
+A sentencepiece `.model` tokenizer is encoded end to end in C, normalizer included
+(tokviz.native.sentencepiece, module tokviz._spnative).
+
 Set TOKVIZ_PURE_PYTHON=1 (or call Tokenizer.use_native(False)) to stay on the Python path.
 """
 from __future__ import annotations
@@ -345,6 +348,10 @@ def encoder_for(tokenizer) -> NativeEncoder | NativeModel | None:
     """A native encoder for `tokenizer` when its pipeline is supported (see the module doc), else None."""
     if not available:
         return None
+    if tokenizer.text_normalizer is not None:  # sentencepiece: normalizer and model in C (or Python)
+        from .sentencepiece import sentencepiece_encoder_for
+
+        return sentencepiece_encoder_for(tokenizer)
     model_encoder = model_encoder_for(tokenizer)
     if model_encoder is not None:
         return model_encoder

@@ -16,8 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.streaming import Cancelled
-from ..errors import TokvizError
+from ..errors import Cancelled, TokvizError
 
 #: progress(fraction done in [0, 1], what is happening: "counting words", "merge 1200: 'th' + 'e' (4410)")
 Progress = Callable[[float, str], None]
