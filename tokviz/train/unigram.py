@@ -1,0 +1,731 @@
+"""Unigram training, as sentencepiece does it: seed pieces from frequent substrings, EM over each
+word's lattice, pruning of the pieces whose loss costs least, until the vocabulary fits.
+
+    >>> tok = train_unigram(["corpus.txt"], TrainOptions(vocab_size=8000, special_tokens=["<unk>", "<s>", "</s>"]))
+    >>> tok.vocab_size, tok.model.pieces[3]
+    (8000, ('▁the', -3.21...))
+
+The steps:
+
+1. Count words.  The text goes through the pipeline the trained tokenizer will run — NFKC (and,
+   with `collapse_whitespace`, runs of white space to one space, stripped), spaces as '▁', a '▁'
+   in front, a cut before every '▁' — so the model learns on exactly what `encode` will show it.
+   Special tokens, reserved tokens and user-defined symbols are cut out of the text first.  Files
+   are streamed (`read_corpus`): memory grows with the number of distinct words, not the text;
+   beyond `max_symbols` characters of distinct words, the rarest words are left out.
+2. The alphabet: characters by frequency, as many as `character_coverage` of the text (and
+   `limit_alphabet`) allow, plus `initial_alphabet` and '▁'.  Words are cut at the characters
+   left out: those become unknown (or bytes, with `byte_fallback`).
+3. Seeds (`make_seeds`): every character, and the substrings of words followed by two different
+   things somewhere (internal nodes of a suffix tree; or a word's tail that occurs at one place
+   only), occurring `max(2, min_frequency)` times or more, valid as pieces (see below), the
+   `seed_size` best by count x length; first scores log(count x length / total).
+4. EM (`em_step`): expected counts of each piece over each word's lattice (forward-backward), then
+   score = digamma(expected) - digamma(sum of expected), as sentencepiece's Bayesian M-step; pieces
+   expected fewer than 0.5 times go.  Characters are never removed.
+5. Pruning (`prune`): the Viterbi segmentation of every word gives each piece's count; a piece's
+   best segmentation without itself gives the pieces that would take its place; the loss of
+   removing it is the drop in likelihood of that substitution, weighted by the share of words it
+   is in.  The pieces with the largest losses stay: `shrinking_factor` of them each round, never
+   fewer than 1.1 x the target.  Steps 4-5 repeat until that many are left.
+6. The vocabulary: special tokens, reserved tokens, user-defined symbols, with `byte_fallback` the
+   256 byte pieces <0x00>..<0xFF>, then the characters and the best-scoring pieces, ordered by
+   score; `pad_to_multiple_of` adds reserved tokens at the end.
+
+A valid piece, as sentencepiece's defaults: '▁' only at its start, no mixing of Unicode scripts
+(kana count as Han; white space such as a newline joins only white space), with `split_digits` a
+digit only alone.
+
+The heavy steps run in C (tokviz._unigramtrain, threads, GIL released).  `ReferenceLattice` below
+does the same steps in plain Python, slowly (a few seconds per 100 KB of text): it is the
+definition, the tests compare both, and it is used when the C module is missing.  Both sum
+expected counts in fixed point, so the result does not depend on the number of threads.
+
+TrainOptions honoured: vocab_size (exactly, including everything listed above), min_frequency
+(seed substrings), special_tokens (the first whose name contains "unk" is the unknown token;
+without one, "<unk>" is added first), user_defined_symbols (added tokens, never split, not
+special), reserved_tokens, split_digits, max_token_length (characters per piece, '▁' included;
+default 16), character_coverage, byte_fallback, initial_alphabet, limit_alphabet,
+collapse_whitespace, pad_to_multiple_of.  Nothing is ignored.  The vocabulary has exactly
+vocab_size tokens (before padding) unless the corpus is too small to offer that many pieces: it is
+then smaller, and the last progress message says so.
+"""
+from __future__ import annotations
+
+import math
+import os
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+import regex
+
+from ..core import decoders as dec
+from ..core import normalizers as norm
+from ..core import pre_tokenizers as pre
+from ..core.added import AddedToken
+from ..core.models import Unigram
+from ..core.pre_tokenizers import fixed_script
+from ..core.tokenizer import Source, Tokenizer
+from ..core.unicode import is_numeric
+from ..errors import TokvizError
+from ..core.streaming import Cancelled
+from .options import CancelCheck, Progress, TrainOptions, read_corpus
+
+SPACE = "\u2581"
+UNK = "<unk>"
+FIXED_SCALE = 1048576.0  # expected counts are summed in units of 2^-20 (exact, thread-independent)
+LINEAR_MAX_LEN = 30      # words up to this long: forward-backward in probabilities, else in logs
+LINEAR_MIN_Z = 1e-290
+DROP_BELOW = 0.5
+DESIRED_MARGIN = 1.1     # EM/pruning stops at 1.1 x the pieces wanted, as sentencepiece
+
+
+def train_unigram(
+    corpus: Iterable[str | os.PathLike],
+    options: TrainOptions,
+    *,
+    progress: Progress | None = None,
+    cancel: CancelCheck | None = None,
+    threads: int | None = None,
+    max_piece_length: int = 16,
+    shrinking_factor: float = 0.75,
+    em_iterations: int = 2,
+    seed_size: int = 1_000_000,
+    max_symbols: int | None = 40_000_000,
+    native: bool | None = None,
+) -> Tokenizer:
+    """Train a Unigram tokenizer (NFKC + Metaspace + Unigram) on `corpus`.
+
+    `corpus`: file paths (os.PathLike, or a str naming an existing file) and texts (any other str).
+    `threads`: for the C steps (default: all cores); the result is the same for any number.
+    `max_piece_length`: longest piece in characters when options.max_token_length is None.
+    `shrinking_factor`: share of pieces kept by each pruning round; `em_iterations`: EM steps per
+    round; `seed_size`: the number of seed pieces.  `max_symbols`: a bound on the characters of the
+    distinct words trained on (about 40 bytes each at the peak): beyond it the rarest words are
+    left out, as sentencepiece samples sentences (None: no bound).  `native`: True to require the C core, False
+    for the pure-Python reference, None (default) for C when built.
+    Progress goes to progress(fraction, message) all along; cancel() is checked between steps
+    (and between chunks of text): when it returns True, Cancelled is raised.
+    """
+    if not 0.0 < shrinking_factor < 1.0:
+        raise TokvizError(f"shrinking_factor must be in (0, 1), got {shrinking_factor}")
+    if em_iterations < 1:
+        raise TokvizError(f"em_iterations must be at least 1, got {em_iterations}")
+    max_len = options.max_token_length or max_piece_length
+    if not 1 <= max_len <= 250:
+        raise TokvizError(f"pieces can be 1 to 250 characters long, not {max_len}")
+    report = _Reporter(progress)
+
+    fixed, unk_id = _fixed_pieces(options)
+    budget = options.vocab_size - len(fixed)  # characters + learned pieces
+    if budget < 1:
+        raise TokvizError(
+            f"vocab_size {options.vocab_size} leaves no room for learned pieces after "
+            f"{len(fixed)} special tokens, reserved tokens, user-defined symbols and byte pieces"
+        )
+
+    words = count_words(corpus, options, report.part(0.0, 0.3), cancel)
+    if not words:
+        raise TokvizError("the training corpus has no text")
+    check_cancel(cancel)
+    report(0.3, f"{len(words)} distinct words; choosing the alphabet")
+    alphabet, symbols, offsets, freqs = encode_words(
+        words, options, max_symbols, note=lambda message: report(0.31, message))
+    del words
+    if not len(freqs):
+        raise TokvizError("no text is left once the characters outside the alphabet are set aside")
+    if len(alphabet) > budget:
+        raise TokvizError(
+            f"the alphabet has {len(alphabet)} characters but vocab_size leaves room for {budget} pieces: "
+            "raise vocab_size, or lower character_coverage / limit_alphabet"
+        )
+    char_class, char_digit = _char_properties(alphabet)
+    lattice = _make_lattice(
+        native,
+        symbols=symbols, word_offsets=offsets, word_freqs=freqs, n_chars=len(alphabet),
+        char_class=char_class, char_digit=char_digit, space_symbol=alphabet.index(SPACE),
+        max_piece_length=max_len, seed_size=seed_size, min_count=max(2, options.min_frequency),
+        split_digits=options.split_digits, threads=threads or os.cpu_count() or 1,
+    )
+    del symbols, offsets, freqs
+    check_cancel(cancel)
+    report(0.32, "finding seed pieces")
+    n = lattice.make_seeds()
+    desired = max(len(alphabet), int(budget * DESIRED_MARGIN))
+    report(0.4, f"{n} seed pieces")
+    em_report = report.part(0.4, 0.98)
+    done_rounds = 0
+    while True:
+        for k in range(em_iterations):
+            check_cancel(cancel)
+            objective, n = lattice.em_step()
+            # rounds left are estimated again as pieces go (the first EM steps drop many)
+            step = done_rounds + (k + 1) / (em_iterations + 1)
+            em_report(step / (done_rounds + _rounds(n, desired, shrinking_factor)),
+                      f"EM round {done_rounds + 1}, step {k + 1}: {n} pieces, objective {objective:.4g}")
+        if n <= desired:
+            break
+        check_cancel(cancel)
+        n = lattice.prune(max(desired, int(n * shrinking_factor)))
+        done_rounds += 1
+        em_report(done_rounds / (done_rounds + _rounds(n, desired, shrinking_factor)), f"pruned to {n} pieces")
+    check_cancel(cancel)
+    learned = _final_pieces(lattice.pieces(), alphabet, budget)
+    tokenizer = build_tokenizer(fixed, unk_id, learned, options)
+    missing = budget - len(learned)
+    short = f" (the corpus offered {missing} pieces too few for {options.vocab_size})" if missing else ""
+    report(1.0, f"done: {tokenizer.vocab_size} tokens{short}")
+    return tokenizer
+
+
+# ---- progress and cancel -------------------------------------------------------------------
+
+def check_cancel(cancel: CancelCheck | None, bytes_done: int = 0, total_bytes: int = 0) -> None:
+    """Raise Cancelled when cancel() says so (with how much text had been read, when counting)."""
+    if cancel is not None and cancel():
+        raise Cancelled(bytes_done, total_bytes)
+
+
+class _Reporter:
+    """progress(fraction, message), with sub-ranges for the parts of the work; the fraction
+    passed on never goes backwards (estimates of the work left may change)."""
+
+    def __init__(self, progress: Progress | None, lo: float = 0.0, hi: float = 1.0, shared: list | None = None):
+        self.progress, self.lo, self.hi = progress, lo, hi
+        self.last = shared if shared is not None else [0.0]
+
+    def __call__(self, fraction: float, message: str) -> None:
+        if self.progress is not None:
+            value = max(self.last[0], self.lo + (self.hi - self.lo) * min(1.0, max(0.0, fraction)))
+            self.last[0] = value
+            self.progress(value, message)
+
+    def part(self, lo: float, hi: float) -> _Reporter:
+        span = self.hi - self.lo
+        return _Reporter(self.progress, self.lo + span * lo, self.lo + span * hi, self.last)
+
+
+def _rounds(n_pieces: int, desired: int, shrinking_factor: float) -> int:
+    """About how many rounds of EM + pruning are left from n_pieces to desired (for progress)."""
+    if n_pieces <= desired:
+        return 1
+    return 1 + max(1, math.ceil(math.log(desired / n_pieces) / math.log(shrinking_factor)))
+
+
+# ---- step 1: words -------------------------------------------------------------------------
+
+def _is_file(item) -> bool:
+    if isinstance(item, os.PathLike):
+        return True
+    return isinstance(item, str) and "\n" not in item and len(item) < 4096 and os.path.isfile(item)
+
+
+def _cut_tokens(options: TrainOptions) -> list[str]:
+    return options.fixed_tokens() + list(options.user_defined_symbols)
+
+
+def text_normalizer(options: TrainOptions) -> norm.Normalizer:
+    """NFKC, and with collapse_whitespace: white space runs to one space, stripped."""
+    nfkc = norm.UnicodeForm("NFKC")
+    if not options.collapse_whitespace:
+        return nfkc
+    return norm.Sequence([nfkc, norm.Replace(r"\s+", " ", is_regex=True), norm.Strip()])
+
+
+def count_words(
+    corpus: Iterable[str | os.PathLike],
+    options: TrainOptions,
+    progress: Progress | None = None,
+    cancel: CancelCheck | None = None,
+) -> Counter:
+    """Occurrences of each word (without its leading '▁'), texts read in chunks, in order of first
+    appearance.  The words are what the tokenizer's pre-tokenizer will cut: see the module doc."""
+    items = [corpus] if isinstance(corpus, (str, os.PathLike)) else list(corpus)
+    sizes = [os.path.getsize(i) if _is_file(i) else len(i.encode("utf-8")) for i in items]
+    total = max(1, sum(sizes))
+    cut = _cut_tokens(options)
+    cut_re = regex.compile("|".join(regex.escape(t) for t in sorted(cut, key=len, reverse=True))) if cut else None
+    collapse = options.collapse_whitespace
+    words: Counter = Counter()
+    done = 0
+    for item, size in zip(items, sizes):
+        chunks = read_corpus([item]) if _is_file(item) else [item]
+        name = Path(item).name if _is_file(item) else "text"
+        for chunk in chunks:
+            check_cancel(cancel, done, total)
+            for segment in cut_re.split(chunk) if cut_re else (chunk,):
+                _count_segment(segment, collapse, words)
+            done += len(chunk.encode("utf-8"))
+            if progress is not None:
+                progress(done / total, f"counting words: {name}, {done / 1e6:.1f} of {total / 1e6:.1f} MB")
+    return words
+
+
+_SPACES = regex.compile(r"\s+")
+
+
+def _count_segment(text: str, collapse: bool, words: Counter) -> None:
+    text = unicodedata.normalize("NFKC", text)
+    if collapse:
+        text = _SPACES.sub(" ", text).strip()
+    if not text:
+        return
+    text = text.replace(" ", SPACE)
+    parts = text.split(SPACE)
+    if parts[0]:
+        words[parts[0]] += 1  # the '▁' the pre-tokenizer puts in front
+    words.update(parts[1:])
+
+
+# ---- step 2: alphabet and symbols ----------------------------------------------------------
+
+def choose_alphabet(char_counts: dict[str, int], options: TrainOptions) -> list[str]:
+    """The characters kept, most frequent first (ties by code point): as many as cover
+    character_coverage of the text (as sentencepiece: a character is taken while the share
+    covered so far is below it), at most limit_alphabet, plus initial_alphabet and '▁'."""
+    ranked = sorted(char_counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    total = sum(char_counts.values())
+    kept: list[str] = []
+    covered = 0
+    for c, n in ranked:
+        if total and covered / total >= options.character_coverage:
+            break
+        if options.limit_alphabet is not None and len(kept) >= options.limit_alphabet:
+            break
+        kept.append(c)
+        covered += n
+    chosen = set(kept)
+    for c in [SPACE, *options.initial_alphabet]:
+        if c not in chosen and len(c) == 1:
+            chosen.add(c)
+            kept.append(c)
+    return sorted(chosen, key=lambda c: (-char_counts.get(c, 0), c))
+
+
+def encode_words(words: Counter, options: TrainOptions, max_symbols: int | None = None, note=None):
+    """(alphabet, symbols, word_offsets, word_freqs): each word as '▁' + its characters, mapped to
+    alphabet ids; words are cut at characters outside the alphabet (they are never in a piece).
+    With `max_symbols`, only the most frequent words (ties: first seen) that fit in that many
+    characters are kept (the trainer's memory grows with the characters of the distinct words),
+    and note(message) says how many."""
+    import numpy as np
+
+    keys = list(words)
+    freqs = np.fromiter(words.values(), dtype=np.int64, count=len(keys))
+    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)) + 1
+    if max_symbols is not None and int(lengths.sum()) > max_symbols:
+        order = np.argsort(-freqs, kind="stable")
+        fits = order[np.cumsum(lengths[order]) <= max_symbols]
+        fits.sort()
+        if note is not None:
+            note(f"training on the {len(fits)} most frequent of {len(keys)} distinct words (max_symbols {max_symbols})")
+        keys = [keys[i] for i in fits.tolist()]
+        freqs, lengths = freqs[fits], lengths[fits]
+    starts = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    cps = np.full(int(starts[-1]), ord(SPACE), dtype=np.uint32)
+    body = np.ones(len(cps), dtype=bool)
+    body[starts[:-1]] = False
+    cps[body] = np.frombuffer("".join(keys).encode("utf-32-le"), dtype="<u4")
+    del body, keys
+    # characters weighted by their words' counts, a slice of words at a time (bounded temporaries)
+    counts = np.zeros(0x110000, dtype=np.float64)
+    step = 1 << 20
+    for a in range(0, len(freqs), step):
+        b = min(len(freqs), a + step)
+        part = cps[starts[a]:starts[b]]
+        counts += np.bincount(part, weights=np.repeat(freqs[a:b], lengths[a:b]).astype(np.float64),
+                              minlength=0x110000)
+    present = np.flatnonzero(counts)
+    char_counts = {chr(int(u)): int(counts[u]) for u in present}
+    del counts
+    alphabet = choose_alphabet(char_counts, options)
+    table = np.full(0x110000, -1, dtype=np.int32)
+    for i, c in enumerate(alphabet):
+        table[ord(c)] = i
+    symbols = table[cps]
+    del cps, table
+    if (symbols < 0).any():
+        # cut words at the characters left out: a new word starts at every word start and after
+        # every left-out character; the left-out characters go
+        new_start = np.zeros(len(symbols), dtype=bool)
+        new_start[starts[:-1]] = True
+        new_start[1:] |= symbols[:-1] < 0
+        keep = symbols >= 0
+        word_of = np.repeat(np.arange(len(freqs)), lengths)[keep]
+        segment = np.cumsum(new_start)[keep]
+        symbols = symbols[keep]
+        if len(symbols):
+            first = np.concatenate(([True], segment[1:] != segment[:-1]))
+            word_starts = np.flatnonzero(first)
+        else:
+            word_starts = np.zeros(0, dtype=np.int64)
+        offsets = np.append(word_starts, len(symbols)).astype(np.int64)
+        freqs = freqs[word_of[word_starts]]
+    else:
+        offsets = starts
+    return alphabet, symbols.astype(np.int32, copy=False), offsets.astype(np.int64), freqs.astype(np.int64)
+
+
+def _char_properties(alphabet: list[str]) -> tuple[list[int], list[int]]:
+    """Per character: its script class (-1: joins any) and whether it is a digit."""
+    classes: dict[str, int] = {}
+    char_class = []
+    for c in alphabet:
+        script = "Any" if c == SPACE else ("Space" if c.isspace() else fixed_script(c))
+        char_class.append(-1 if script == "Any" else classes.setdefault(script, len(classes)))
+    return char_class, [int(is_numeric(c)) for c in alphabet]
+
+
+def _make_lattice(native: bool | None, **kw):
+    module = None
+    if native is not False:
+        try:
+            from .. import _unigramtrain as module
+        except ImportError:
+            if native:
+                raise TokvizError("the C Unigram trainer (tokviz._unigramtrain) is not built") from None
+    if module is None:
+        return ReferenceLattice(**kw)
+    import numpy as np
+
+    return module.Lattice(
+        np.ascontiguousarray(kw["symbols"], dtype=np.int32).tobytes(),
+        np.ascontiguousarray(kw["word_offsets"], dtype=np.int64).tobytes(),
+        np.ascontiguousarray(kw["word_freqs"], dtype=np.int64).tobytes(),
+        kw["n_chars"],
+        np.asarray(kw["char_class"], dtype=np.int32).tobytes(),
+        np.asarray(kw["char_digit"], dtype=np.uint8).tobytes(),
+        kw["space_symbol"], kw["max_piece_length"], kw["seed_size"], kw["min_count"],
+        bool(kw["split_digits"]), kw["threads"],
+    )
+
+
+# ---- steps 3-5: the pure-Python reference ----------------------------------------------------
+
+def digamma(x: float) -> float:
+    """The digamma function (recurrence up to 6, then the asymptotic series)."""
+    result = 0.0
+    while x < 6.0:
+        result -= 1.0 / x
+        x += 1.0
+    inv = 1.0 / x
+    inv2 = inv * inv
+    result += math.log(x) - 0.5 * inv - inv2 * (
+        1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 * (1.0 / 132))))
+    )
+    return result
+
+
+def _to_fixed(x: float) -> int:
+    return math.floor(x * FIXED_SCALE + 0.5)
+
+
+def _log_add(a: float, b: float) -> float:
+    if a == -math.inf:
+        return b
+    if b == -math.inf:
+        return a
+    return a + math.log1p(math.exp(b - a)) if a > b else b + math.log1p(math.exp(a - b))
+
+
+class ReferenceLattice:
+    """The trainer's core steps in plain Python: same interface and results as
+    tokviz._unigramtrain.Lattice (slow; for small corpora, tests, and machines without C)."""
+
+    def __init__(self, *, symbols, word_offsets, word_freqs, n_chars, char_class, char_digit, space_symbol,
+                 max_piece_length, seed_size, min_count, split_digits, threads=1):
+        symbols = [int(s) for s in symbols]
+        offsets = [int(o) for o in word_offsets]
+        self.words = [tuple(symbols[a:b]) for a, b in zip(offsets, offsets[1:])]
+        self.freqs = [int(f) for f in word_freqs]
+        self.n_chars = n_chars
+        self.char_class = list(char_class)
+        self.char_digit = list(char_digit)
+        self.space = space_symbol
+        self.max_len = max_piece_length
+        self.seed_size = seed_size
+        self.min_count = min_count
+        self.split_digits = split_digits
+        self.pieces_: list[tuple[int, ...]] = []
+        self.scores: list[float] = []
+
+    @property
+    def n_pieces(self) -> int:
+        return len(self.pieces_)
+
+    def valid(self, piece: tuple[int, ...]) -> bool:
+        prev = -1
+        for i, c in enumerate(piece):
+            if c == self.space:
+                if i > 0:
+                    return False
+                continue
+            if self.split_digits and self.char_digit[c] and len(piece) > 1:
+                return False
+            cls = self.char_class[c]
+            if cls >= 0:
+                if prev >= 0 and prev != cls:
+                    return False
+                prev = cls
+        return True
+
+    def make_seeds(self) -> int:
+        # count: substring -> [count, next symbol or None, followed by two different things]
+        stats: dict[tuple[int, ...], list] = {}
+        for word, f in zip(self.words, self.freqs):
+            n = len(word)
+            for i in range(n):
+                for j in range(i + 2, min(n, i + self.max_len) + 1):
+                    s = word[i:j]
+                    nxt = word[j] if j < n else None
+                    st = stats.get(s)
+                    if st is None:
+                        stats[s] = [f, nxt, nxt is None, 1]
+                    else:
+                        st[0] += f
+                        st[3] += 1
+                        # at a word end the separator differs from everything, even another end
+                        if nxt is None or st[1] is None or nxt != st[1]:
+                            st[2] = True
+        cands = []
+        for s, (count, _, branching, places) in stats.items():
+            if count >= self.min_count and branching and self.valid(s):
+                cands.append((-count * len(s), s))
+        cands.sort()
+        cands = cands[: max(0, self.seed_size - self.n_chars)]
+        char_count = [0] * self.n_chars
+        for word, f in zip(self.words, self.freqs):
+            for c in word:
+                char_count[c] += f
+        self.pieces_ = [(c,) for c in range(self.n_chars)] + [s for _, s in cands]
+        raw = [float(max(n, 1)) for n in char_count] + [float(-neg) for neg, _ in cands]
+        total = 0.0
+        for v in raw:
+            total += v
+        log_total = math.log(total)
+        self.scores = [math.log(v) - log_total for v in raw]
+        self._build_edges()
+        return self.n_pieces
+
+    def _build_edges(self) -> None:
+        """Per word: (start, end, piece) sorted by (end, start)."""
+        ids = {p: i for i, p in enumerate(self.pieces_)}
+        self.edges = []
+        for word in self.words:
+            found = []
+            for s in range(len(word)):
+                for e in range(s + 1, min(len(word), s + self.max_len) + 1):
+                    i = ids.get(word[s:e])
+                    if i is not None:
+                        found.append((e, s, i))
+            found.sort()
+            self.edges.append([(s, e, i) for e, s, i in found])
+
+    def _keep(self, keep: list[bool]) -> None:
+        new_id, k = {}, 0
+        for i, flag in enumerate(keep):
+            if flag:
+                new_id[i] = k
+                k += 1
+        self.pieces_ = [p for p, f in zip(self.pieces_, keep) if f]
+        self.scores = [s for s, f in zip(self.scores, keep) if f]
+        self.edges = [[(s, e, new_id[i]) for s, e, i in edges if i in new_id] for edges in self.edges]
+
+    def _expect_word(self, word, edges, f, prob, expected) -> int:
+        n = len(word)
+        if n <= LINEAR_MAX_LEN:
+            alpha = [0.0] * (n + 1)
+            beta = [0.0] * (n + 1)
+            alpha[0] = beta[n] = 1.0
+            for s, e, i in edges:
+                alpha[e] += alpha[s] * prob[i]
+            z = alpha[n]
+            if z >= LINEAR_MIN_Z:
+                for s, e, i in reversed(edges):
+                    beta[s] += prob[i] * beta[e]
+                for s, e, i in edges:
+                    expected[i] += _to_fixed(alpha[s] * prob[i] * beta[e] / z * f)
+                return _to_fixed(f * math.log(z))
+        alpha = [-math.inf] * (n + 1)
+        beta = [-math.inf] * (n + 1)
+        alpha[0] = beta[n] = 0.0
+        sc = self.scores
+        for s, e, i in edges:
+            alpha[e] = _log_add(alpha[e], alpha[s] + sc[i])
+        for s, e, i in reversed(edges):
+            beta[s] = _log_add(beta[s], sc[i] + beta[e])
+        z = alpha[n]
+        for s, e, i in edges:
+            expected[i] += _to_fixed(math.exp(alpha[s] + sc[i] + beta[e] - z) * f)
+        return _to_fixed(f * z)
+
+    def em_step(self) -> tuple[float, int]:
+        prob = [math.exp(s) for s in self.scores]
+        expected = [0] * self.n_pieces
+        objective = 0
+        for word, edges, f in zip(self.words, self.edges, self.freqs):
+            objective += self._expect_word(word, edges, f, prob, expected)
+        keep = []
+        total = 0.0
+        for i, x in enumerate(expected):
+            e = x / FIXED_SCALE
+            keep.append(i < self.n_chars or e >= DROP_BELOW)
+            if keep[-1]:
+                total += e
+        log_total = digamma(total)
+        for i, x in enumerate(expected):
+            if keep[i]:
+                self.scores[i] = digamma(max(x / FIXED_SCALE, DROP_BELOW)) - log_total
+        self._keep(keep)
+        return objective / FIXED_SCALE, self.n_pieces
+
+    def _viterbi(self, edges, n, skip=None) -> list[int]:
+        best = [-math.inf] * (n + 1)
+        back: list = [None] * (n + 1)
+        best[0] = 0.0
+        for edge in edges:
+            s, e, i = edge
+            if edge == skip or best[s] == -math.inf:
+                continue
+            v = best[s] + self.scores[i]
+            if v > best[e]:
+                best[e], back[e] = v, edge
+        if best[n] == -math.inf:
+            return []
+        path, at = [], n
+        while at > 0:
+            s, _, i = back[at]
+            path.append(i)
+            at = s
+        path.reverse()
+        self._last_best = best[n]
+        return path
+
+    def prune(self, target: int) -> int:
+        freq = [0] * self.n_pieces
+        in_words = [0] * self.n_pieces
+        for word, edges, f in zip(self.words, self.edges, self.freqs):
+            path = self._viterbi(edges, len(word))
+            for i in path:
+                freq[i] += f
+            for i in set(path):
+                in_words[i] += f
+        occurrence = {}
+        for w, edges in enumerate(self.edges):
+            for s, e, i in edges:
+                occurrence.setdefault(i, (w, s, e))
+        total = 0.0
+        for x in freq:
+            total += float(x)
+        log_total = math.log(total)
+        vsum = float(sum(self.freqs))
+        keep = [False] * self.n_pieces
+        kept = 0
+        cands = []
+        for i in range(self.n_pieces):
+            if i < self.n_chars:
+                keep[i] = True
+                kept += 1
+                continue
+            w, s, e = occurrence[i]
+            inner = [(a - s, b - s, p) for a, b, p in self.edges[w] if a >= s and b <= e]
+            alternatives = self._viterbi(inner, e - s, skip=(0, e - s, i))
+            if not alternatives:
+                if freq[i]:
+                    keep[i] = True
+                    kept += 1
+                continue
+            if freq[i] == 0 or self.scores[i] < self._last_best:
+                continue
+            f = float(freq[i])
+            logprob_piece = math.log(f) - log_total
+            log_total_alt = math.log(total + f * (len(alternatives) - 1))
+            logprob_alt = 0.0
+            for a in alternatives:
+                logprob_alt += math.log(float(freq[a]) + f) - log_total_alt
+            cands.append((-(in_words[i] / vsum * (logprob_piece - logprob_alt)), i))
+        cands.sort()
+        for _, i in cands:
+            if kept >= target:
+                break
+            keep[i] = True
+            kept += 1
+        self._keep(keep)
+        return self.n_pieces
+
+    def pieces(self) -> list[tuple[tuple[int, ...], float]]:
+        return list(zip(self.pieces_, self.scores))
+
+
+# ---- step 6: the vocabulary and the tokenizer ----------------------------------------------
+
+def _fixed_pieces(options: TrainOptions) -> tuple[list[tuple[str, str]], int]:
+    """(piece, kind) of everything before the learned pieces, and the unknown token's id.
+    kind: "special", "user" or "byte"."""
+    specials = list(options.special_tokens)
+    unk = next((s for s in specials if "unk" in s.lower()), None)
+    if unk is None:
+        if UNK in options.user_defined_symbols:
+            raise TokvizError(f"{UNK} is a user-defined symbol; list it among the special tokens instead")
+        specials.insert(0, UNK)
+        unk = UNK
+    fixed = [(s, "special") for s in specials]
+    fixed += [(s, "special") for s in options.reserved_names()]
+    fixed += [(s, "user") for s in options.user_defined_symbols]
+    if options.byte_fallback:
+        taken = {p for p, _ in fixed}
+        fixed += [(f"<0x{b:02X}>", "byte") for b in range(256) if f"<0x{b:02X}>" not in taken]
+    return fixed, specials.index(unk)
+
+
+def _final_pieces(pieces, alphabet: list[str], budget: int) -> list[tuple[str, float]]:
+    """All characters, then the best-scoring pieces, up to `budget`; ordered by score (ties by
+    piece).  Characters that never got a score of their own keep the one EM gave them."""
+    chars = [(alphabet[s[0]], score) for s, score in pieces if len(s) == 1]
+    multi = sorted(
+        (("".join(alphabet[c] for c in s), score) for s, score in pieces if len(s) > 1),
+        key=lambda ps: (-ps[1], ps[0]),
+    )
+    chosen = chars + multi[: max(0, budget - len(chars))]
+    chosen.sort(key=lambda ps: (-ps[1], ps[0]))
+    return chosen
+
+
+def build_tokenizer(fixed: list[tuple[str, str]], unk_id: int, learned: list[tuple[str, float]],
+                    options: TrainOptions) -> Tokenizer:
+    """The trained tokenizer: NFKC (+ collapsing) -> Metaspace -> Unigram, the fixed pieces as
+    added tokens (special tokens and reserved tokens special, user-defined symbols not)."""
+    pieces = [(p, 0.0) for p, _ in fixed] + list(learned)
+    seen = {p for p, _ in pieces}
+    if len(seen) != len(pieces):
+        clash = sorted({p for p, _ in fixed} & {p for p, _ in learned})
+        raise TokvizError(f"a learned piece equals a fixed token: {', '.join(clash)}")
+    padding = options.padding_names(len(pieces))
+    pieces += [(p, 0.0) for p in padding]
+    added = [
+        AddedToken(p, i, special=kind == "special", normalized=kind == "user")
+        for i, (p, kind) in enumerate(fixed)
+        if kind != "byte"
+    ]
+    first_pad = len(pieces) - len(padding)
+    added += [AddedToken(p, first_pad + k, special=True) for k, p in enumerate(padding)]
+    model = Unigram(pieces, unk_id=unk_id, byte_fallback=options.byte_fallback)
+    pre_tokenizer: pre.PreTokenizer = pre.Metaspace(SPACE, "always", True)
+    if options.split_digits:
+        pre_tokenizer = pre.Sequence([pre_tokenizer, pre.Digits(individual_digits=True)])
+    decoder: dec.Decoder = dec.Metaspace(SPACE, "always")
+    if options.byte_fallback:
+        decoder = dec.Sequence([dec.ByteFallback(), decoder])
+    return Tokenizer(
+        model,
+        normalizer=text_normalizer(options),
+        pre_tokenizer=pre_tokenizer,
+        decoder=decoder,
+        added_tokens=added,
+        special_in_text=True,
+        space_marker=SPACE,
+        source=Source("trained", None, "unigram", {"trainer": "unigram"}),
+    )
