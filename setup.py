@@ -6,6 +6,7 @@ reason) the install goes on without it, prints why, and tokviz runs on its pure-
 """
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -37,8 +38,12 @@ class OptionalBuildExt(build_ext):
             built = Path(self.get_ext_fullpath(ext.name))
             target = Path(__file__).resolve().parent / self.get_ext_filename(ext.name)
             if built.exists() and target.parent.is_dir():
+                # A copy beside the target, then a rename: overwriting a module in place would
+                # corrupt it for a process that has it loaded (and leave half a file on failure).
+                partial = target.with_name(target.name + ".partial")
                 try:
-                    shutil.copyfile(built, target)
+                    shutil.copyfile(built, partial)
+                    os.replace(partial, target)
                 except OSError as exc:
                     print(f"note: could not copy {built.name} into the source tree: {exc}", file=sys.stderr)
 
