@@ -1,0 +1,168 @@
+"""Character-level BPE (Sennrich et al., "Neural Machine Translation of Rare Words with Subword
+Units"): words are cut at white space and punctuation, spelled as characters followed by an
+end-of-word marker ``</w>``, and the most frequent adjacent pair is merged until the vocabulary is
+full.
+
+    >>> tok = train_char_bpe(["corpus.txt"], TrainOptions(vocab_size=4000))
+    >>> tok.encode("lowest").pieces
+    ['low', 'est</w>']
+
+With the paper's example (low x5, lowest x2, new x6, widest x3) the first merge is (w, </w>), 11
+times, then (l, o), 7 times.
+
+end_of_word="separate" (the paper's spelling, the default) keeps ``</w>`` a symbol of its own
+until a merge joins it to the character before; "glued" attaches it to each word's last character
+from the start, as HF tokenizers' BPE does, so that the result can be written as a tokenizer.json.
+
+Parameters used (TrainOptions): vocab_size, min_frequency, special_tokens, reserved_tokens,
+user_defined_symbols (kept whole as added tokens), split_digits, max_token_length (characters),
+character_coverage and limit_alphabet (the rarer characters become the unknown token),
+initial_alphabet, byte_fallback (unknown characters as <0xNN> tokens), pad_to_multiple_of.
+Ignored: collapse_whitespace (white space only separates words here).
+"""
+from __future__ import annotations
+
+from ..core import decoders as dec
+from ..core import pre_tokenizers as pre
+from ..core.added import AddedToken
+from ..core.models.bpe import BPE
+from ..core.tokenizer import Source, Tokenizer
+from ..errors import TokvizError
+from . import bpe_core
+from .alphabet import choose_alphabet, unk_token_for
+from .options import CancelCheck, Progress, TrainOptions, check_cancel
+
+END_OF_WORD = "</w>"
+WORD_PATTERN = r"\w+|[^\w\s]+"  # HF's Whitespace pre-tokenizer: words and runs of punctuation
+
+
+def train_char_bpe(
+    corpus,
+    options: TrainOptions,
+    *,
+    progress: Progress | None = None,
+    cancel: CancelCheck | None = None,
+    threads: int | None = None,
+    end_of_word: str = "separate",
+) -> Tokenizer:
+    """A character-level BPE Tokenizer trained on `corpus` (file paths and/or texts)."""
+    if end_of_word not in ("separate", "glued"):
+        raise TokvizError(f"end_of_word must be 'separate' or 'glued', got {end_of_word!r}")
+    report = progress or (lambda fraction, message: None)
+    report(0.0, "counting words")
+    pieces, counts = bpe_core.count_corpus(
+        corpus, WORD_PATTERN, split_digits=options.split_digits, threads=threads, cancel=cancel,
+        progress=lambda f: report(0.3 * f, "counting words"), dialect="rust",
+    )
+    words = [p.decode("utf-8") for p in pieces]
+    return char_bpe_from_counts(words, counts, options, progress=progress, cancel=cancel, end_of_word=end_of_word,
+                                start=0.3)
+
+
+def char_bpe_from_counts(
+    words: list[str],
+    counts: list[int],
+    options: TrainOptions,
+    *,
+    progress: Progress | None = None,
+    cancel: CancelCheck | None = None,
+    end_of_word: str = "separate",
+    start: float = 0.0,
+) -> Tokenizer:
+    """The trainer after counting: `words` (distinct, in order of first appearance) occurring
+    `counts` times.  (Tests give the paper's word counts here directly.)"""
+    report = progress or (lambda fraction, message: None)
+    check_cancel(cancel)
+    glued = end_of_word == "glued"
+    alphabet = choose_alphabet(words, counts, options)
+    fixed = options.fixed_tokens()
+    unk = unk_token_for(fixed, options, alphabet_complete=alphabet.complete)
+    if unk is not None and unk not in fixed:
+        fixed = [unk] + fixed
+
+    # Symbols: the alphabet's characters, then the end-of-word marker (separate) or each
+    # character with the marker glued on (glued); merges add more.
+    spell: list[str] = list(alphabet.chars)
+    if glued:
+        spell += [c + END_OF_WORD for c in alphabet.chars]
+    else:
+        spell.append(END_OF_WORD)
+    symbol = {s: i for i, s in enumerate(spell)}
+    lengths = [1] * len(alphabet.chars) + ([1] * len(alphabet.chars) if glued else [0])
+    word_symbols, word_counts = [], []
+    for word, count in zip(words, counts):
+        for part, at_end in alphabet.known_runs(word):  # dropped characters split a word
+            ids = [symbol[c] for c in part]
+            if at_end:
+                if glued:
+                    ids[-1] = symbol[part[-1] + END_OF_WORD]
+                else:
+                    ids.append(symbol[END_OF_WORD])
+            word_symbols.append(ids)
+            word_counts.append(count)
+
+    extra = list(options.user_defined_symbols)
+    byte_tokens = [f"<0x{b:02X}>" for b in range(256)] if options.byte_fallback else []
+    room = options.vocab_size - len(fixed) - len(extra) - len(byte_tokens) - len(spell)
+    if room < 0:
+        raise TokvizError(
+            f"vocab_size {options.vocab_size} is smaller than the {options.vocab_size - room} tokens every "
+            "vocabulary needs here (special and reserved tokens, user-defined symbols, the alphabet)"
+        )
+
+    merged_spell: list[str] = []  # the spelling of each new symbol, in the order learned
+
+    def spell_of(i: int) -> str:
+        return spell[i] if i < len(spell) else merged_spell[i - len(spell)]
+
+    def on_merge(fraction, done, pair, count):
+        a, b = spell_of(pair[0]), spell_of(pair[1])
+        merged_spell.append(a + b)
+        report(start + (0.95 - start) * fraction, f"merge {done}: {a!r} + {b!r} ({count})")
+
+    report(start, "learning merges")
+    merges = bpe_core.learn_merges(
+        word_symbols, word_counts, len(spell), room, mode="count", min_frequency=options.min_frequency,
+        max_token_length=options.max_token_length, lengths=lengths, cancel=cancel,
+        progress=None if progress is None else on_merge, progress_every=1,
+    )
+    if progress is None:
+        for m in merges:
+            merged_spell.append(spell_of(m.left) + spell_of(m.right))
+
+    vocab: dict[str, int] = {}
+    for token in fixed + byte_tokens + spell + merged_spell:
+        vocab.setdefault(token, len(vocab))
+    added = [AddedToken(t, vocab[t], special=True) for t in fixed]
+    for s in extra:
+        if s not in vocab:
+            vocab[s] = len(vocab)
+        added.append(AddedToken(s, vocab[s], special=False))
+    for name in options.padding_names(len(vocab)):
+        vocab[name] = len(vocab)
+        added.append(AddedToken(name, vocab[name], special=True))
+    model = BPE(
+        vocab,
+        [(spell_of(m.left), spell_of(m.right)) for m in merges],
+        unk_token=unk,
+        byte_fallback=options.byte_fallback,
+        end_of_word_suffix=END_OF_WORD if glued else None,
+        end_of_word_symbol=None if glued else END_OF_WORD,
+        merge_counts=[m.count for m in merges],
+    )
+    splitter = pre.Split(WORD_PATTERN, "Removed", invert=True, dialect="rust")
+    pre_tokenizer = pre.Sequence([pre.Digits(True), splitter]) if options.split_digits else pre.Whitespace()
+    decoder = dec.BPEDecoder(END_OF_WORD)
+    if options.byte_fallback:
+        decoder = dec.Sequence([dec.ByteFallback(), decoder])
+    report(1.0, f"done: {len(merges)} merges, {len(vocab)} tokens")
+    return Tokenizer(
+        model,
+        pre_tokenizer=pre_tokenizer,
+        decoder=decoder,
+        added_tokens=added,
+        special_in_text=True,
+        source=Source("trained", None, "char-bpe", {"trainer": "bpe", "end_of_word": end_of_word,
+                                                   "merges": len(merges)}),
+    )
+

@@ -1,0 +1,197 @@
+"""WordPiece training: BERT-style words (white space and punctuation cut, lower-cased, accents
+stripped), spelled as a first character and ``##``-prefixed continuing characters; the pair with
+the best score count(ab) / (count(a) * count(b)) is merged until the vocabulary is full.
+
+    >>> tok = train_wordpiece(["corpus.txt"], TrainOptions(vocab_size=8000,
+    ...                       special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
+    >>> tok.encode("unaffable").pieces
+    ['una', '##ff', '##able']
+
+The score prefers pairs whose parts are rare on their own (a likelihood gain), where BPE takes the
+most frequent pair.  (HF tokenizers' WordPieceTrainer trains BPE merges instead; this one follows
+the WordPiece description.)  Ties go to the pair seen first in the corpus.
+
+Parameters used (TrainOptions): vocab_size, min_frequency (of the pair), special_tokens (the
+post-processor adds [CLS] ... [SEP] when both are given), reserved_tokens, user_defined_symbols
+(added tokens), split_digits, max_token_length (characters, without '##'), character_coverage,
+limit_alphabet, initial_alphabet, pad_to_multiple_of.  Ignored: byte_fallback (WordPiece has no
+byte tokens), collapse_whitespace (white space only separates words).
+"""
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+from ..core import decoders as dec
+from ..core import normalizers as norm
+from ..core import post_processors as post
+from ..core import pre_tokenizers as pre
+from ..core.added import AddedToken
+from ..core.models.wordpiece import WordPiece
+from ..core.tokenizer import Source, Tokenizer
+from ..core.unicode import WHITE_SPACE, is_bert_chinese_char, is_control
+from ..errors import TokvizError
+from . import bpe_core
+from .alphabet import choose_alphabet, unk_token_for
+from .options import CancelCheck, Progress, TrainOptions, check_cancel, corpus_texts
+
+PREFIX = "##"
+_PUNCT = r"\p{P}!-/:-@\[-`{-~"
+_SPACE = "".join(f"\\u{ord(c):04x}" for c in sorted(WHITE_SPACE))
+# BertPreTokenizer as one regex: runs of anything but white space and punctuation, or one punctuation mark
+WORD_PATTERN = f"[^{_SPACE}{_PUNCT}]+|[{_PUNCT}]"
+
+
+def train_wordpiece(
+    corpus,
+    options: TrainOptions,
+    *,
+    progress: Progress | None = None,
+    cancel: CancelCheck | None = None,
+    threads: int | None = None,
+    lowercase: bool = True,
+) -> Tokenizer:
+    """A WordPiece Tokenizer (BertNormalizer, BertPreTokenizer) trained on `corpus` (paths and/or texts)."""
+    report = progress or (lambda fraction, message: None)
+    normalizer = norm.BertNormalizer(lowercase=lowercase)
+    report(0.0, "counting words")
+    texts = (_fast_bert_normalize(t, lowercase) for t in corpus_texts(corpus))
+    pieces, counts = bpe_core.count_corpus(
+        texts, WORD_PATTERN, split_digits=options.split_digits, threads=threads, cancel=cancel, files=False,
+    )
+    words = [p.decode("utf-8") for p in pieces]
+    report(0.3, f"{len(words)} distinct words")
+    return wordpiece_from_counts(words, counts, options, normalizer=normalizer, progress=progress, cancel=cancel,
+                                 start=0.3)
+
+
+def wordpiece_from_counts(
+    words: list[str],
+    counts: list[int],
+    options: TrainOptions,
+    *,
+    normalizer: norm.Normalizer | None = None,
+    progress: Progress | None = None,
+    cancel: CancelCheck | None = None,
+    start: float = 0.0,
+) -> Tokenizer:
+    """The trainer after counting: distinct normalized `words` occurring `counts` times."""
+    report = progress or (lambda fraction, message: None)
+    check_cancel(cancel)
+    alphabet = choose_alphabet(words, counts, options)
+    fixed = options.fixed_tokens()
+    unk = unk_token_for(fixed, options, alphabet_complete=alphabet.complete, default="[UNK]")
+    if unk not in fixed:
+        fixed = [unk] + fixed
+
+    # Symbols: each character as a word start and as a continuation, in the forms that occur.
+    firsts, nexts = set(), set()
+    runs = []
+    for word, count in zip(words, counts):
+        for part, _ in alphabet.known_runs(word):
+            firsts.add(part[0])
+            nexts.update(part[1:])
+            runs.append((part, count))
+    spell = sorted(firsts) + [PREFIX + c for c in sorted(nexts)]
+    symbol = {s: i for i, s in enumerate(spell)}
+    word_symbols = [[symbol[part[0]]] + [symbol[PREFIX + c] for c in part[1:]] for part, _ in runs]
+    word_counts = [count for _, count in runs]
+    lengths = [len(s) - (len(PREFIX) if s.startswith(PREFIX) and len(s) > len(PREFIX) else 0) for s in spell]
+
+    extra = list(options.user_defined_symbols)
+    room = options.vocab_size - len(fixed) - len(extra) - len(spell)
+    if room < 0:
+        raise TokvizError(
+            f"vocab_size {options.vocab_size} is smaller than the {options.vocab_size - room} tokens every "
+            "vocabulary needs here (special and reserved tokens, user-defined symbols, the alphabet)"
+        )
+    merged_spell: list[str] = []
+
+    def spell_of(i: int) -> str:
+        return spell[i] if i < len(spell) else merged_spell[i - len(spell)]
+
+    def join(a: str, b: str) -> str:
+        return a + b[len(PREFIX):]
+
+    def on_merge(fraction, done, pair, count):
+        a, b = spell_of(pair[0]), spell_of(pair[1])
+        merged_spell.append(join(a, b))
+        report(start + (0.95 - start) * fraction, f"merge {done}: {a!r} + {b!r} ({count})")
+
+    report(start, "learning merges")
+    merges = bpe_core.learn_merges(
+        word_symbols, word_counts, len(spell), room, mode="wordpiece", min_frequency=options.min_frequency,
+        max_token_length=options.max_token_length, lengths=lengths, cancel=cancel,
+        progress=None if progress is None else on_merge, progress_every=1,
+    )
+    if progress is None:
+        for m in merges:
+            merged_spell.append(join(spell_of(m.left), spell_of(m.right)))
+
+    vocab: dict[str, int] = {}
+    for token in fixed + spell + merged_spell:
+        vocab.setdefault(token, len(vocab))
+    added = [AddedToken(t, vocab[t], special=True) for t in fixed]
+    for s in extra:
+        if s not in vocab:
+            vocab[s] = len(vocab)
+        added.append(AddedToken(s, vocab[s], special=False))
+    for name in options.padding_names(len(vocab)):
+        vocab[name] = len(vocab)
+        added.append(AddedToken(name, vocab[name], special=True))
+    processor = None
+    if "[CLS]" in vocab and "[SEP]" in vocab:
+        processor = post.BertProcessing(sep=(vocab["[SEP]"], "[SEP]"), cls=(vocab["[CLS]"], "[CLS]"))
+    pre_tokenizer = pre.BertPreTokenizer()
+    if options.split_digits:
+        pre_tokenizer = pre.Sequence([pre.BertPreTokenizer(), pre.Digits(True)])
+    report(1.0, f"done: {len(merges)} merges, {len(vocab)} tokens")
+    return Tokenizer(
+        WordPiece(vocab, unk_token=unk, continuing_subword_prefix=PREFIX),
+        normalizer=normalizer or norm.BertNormalizer(),
+        pre_tokenizer=pre_tokenizer,
+        post_processor=processor,
+        decoder=dec.WordPiece(PREFIX),
+        added_tokens=added,
+        special_in_text=True,
+        source=Source("trained", None, "wordpiece", {"trainer": "wordpiece", "merges": len(merges),
+                                                    "merge_counts": [m.count for m in merges]}),
+    )
+
+
+class _CharMap(dict):
+    """A str.translate table computed on first use of each character."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def __missing__(self, code: int):
+        value = self.fn(chr(code))
+        self[code] = value
+        return value
+
+
+def _clean(c: str) -> str:
+    if c == "\0" or c == "\ufffd" or is_control(c):
+        return ""
+    return " " if c in WHITE_SPACE else c
+
+
+@lru_cache(maxsize=None)
+def _tables() -> tuple[_CharMap, _CharMap, _CharMap]:
+    return (
+        _CharMap(_clean),
+        _CharMap(lambda c: f" {c} " if is_bert_chinese_char(c) else c),
+        _CharMap(lambda c: "" if unicodedata.category(c) == "Mn" else c),
+    )
+
+
+def _fast_bert_normalize(text: str, lowercase: bool) -> str:
+    """BertNormalizer(lowercase=...).normalize_str(text) without the offset bookkeeping (training
+    only needs the text): the same per-character rules, as str.translate passes."""
+    clean, chinese, nonspacing = _tables()
+    text = text.translate(clean).translate(chinese)
+    if lowercase:
+        text = unicodedata.normalize("NFD", text).translate(nonspacing).lower()
+    return text
