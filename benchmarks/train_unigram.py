@@ -91,14 +91,21 @@ def train_tokviz(train: Path, vocab: int, threads: int, verbose: bool):
 
     opts = TrainOptions(vocab_size=vocab, character_coverage=0.9995, collapse_whitespace=True)
     last = [0.0]
+    gaps = {"last": time.perf_counter(), "longest": 0.0, "where": "", "reports": 0}
 
     def progress(fraction, message):
+        now = time.perf_counter()
+        if now - gaps["last"] > gaps["longest"]:
+            gaps["longest"], gaps["where"] = now - gaps["last"], message
+        gaps["last"] = now
+        gaps["reports"] += 1
         if verbose and (fraction - last[0] >= 0.05 or fraction >= 1.0 or "words" in message):
             last[0] = fraction
             print(f"  {fraction:5.1%}  {message}", flush=True)
 
     t = time.perf_counter()
     tok = train_unigram([train], opts, progress=progress, threads=threads, max_piece_length=16)
+    print(f"progress: {gaps['reports']} reports, longest gap {gaps['longest']:.1f} s (before {gaps['where']!r})")
     return tok, time.perf_counter() - t
 
 
