@@ -24,12 +24,11 @@ from __future__ import annotations
 
 from ..core import decoders as dec
 from ..core import pre_tokenizers as pre
-from ..core.added import AddedToken
 from ..core.models.bpe import BPE
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
 from . import bpe_core
-from .alphabet import choose_alphabet, unk_token_for
+from .charlevel import assemble_vocab, choose_alphabet, learn_spelled_merges, merge_budget, unk_token_for
 from .options import CancelCheck, Progress, TrainOptions, check_cancel
 
 END_OF_WORD = "</w>"
@@ -101,46 +100,17 @@ def char_bpe_from_counts(
             word_symbols.append(ids)
             word_counts.append(count)
 
-    extra = list(options.user_defined_symbols)
     byte_tokens = [f"<0x{b:02X}>" for b in range(256)] if options.byte_fallback else []
-    room = options.vocab_size - len(fixed) - len(extra) - len(byte_tokens) - len(spell)
-    if room < 0:
-        raise TokvizError(
-            f"vocab_size {options.vocab_size} is smaller than the {options.vocab_size - room} tokens every "
-            "vocabulary needs here (special and reserved tokens, user-defined symbols, the alphabet)"
-        )
-
-    merged_spell: list[str] = []  # the spelling of each new symbol, in the order learned
+    room = merge_budget(options, len(fixed) + len(options.user_defined_symbols) + len(byte_tokens) + len(spell))
+    merges, merged_spell = learn_spelled_merges(
+        word_symbols, word_counts, spell, room, mode="count", join=str.__add__, options=options, lengths=lengths,
+        progress=progress, cancel=cancel, start=start,
+    )
 
     def spell_of(i: int) -> str:
         return spell[i] if i < len(spell) else merged_spell[i - len(spell)]
 
-    def on_merge(fraction, done, pair, count):
-        a, b = spell_of(pair[0]), spell_of(pair[1])
-        merged_spell.append(a + b)
-        report(start + (0.95 - start) * fraction, f"merge {done}: {a!r} + {b!r} ({count})")
-
-    report(start, "learning merges")
-    merges = bpe_core.learn_merges(
-        word_symbols, word_counts, len(spell), room, mode="count", min_frequency=options.min_frequency,
-        max_token_length=options.max_token_length, lengths=lengths, cancel=cancel,
-        progress=None if progress is None else on_merge, progress_every=1,
-    )
-    if progress is None:
-        for m in merges:
-            merged_spell.append(spell_of(m.left) + spell_of(m.right))
-
-    vocab: dict[str, int] = {}
-    for token in fixed + byte_tokens + spell + merged_spell:
-        vocab.setdefault(token, len(vocab))
-    added = [AddedToken(t, vocab[t], special=True) for t in fixed]
-    for s in extra:
-        if s not in vocab:
-            vocab[s] = len(vocab)
-        added.append(AddedToken(s, vocab[s], special=False))
-    for name in options.padding_names(len(vocab)):
-        vocab[name] = len(vocab)
-        added.append(AddedToken(name, vocab[name], special=True))
+    vocab, added = assemble_vocab(fixed, byte_tokens + spell + merged_spell, options)
     model = BPE(
         vocab,
         [(spell_of(m.left), spell_of(m.right)) for m in merges],

@@ -26,13 +26,11 @@ from ..core import decoders as dec
 from ..core import normalizers as norm
 from ..core import post_processors as post
 from ..core import pre_tokenizers as pre
-from ..core.added import AddedToken
 from ..core.models.wordpiece import WordPiece
 from ..core.tokenizer import Source, Tokenizer
 from ..core.unicode import WHITE_SPACE, is_bert_chinese_char, is_control
-from ..errors import TokvizError
 from . import bpe_core
-from .alphabet import choose_alphabet, unk_token_for
+from .charlevel import assemble_vocab, choose_alphabet, learn_spelled_merges, merge_budget, unk_token_for
 from .options import CancelCheck, Progress, TrainOptions, check_cancel, corpus_texts
 
 PREFIX = "##"
@@ -98,47 +96,12 @@ def wordpiece_from_counts(
     word_counts = [count for _, count in runs]
     lengths = [len(s) - (len(PREFIX) if s.startswith(PREFIX) and len(s) > len(PREFIX) else 0) for s in spell]
 
-    extra = list(options.user_defined_symbols)
-    room = options.vocab_size - len(fixed) - len(extra) - len(spell)
-    if room < 0:
-        raise TokvizError(
-            f"vocab_size {options.vocab_size} is smaller than the {options.vocab_size - room} tokens every "
-            "vocabulary needs here (special and reserved tokens, user-defined symbols, the alphabet)"
-        )
-    merged_spell: list[str] = []
-
-    def spell_of(i: int) -> str:
-        return spell[i] if i < len(spell) else merged_spell[i - len(spell)]
-
-    def join(a: str, b: str) -> str:
-        return a + b[len(PREFIX):]
-
-    def on_merge(fraction, done, pair, count):
-        a, b = spell_of(pair[0]), spell_of(pair[1])
-        merged_spell.append(join(a, b))
-        report(start + (0.95 - start) * fraction, f"merge {done}: {a!r} + {b!r} ({count})")
-
-    report(start, "learning merges")
-    merges = bpe_core.learn_merges(
-        word_symbols, word_counts, len(spell), room, mode="wordpiece", min_frequency=options.min_frequency,
-        max_token_length=options.max_token_length, lengths=lengths, cancel=cancel,
-        progress=None if progress is None else on_merge, progress_every=1,
+    room = merge_budget(options, len(fixed) + len(options.user_defined_symbols) + len(spell))
+    merges, merged_spell = learn_spelled_merges(
+        word_symbols, word_counts, spell, room, mode="wordpiece", join=lambda a, b: a + b[len(PREFIX):],
+        options=options, lengths=lengths, progress=progress, cancel=cancel, start=start,
     )
-    if progress is None:
-        for m in merges:
-            merged_spell.append(join(spell_of(m.left), spell_of(m.right)))
-
-    vocab: dict[str, int] = {}
-    for token in fixed + spell + merged_spell:
-        vocab.setdefault(token, len(vocab))
-    added = [AddedToken(t, vocab[t], special=True) for t in fixed]
-    for s in extra:
-        if s not in vocab:
-            vocab[s] = len(vocab)
-        added.append(AddedToken(s, vocab[s], special=False))
-    for name in options.padding_names(len(vocab)):
-        vocab[name] = len(vocab)
-        added.append(AddedToken(name, vocab[name], special=True))
+    vocab, added = assemble_vocab(fixed, spell + merged_spell, options)
     processor = None
     if "[CLS]" in vocab and "[SEP]" in vocab:
         processor = post.BertProcessing(sep=(vocab["[SEP]"], "[SEP]"), cls=(vocab["[CLS]"], "[CLS]"))

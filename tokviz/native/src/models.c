@@ -24,115 +24,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_table.h"
 #include "models.h"
 
 #define MAX_THREADS 256
-#define H0 0xcbf29ce484222325ULL
-#define HSTEP(h, c) (((h) ^ (uint64_t)(c)) * 0x100000001b3ULL)
-
 enum { RC_OK = 0, RC_NOMEM = 1, RC_NOUNK = 2, RC_SURROGATE = 3 };
 enum { F_PREFIX = 1 };
-
-/* ---- a hash table of code-point strings ---------------------------------------------------- */
-
-typedef struct {
-    uint64_t h;
-    size_t off;   /* key in the pool */
-    uint32_t len; /* 0: empty slot */
-    int32_t id;   /* -1: only a prefix */
-    int32_t flags;
-} Slot;
-
-typedef struct {
-    Slot *slots;
-    size_t mask;
-    uint32_t *pool;
-    size_t pool_len, pool_cap;
-} Table;
-
-static void table_free(Table *t) {
-    free(t->slots);
-    free(t->pool);
-    memset(t, 0, sizeof *t);
-}
-
-static int table_init(Table *t, size_t count) {
-    size_t size = 16;
-    while (size < count * 2 + 1) size <<= 1;
-    t->slots = calloc(size, sizeof(Slot));
-    t->mask = size - 1;
-    return t->slots ? 0 : -1;
-}
-
-static inline size_t slot_index(uint64_t h) { return (size_t)(h ^ (h >> 29) ^ (h >> 47)); }
-
-static inline const Slot *table_find(const Table *t, const uint32_t *key, size_t len, uint64_t h) {
-    size_t i = slot_index(h) & t->mask;
-    for (;;) {
-        const Slot *s = &t->slots[i];
-        if (!s->len) return NULL;
-        if (s->h == h && s->len == len && memcmp(t->pool + s->off, key, len * sizeof(uint32_t)) == 0) return s;
-        i = (i + 1) & t->mask;
-    }
-}
-
-/* Adds key (if new) with `id` (kept when the key already has one) and `flags` (or-ed). */
-static int table_put(Table *t, const uint32_t *key, size_t len, int32_t id, int32_t flags) {
-    uint64_t h = H0;
-    for (size_t k = 0; k < len; k++) h = HSTEP(h, key[k]);
-    size_t i = slot_index(h) & t->mask;
-    for (;;) {
-        Slot *s = &t->slots[i];
-        if (!s->len) break;
-        if (s->h == h && s->len == len && memcmp(t->pool + s->off, key, len * sizeof(uint32_t)) == 0) {
-            if (s->id < 0) s->id = id;
-            s->flags |= flags;
-            return 0;
-        }
-        i = (i + 1) & t->mask;
-    }
-    if (t->pool_len + len > t->pool_cap) {
-        size_t cap = t->pool_cap ? t->pool_cap * 2 : 4096;
-        while (cap < t->pool_len + len) cap *= 2;
-        uint32_t *p = realloc(t->pool, cap * sizeof(uint32_t));
-        if (!p) return -1;
-        t->pool = p;
-        t->pool_cap = cap;
-    }
-    memcpy(t->pool + t->pool_len, key, len * sizeof(uint32_t));
-    Slot *s = &t->slots[i];
-    s->h = h;
-    s->off = t->pool_len;
-    s->len = (uint32_t)len;
-    s->id = id;
-    s->flags = flags;
-    t->pool_len += len;
-    return 0;
-}
-
-/* The code points of a str in a malloc'ed buffer (NULL with an exception set on error). */
-static uint32_t *ucs4_of(PyObject *s, Py_ssize_t *len) {
-    if (!PyUnicode_Check(s)) {
-        PyErr_SetString(PyExc_TypeError, "expected str");
-        return NULL;
-    }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    uint32_t *buf = malloc(((size_t)n + 1) * sizeof(uint32_t));
-    if (!buf) {
-        PyErr_NoMemory();
-        return NULL;
-    }
-    int kind = PyUnicode_KIND(s);
-    const void *data = PyUnicode_DATA(s);
-    for (Py_ssize_t k = 0; k < n; k++) buf[k] = PyUnicode_READ(kind, data, k);
-    *len = n;
-    return buf;
-}
 
 /* Adds a key (str) to the table; -1 with an exception on error. */
 static int table_put_str(Table *t, PyObject *key, int32_t id, int32_t flags) {
     Py_ssize_t n;
-    uint32_t *cps = ucs4_of(key, &n);
+    uint32_t *cps = codepoints_of(key, &n);
     if (!cps) return -1;
     int rc = 0;
     if (n > 0 && n <= UINT32_MAX && table_put(t, cps, (size_t)n, id, flags)) {
@@ -164,38 +66,6 @@ static int table_from_dict(Table *t, PyObject *dict, size_t extra) {
         if (table_put_str(t, key, (int32_t)id, 0)) return -1;
     }
     return 0;
-}
-
-/* ---- output buffers -------------------------------------------------------------------------- */
-
-typedef struct {
-    int32_t *ids;
-    int32_t *offs; /* start/end pairs */
-    size_t n, cap;
-} Out;
-
-static int out_push(Out *o, int32_t id, int32_t a, int32_t b) {
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 256;
-        int32_t *ids = realloc(o->ids, cap * sizeof(int32_t));
-        if (!ids) return -1;
-        o->ids = ids;
-        int32_t *offs = realloc(o->offs, cap * 2 * sizeof(int32_t));
-        if (!offs) return -1;
-        o->offs = offs;
-        o->cap = cap;
-    }
-    o->ids[o->n] = id;
-    o->offs[2 * o->n] = a;
-    o->offs[2 * o->n + 1] = b;
-    o->n++;
-    return 0;
-}
-
-static void out_free(Out *o) {
-    free(o->ids);
-    free(o->offs);
-    memset(o, 0, sizeof *o);
 }
 
 typedef struct {
@@ -267,30 +137,6 @@ unknown:
     o->n = mark;
     if (m->unk_id < 0) return RC_NOUNK;
     return out_push(o, m->unk_id, 0, (int32_t)n) ? RC_NOMEM : RC_OK;
-}
-
-static int utf8_of(uint32_t c, uint8_t *b) {
-    if (c < 0x80) {
-        b[0] = (uint8_t)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        b[0] = (uint8_t)(0xC0 | (c >> 6));
-        b[1] = (uint8_t)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c >= 0xD800 && c < 0xE000) return 0;
-    if (c < 0x10000) {
-        b[0] = (uint8_t)(0xE0 | (c >> 12));
-        b[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
-        b[2] = (uint8_t)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    b[0] = (uint8_t)(0xF0 | (c >> 18));
-    b[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
-    b[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
-    b[3] = (uint8_t)(0x80 | (c & 0x3F));
-    return 4;
 }
 
 static int unigram_word(const Model *m, const uint32_t *w, size_t n, Scratch *s, Out *o) {
@@ -382,7 +228,7 @@ static int unigram_word(const Model *m, const uint32_t *w, size_t n, Scratch *s,
             } else if (m->byte_fallback) {
                 for (int32_t k = a; k < b && rc == RC_OK; k++) {
                     uint8_t u[4];
-                    int nb = utf8_of(w[k], u);
+                    int nb = is_surrogate(w[k]) ? 0 : utf8_of(w[k], u);
                     if (nb == 0) rc = RC_SURROGATE;
                     for (int j = 0; j < nb && rc == RC_OK; j++)
                         if (out_push(o, m->byte_ids[u[j]], k, k + 1)) rc = RC_NOMEM;

@@ -35,9 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_table.h"
+
 #define MAX_THREADS 256
-#define H0 0xcbf29ce484222325ULL
-#define HSTEP(h, c) (((h) ^ (uint64_t)(c)) * 0x100000001b3ULL)
 #define SPACE_MARK 0x2581u /* '▁' */
 #define SCORE_RESET 100000.0
 #define MAX_LEN (INT32_MAX / 2)  /* longest text, and longest normalized text, handled */
@@ -45,91 +45,6 @@
 
 enum { RC_OK = 0, RC_NOMEM = 1, RC_SURROGATE = 2, RC_TOOLONG = 3, RC_INTERNAL = 4 };
 enum { KIND_UNIGRAM = 0, KIND_BPE = 1 };
-
-/* ---- hash table of code-point strings ------------------------------------------------------- */
-
-typedef struct {
-    uint64_t h;
-    size_t off;   /* key in the pool */
-    uint32_t len; /* 0: empty slot */
-    int32_t id;
-} Slot;
-
-typedef struct {
-    Slot *slots;
-    size_t mask;
-    uint32_t *pool;
-    size_t pool_len, pool_cap;
-} Table;
-
-static void table_free(Table *t) {
-    free(t->slots);
-    free(t->pool);
-    memset(t, 0, sizeof *t);
-}
-
-static int table_init(Table *t, size_t count) {
-    size_t size = 16;
-    while (size < count * 2 + 1) size <<= 1;
-    t->slots = calloc(size, sizeof(Slot));
-    t->mask = size - 1;
-    return t->slots ? 0 : -1;
-}
-
-static inline size_t slot_index(uint64_t h) { return (size_t)(h ^ (h >> 29) ^ (h >> 47)); }
-
-static inline uint64_t hash_of(const uint32_t *key, size_t len) {
-    uint64_t h = H0;
-    for (size_t k = 0; k < len; k++) h = HSTEP(h, key[k]);
-    return h;
-}
-
-static inline const Slot *table_find(const Table *t, const uint32_t *key, size_t len, uint64_t h) {
-    if (!t->slots) return NULL;
-    size_t i = slot_index(h) & t->mask;
-    for (;;) {
-        const Slot *s = &t->slots[i];
-        if (!s->len) return NULL;
-        if (s->h == h && s->len == len && memcmp(t->pool + s->off, key, len * sizeof(uint32_t)) == 0) return s;
-        i = (i + 1) & t->mask;
-    }
-}
-
-/* The id of key, or -1. */
-static inline int32_t table_id(const Table *t, const uint32_t *key, size_t len) {
-    const Slot *s = table_find(t, key, len, hash_of(key, len));
-    return s ? s->id : -1;
-}
-
-/* Adds key (if new) with `id` (an existing id is kept: the first id of a piece wins). */
-static int table_put(Table *t, const uint32_t *key, size_t len, int32_t id) {
-    uint64_t h = hash_of(key, len);
-    size_t i = slot_index(h) & t->mask;
-    for (;;) {
-        Slot *s = &t->slots[i];
-        if (!s->len) break;
-        if (s->h == h && s->len == len && memcmp(t->pool + s->off, key, len * sizeof(uint32_t)) == 0) {
-            return 0;
-        }
-        i = (i + 1) & t->mask;
-    }
-    if (t->pool_len + len > t->pool_cap) {
-        size_t cap = t->pool_cap ? t->pool_cap * 2 : 4096;
-        while (cap < t->pool_len + len) cap *= 2;
-        uint32_t *p = realloc(t->pool, cap * sizeof(uint32_t));
-        if (!p) return -1;
-        t->pool = p;
-        t->pool_cap = cap;
-    }
-    memcpy(t->pool + t->pool_len, key, len * sizeof(uint32_t));
-    Slot *s = &t->slots[i];
-    s->h = h;
-    s->off = t->pool_len;
-    s->len = (uint32_t)len;
-    s->id = id;
-    t->pool_len += len;
-    return 0;
-}
 
 /* ---- a trie of code-point strings (the Unigram lattice walks it one character at a time) ------- */
 
@@ -202,51 +117,7 @@ static void trie_put(Trie *t, const uint32_t *key, size_t len, int32_t id, float
     }
 }
 
-/* The code points of a str (malloc'ed; NULL with an exception set on error). */
-static uint32_t *codepoints_of(PyObject *s, Py_ssize_t *len) {
-    if (!PyUnicode_Check(s)) {
-        PyErr_SetString(PyExc_TypeError, "expected str");
-        return NULL;
-    }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
-    uint32_t *buf = malloc(((size_t)n + 1) * sizeof(uint32_t));
-    if (!buf) {
-        PyErr_NoMemory();
-        return NULL;
-    }
-    int kind = PyUnicode_KIND(s);
-    const void *data = PyUnicode_DATA(s);
-    for (Py_ssize_t k = 0; k < n; k++) buf[k] = PyUnicode_READ(kind, data, k);
-    *len = n;
-    return buf;
-}
-
 /* ---- UTF-8 ------------------------------------------------------------------------------------ */
-
-static inline int is_surrogate(uint32_t c) { return c >= 0xD800 && c < 0xE000; }
-
-static inline int utf8_of(uint32_t c, uint8_t *b) {
-    if (c < 0x80) {
-        b[0] = (uint8_t)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        b[0] = (uint8_t)(0xC0 | (c >> 6));
-        b[1] = (uint8_t)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        b[0] = (uint8_t)(0xE0 | (c >> 12));
-        b[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
-        b[2] = (uint8_t)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    b[0] = (uint8_t)(0xF0 | (c >> 18));
-    b[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
-    b[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
-    b[3] = (uint8_t)(0x80 | (c & 0x3F));
-    return 4;
-}
 
 /* Length of the strictly valid UTF-8 character at s[0:n] (as Python's decoder accepts it), 0 if
  * none, and its code point in *cp. */
@@ -413,36 +284,6 @@ static void norm_free(Norm *o) {
     free(o->cps);
     free(o->starts);
     free(o->ends);
-    memset(o, 0, sizeof *o);
-}
-
-typedef struct {
-    int32_t *ids;
-    int32_t *offs; /* start/end pairs */
-    size_t n, cap;
-} Out;
-
-static int out_push(Out *o, int32_t id, int32_t a, int32_t b) {
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 256;
-        int32_t *ids = realloc(o->ids, cap * sizeof(int32_t));
-        if (!ids) return RC_NOMEM;
-        o->ids = ids;
-        int32_t *offs = realloc(o->offs, cap * 2 * sizeof(int32_t));
-        if (!offs) return RC_NOMEM;
-        o->offs = offs;
-        o->cap = cap;
-    }
-    o->ids[o->n] = id;
-    o->offs[2 * o->n] = a;
-    o->offs[2 * o->n + 1] = b;
-    o->n++;
-    return RC_OK;
-}
-
-static void out_free(Out *o) {
-    free(o->ids);
-    free(o->offs);
     memset(o, 0, sizeof *o);
 }
 
@@ -1509,7 +1350,7 @@ static int table_from_dict(Table *t, PyObject *dict, size_t n_ids) {
             return -1;
         }
         if (len > 0) {
-            rc = table_put(t, cps, (size_t)len, id);
+            rc = table_put(t, cps, (size_t)len, id, 0);
         }
         free(cps);
         if (rc) {
