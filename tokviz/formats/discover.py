@@ -174,6 +174,11 @@ def _installed_packages(paths: list[str] | None) -> list[Found]:
         return []
     for dist in dists:
         try:
+            # a quick look at the file list first: parsing every distribution's list into path
+            # objects would allocate a few 100k objects (and wake the cycle collector) for nothing
+            record = dist.read_text("RECORD") or dist.read_text("SOURCES.txt") or ""
+            if ".tiktoken" not in record:
+                continue
             files = dist.files or []
         except Exception:
             continue

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_table.h"
+#include "models_common.h"
 #include "models.h"
 
 #define MAX_THREADS 256
@@ -448,14 +448,7 @@ static PyObject *Model_encode_words(Model *self, PyObject *args, PyObject *kw) {
     }
     self->busy++;
     Py_BEGIN_ALLOW_THREADS
-    int started = 0;
-    for (int t = 1; t < n_jobs; t++) {
-        if (pthread_create(&tids[t], NULL, run_job, &jobs[t]) != 0) break;
-        started = t;
-    }
-    run_job(&jobs[0]);
-    for (int t = 1; t <= started; t++) pthread_join(tids[t], NULL);
-    for (int t = started + 1; t < n_jobs; t++) run_job(&jobs[t]); /* threads that could not start */
+    run_jobs(run_job, jobs, sizeof(Job), n_jobs, tids);
     Py_END_ALLOW_THREADS
     self->busy--;
     size_t n_tokens = 0;

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_table.h"
+#include "models_common.h"
 
 #define MAX_THREADS 256
 #define SPACE_MARK 0x2581u /* '▁' */
@@ -1192,14 +1192,7 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
         n_jobs = t + 1;
     }
     Py_BEGIN_ALLOW_THREADS
-    int started = 0;
-    for (int t = 1; t < n_jobs; t++) {
-        if (pthread_create(&tids[t], NULL, run_job, &jobs[t]) != 0) break;
-        started = t;
-    }
-    run_job(&jobs[0]);
-    for (int t = 1; t <= started; t++) pthread_join(tids[t], NULL);
-    for (int t = started + 1; t < n_jobs; t++) run_job(&jobs[t]); /* threads that could not start */
+    run_jobs(run_job, jobs, sizeof(Job), n_jobs, tids);
     Py_END_ALLOW_THREADS
     for (int t = 0; t < n_jobs; t++)
         if (jobs[t].rc) {

@@ -1,16 +1,17 @@
-/* Shared by the C models (models.c, sp_native.c): a hash table of code-point strings, the output
- * buffer of ids and offsets, and small conversions.  Header-only (static functions): each
- * extension module compiles its own copy.
+/* What the C models (models.c, sp_native.c) share: a hash table of code-point strings, the output
+ * buffer of ids and offsets, running jobs on threads, and small conversions.  Header-only (static
+ * functions): each extension module compiles its own copy.
  *
  * The table: open addressing, keys (uint32 code points) copied into one pool, FNV-1a hash over the
  * code points so that a caller walking a word can extend the hash one character at a time
  * (HSTEP) and probe every prefix without rehashing it. */
-#ifndef TOKVIZ_CP_TABLE_H
-#define TOKVIZ_CP_TABLE_H
+#ifndef TOKVIZ_MODELS_COMMON_H
+#define TOKVIZ_MODELS_COMMON_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,22 @@ static void out_free(Out *o) {
     free(o->ids);
     free(o->offs);
     memset(o, 0, sizeof *o);
+}
+
+/* ---- jobs on threads ------------------------------------------------------------------------ */
+
+/* fn(job) for each of the n jobs of an array of `size`-byte items: jobs 1..n-1 on threads of their
+ * own, job 0 on the calling thread, and a job whose thread could not be started here as well.
+ * `tids` has room for n threads.  Call with the GIL released. */
+static void run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n, pthread_t *tids) {
+    int started = 0;
+    for (int t = 1; t < n; t++) {
+        if (pthread_create(&tids[t], NULL, fn, (char *)jobs + (size_t)t * size) != 0) break;
+        started = t;
+    }
+    fn(jobs);
+    for (int t = 1; t <= started; t++) pthread_join(tids[t], NULL);
+    for (int t = started + 1; t < n; t++) fn((char *)jobs + (size_t)t * size);
 }
 
 #endif
