@@ -197,13 +197,13 @@ class Tokenizer:
         """The native encoder for a call, or None.  One that normalizes by itself (sentencepiece)
         takes only raw text, so it is used only when no added token can be matched in it."""
         native = self.native_encoder()
-        if native is not None and getattr(native, "normalizes", False) and not self.added.matches_nothing(allow):
+        if native is not None and native.normalizes and not self.added.matches_nothing(allow):
             return None
         return native
 
     def _native_parts(self, native, text: str, allow: bool):
         """`_segments` for the native encoder: the raw text whole when the encoder normalizes it."""
-        if getattr(native, "normalizes", False):
+        if native.normalizes:
             return [(NormalizedString(text), None)]
         return list(self._segments(text, allow))
 
@@ -386,7 +386,7 @@ class Tokenizer:
         added token that can match; no pre-tokenizer in Python), each text is its one segment and
         is not checked for lone surrogates here: the C encoder finds them (see `_encode_many`)."""
         plain_pipeline = self.text_normalizer is None and self.normalizer is None
-        if (not native.python_split and (plain_pipeline or getattr(native, "normalizes", False))
+        if (not native.python_split and (plain_pipeline or native.normalizes)
                 and self.added.matches_nothing(allow)):
             all_parts = []
             for text in texts:
@@ -487,7 +487,7 @@ class Tokenizer:
         native = self.native_encoder()
         if native is None:
             return "python"
-        return native.describe() if getattr(native, "normalizes", False) else "native"
+        return native.describe() if native.normalizes else "native"
 
     def __repr__(self) -> str:
         name = self.source.name or self.source.path or "tokenizer"

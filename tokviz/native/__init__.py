@@ -73,6 +73,8 @@ class NativeEncoder:
     encode_segment(ns) -> (ids, offsets) for one NormalizedString, offsets into the original text.
     """
 
+    normalizes = False  # the Tokenizer normalizes the text first (see sentencepiece's encoder)
+
     def __init__(self, encoder, python_split: list, pattern_name: str):
         self.encoder = encoder
         self.python_split = python_split  # pre-tokenizers to run in Python first ([] when none)
@@ -238,6 +240,7 @@ class NativeModel:
 
     # Pre-tokenized in Python (Tokenizer._lazy_ok reads this): never the single-call lazy path.
     python_split = True
+    normalizes = False
 
     def __init__(self, model, pre_tokenizer, name: str):
         self.model = model
