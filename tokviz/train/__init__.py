@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from pathlib import Path
 from collections.abc import Sequence
 
 from ..core.tokenizer import Tokenizer
@@ -45,7 +46,7 @@ def train(
     threads: int | None = None,
     **model_options,
 ) -> Tokenizer:
-    """Train a `model` tokenizer on the text `files`.  `pattern` (byte-level BPE only): a split
+    """Train a `model` tokenizer on the text `files` (paths).  `pattern` (byte-level BPE only): a split
     pattern name (gpt2, cl100k, o200k, llama3, qwen2) or a regex; `model_options`: what that
     trainer alone takes (bpe: end_of_word="separate" | "glued"; wordpiece: lowercase=True)."""
     if model not in TRAINERS:
@@ -59,7 +60,13 @@ def train(
         kwargs["pattern"] = pattern or "gpt2"
     elif pattern is not None:
         raise TokvizError(f"--pattern applies to bytelevel-bpe only, not {model}")
-    return trainer(list(files), options, **kwargs)
+    # Paths, not strs: the trainers read a str that names no file as text, and a mistyped file
+    # name must be an error, not a corpus of one line.
+    paths = [Path(f).expanduser() for f in files]
+    for path in paths:
+        if not path.is_file():
+            raise TokvizError("no such training file" if not path.exists() else "not a file", path)
+    return trainer(paths, options, **kwargs)
 
 
 __all__ = ["TRAINERS", "TrainOptions", "train"]

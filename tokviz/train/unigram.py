@@ -222,6 +222,13 @@ def _is_file(item) -> bool:
     return isinstance(item, str) and "\n" not in item and len(item) < 4096 and os.path.isfile(item)
 
 
+def _file_size(path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError as exc:
+        raise TokvizError(f"cannot read training file: {exc.strerror or exc}", path) from None
+
+
 def _cut_tokens(options: TrainOptions) -> list[str]:
     return options.fixed_tokens() + list(options.user_defined_symbols)
 
@@ -243,7 +250,7 @@ def count_words(
     """Occurrences of each word (without its leading '▁'), texts read in chunks, in order of first
     appearance.  The words are what the tokenizer's pre-tokenizer will cut: see the module doc."""
     items = [corpus] if isinstance(corpus, (str, os.PathLike)) else list(corpus)
-    sizes = [os.path.getsize(i) if _is_file(i) else len(i.encode("utf-8")) for i in items]
+    sizes = [_file_size(i) if _is_file(i) else len(i.encode("utf-8")) for i in items]
     total = max(1, sum(sizes))
     cut = _cut_tokens(options)
     cut_re = regex.compile("|".join(regex.escape(t) for t in sorted(cut, key=len, reverse=True))) if cut else None
