@@ -103,7 +103,8 @@ def screenshot(
     try:
         window.resize(width, height)
         window.show()
-        done = wait_until(lambda: bool(errors) or window.is_up_to_date(), timeout)
+        # (the Library fills in on a worker too: a screenshot shows it complete)
+        done = wait_until(lambda: bool(errors) or (window.is_up_to_date() and not window.library.is_busy()), timeout)
         if errors:
             raise errors[0]
         if not done:
