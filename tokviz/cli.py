@@ -76,7 +76,7 @@ def cmd_info(args) -> int:
         ("special tokens", f"{len(specials)}" + (": " + ", ".join(s["content"] for s in specials[:8]) if specials else "")
          + (" ..." if len(specials) > 8 else "")),
         ("other added tokens", str(info["added_tokens"])),
-        ("encoder", info.get("encoder", "python")),
+        ("encoder", info.get("encoder_detail", "python")),
     ]
     width = max(len(k) for k, _ in rows)
     for k, v in rows:

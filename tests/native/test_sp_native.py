@@ -79,7 +79,8 @@ def _same_as_python(tok, py_tok, text: str) -> None:
 def test_describe(name):
     tok = _tok(name)
     kind = "unigram" if name.startswith("unigram") else "bpe"
-    assert tok.describe()["encoder"] == f"native sentencepiece ({kind})"
+    assert tok.describe()["encoder"] == "native"
+    assert tok.describe()["encoder_detail"] == f"native sentencepiece ({kind})"
     assert _python_tok(name).describe()["encoder"] == "python"
 
 

@@ -36,6 +36,11 @@ class AddedVocabulary:
     def __len__(self):
         return len(self.tokens)
 
+    def can_match(self, *, normalized: bool, allow_special: bool) -> bool:
+        """Whether some added token can be matched in the raw (normalized=False) or the
+        normalized text."""
+        return self._matcher(normalized, allow_special) is not None
+
     def matches_nothing(self, allow_special: bool) -> bool:
         """True when no added token can be matched in text (none, or only special ones that
         are not allowed): `split` then always returns its input whole."""

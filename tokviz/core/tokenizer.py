@@ -194,18 +194,28 @@ class Tokenizer:
             yield from self.added.split(ns, normalized=True, allow_special=allow_special)
 
     def _native_for(self, allow: bool):
-        """The native encoder for a call, or None.  One that normalizes by itself (sentencepiece)
-        takes only raw text, so it is used only when no added token can be matched in it."""
+        """The native encoder for a call, or None.  One that normalizes by itself takes raw text:
+        with a whole-text normalizer (sentencepiece) only when no added token can match at all,
+        else (BERT) when no added token is matched in normalized text (the raw text is cut at the
+        others first)."""
         native = self.native_encoder()
-        if native is not None and native.normalizes and not self.added.matches_nothing(allow):
-            return None
+        if native is not None and native.normalizes:
+            if self.text_normalizer is not None:
+                usable = self.added.matches_nothing(allow)
+            else:
+                usable = not self.added.can_match(normalized=True, allow_special=allow)
+            if not usable:
+                return None
         return native
 
     def _native_parts(self, native, text: str, allow: bool):
-        """`_segments` for the native encoder: the raw text whole when the encoder normalizes it."""
-        if native.normalizes:
+        """`_segments` for the native encoder: the raw text (cut at added tokens) when the
+        encoder normalizes it itself."""
+        if not native.normalizes:
+            return list(self._segments(text, allow))
+        if self.text_normalizer is not None:
             return [(NormalizedString(text), None)]
-        return list(self._segments(text, allow))
+        return self.added.split(NormalizedString(text), normalized=False, allow_special=allow)
 
     def encode(self, text: str, *, add_special_tokens: bool = False, allow_special: bool | None = None) -> Encoding:
         """Encode `text`.
@@ -398,7 +408,7 @@ class Tokenizer:
         plain = []
         for text in texts:
             check_text(text)
-            parts = list(self._segments(text, allow))
+            parts = self._native_parts(native, text, allow)
             all_parts.append(parts)
             plain.extend(seg for seg, tok in parts if tok is None and seg.text)
         return all_parts, plain
@@ -462,7 +472,9 @@ class Tokenizer:
 
     # ---- description ---------------------------------------------------------------------
     def describe(self) -> dict:
-        """Summary for `tokviz info` and the GUI."""
+        """Summary for `tokviz info` and the GUI ("encoder": "native" or "python"; what the
+        native encoder does in "encoder_detail")."""
+        native = self.native_encoder()
         return {
             "format": self.source.format,
             "path": self.source.path,
@@ -477,17 +489,10 @@ class Tokenizer:
             "special_tokens": [{"id": t.id, "content": t.content} for t in self.added.tokens if t.special],
             "added_tokens": sum(1 for t in self.added.tokens if not t.special),
             "byte_level": self.byte_level,
-            "encoder": self._encoder_name(),
+            "encoder": "python" if native is None else "native",
+            "encoder_detail": "python" if native is None else native.describe(),
             **self.source.extra,
         }
-
-    def _encoder_name(self) -> str:
-        """'python', 'native', or for an encoder that also normalizes, what it is
-        ('native sentencepiece (unigram)')."""
-        native = self.native_encoder()
-        if native is None:
-            return "python"
-        return native.describe() if native.normalizes else "native"
 
     def __repr__(self) -> str:
         name = self.source.name or self.source.path or "tokenizer"

@@ -29,6 +29,7 @@ import os
 from array import array
 
 from ..core import patterns as _patterns
+from ..core import normalizers as _norm
 from ..core import pre_tokenizers as _pre
 from ..core.bytelevel import unicode_to_bytes
 
@@ -327,6 +328,10 @@ def model_encoder_for(tokenizer) -> NativeModel | None:
             native = _native.WordPieceModel(
                 model.vocab, continuing, unk, int(model.max_input_chars_per_word), int(model.max_token_chars)
             )
+            if type(tokenizer.normalizer) is _norm.BertNormalizer and type(tokenizer.pre_tokenizer) is _pre.BertPreTokenizer:
+                from .bert import NativeBert
+
+                return NativeBert(native, tokenizer.normalizer, tokenizer.pre_tokenizer)
             return NativeModel(native, tokenizer.pre_tokenizer, "WordPiece")
         if type(model) is Unigram:
             byte_ids = None
