@@ -117,4 +117,6 @@ def test_against_reference_libraries_on_shared_tokenizers(capsys, rel, lib, name
 def test_info_shows_the_encoder_in_use(capsys):
     assert main(["info", "-t", DEMO]) == 0
     rows = dict(line.split(None, 1) for line in capsys.readouterr().out.splitlines() if line.startswith("encoder"))
-    assert rows["encoder"].strip() == tokviz.load(DEMO).describe().get("encoder", "python")
+    info = tokviz.load(DEMO).describe()
+    assert rows["encoder"].strip() == info["encoder_detail"]
+    assert info["encoder_detail"].startswith(info["encoder"])  # "native (gpt2 scanner)" or "python"
