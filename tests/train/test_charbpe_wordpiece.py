@@ -8,7 +8,8 @@ from tokviz.formats import save
 from tokviz.train import train
 from tokviz.train.charbpe import char_bpe_from_counts, train_char_bpe
 from tokviz.train.options import TrainOptions
-from tokviz.train.wordpiece import _fast_bert_normalize, train_wordpiece, wordpiece_from_counts
+from tokviz.core.bert_fast import BertFastPath
+from tokviz.train.wordpiece import train_wordpiece, wordpiece_from_counts
 
 from _shared import EDGE_CASES, corpus_samples
 
@@ -137,7 +138,7 @@ def test_fast_training_normalizer_equals_bert_normalizer(lowercase):
 
     texts = EDGE_CASES + corpus_samples("multi", 5) + corpus_samples("zh", 3)
     for text in texts:
-        assert _fast_bert_normalize(text, lowercase) == BertNormalizer(lowercase=lowercase).normalize_str(text)
+        assert BertFastPath(BertNormalizer(lowercase=lowercase)).normalize_str(text) == BertNormalizer(lowercase=lowercase).normalize_str(text)
 
 
 def test_bad_parameters_and_corpora_are_clear_errors(tmp_path):

@@ -184,10 +184,9 @@ class MainWindow(QMainWindow):
         self._connect()
 
         self.resize(QSize(1200, 800))
-        try:
-            self._set_font_size(float(self.settings.value("view/font_size", "")))
-        except ValueError:
-            pass  # no size saved (or a damaged one): the default
+        font_size = self.settings.number("view/font_size")
+        if font_size is not None:
+            self._set_font_size(font_size)
         self.set_theme(self.settings.value("view/theme", "system"))
         saved_mode = self.settings.value("view/color_mode", "token")
         if saved_mode in COLOR_MODES:

@@ -68,6 +68,13 @@ class Settings:
         raw = self.qsettings.value(key, default)
         return raw if isinstance(raw, str) else default
 
+    def number(self, key: str) -> float | None:
+        """A number saved under `key`, or None (none saved, or not a number)."""
+        try:
+            return float(self.value(key))
+        except ValueError:
+            return None
+
     def set_value(self, key: str, value: str) -> None:
         self.qsettings.setValue(key, value)
 

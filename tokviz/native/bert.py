@@ -1,12 +1,7 @@
-"""BERT's normalizer and pre-tokenizer on a fast path, in front of the C WordPiece model.
-
-BertNormalizer (clean text, pad CJK characters with spaces, strip accents, lower-case) and
-BertPreTokenizer (cut at white space, isolate punctuation) are, on almost every text, a rule per
-character.  So the normalized text is one `str.translate` over a table filled from the reference
-normalizer character by character, each output character points at the character it came from,
-and the words are cut by one regex.  Where that would differ from the reference — a combining mark
-(the reference gives a base character the span of its whole cluster) or a capital sigma (lower-
-casing depends on what follows) — the text goes through the reference classes instead.
+"""BERT's WordPiece tokenizers natively: the fast path of tokviz.core.bert_fast (BertNormalizer as
+one str.translate, BertPreTokenizer as one regex) in front of the C WordPiece model, each word with
+the original span of every character.  Texts the fast path cannot do exactly go through the
+reference classes.
 
     >>> tok = tokviz.load("bert-minilm/tokenizer.json")
     >>> tok.native_encoder().describe()
@@ -15,16 +10,10 @@ casing depends on what follows) — the text goes through the reference classes 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
-import regex
-
+from ..core.bert_fast import BertFastPath, bert_word_pattern
 from ..core.normalized import NormalizedString
-from ..core.unicode import WHITE_SPACE, is_punctuation
 from . import NativeModel
-
-# what per-character normalization cannot reproduce (see the module docstring)
-_CONTEXT = regex.compile(r"[\p{M}\u03a3]")
 
 
 @dataclass
@@ -38,53 +27,6 @@ class _Piece:
     ends: list[int] | None = None
 
 
-class _Table(dict):
-    """str.translate table: each character -> what the reference normalizer makes of it."""
-
-    def __init__(self, normalizer):
-        super().__init__()
-        self.normalizer = normalizer
-
-    def __missing__(self, code: int) -> str:
-        value = self.normalizer.normalize_str(chr(code))
-        self[code] = value
-        return value
-
-
-class _OneToOne(dict):
-    """str.translate table: '' for a character normalized to exactly one character, else itself;
-    a text translated to '' keeps its positions."""
-
-    def __init__(self, table: _Table):
-        super().__init__()
-        self.table = table
-
-    def __missing__(self, code: int) -> str:
-        value = "" if len(self.table[code]) == 1 else chr(code)
-        self[code] = value
-        return value
-
-
-_PUNCT = r"\p{P}!-/:-@\[-`{-~"  # BERT's punctuation: Unicode P* and the ASCII symbols
-
-
-@lru_cache(maxsize=1)
-def _word_pattern() -> tuple[regex.Pattern, regex.Pattern | None]:
-    """BertPreTokenizer as one regex (runs of anything but white space and punctuation, or one
-    punctuation mark), and a regex of the characters where the `regex` module's Unicode tables
-    disagree with `unicodedata`'s, which the reference uses (characters a newer Unicode version
-    assigned): a text holding one goes through the reference.  Built on first use (about 0.4 s,
-    once per process: it compares both tables over every code point)."""
-    spaces = "".join(f"\\U{ord(c):08x}" for c in sorted(WHITE_SPACE))
-    words = regex.compile(f"[^{spaces}{_PUNCT}]+|[{_PUNCT}]")
-    everything = "".join(map(chr, range(0x110000)))
-    theirs = {m.start() for m in regex.finditer(f"[{_PUNCT}]", everything)}
-    ours = {k for k, c in enumerate(everything) if is_punctuation(c)}
-    odd = sorted(theirs ^ ours)
-    disagree = regex.compile("[" + "".join(f"\\U{k:08x}" for k in odd) + "]") if odd else None
-    return words, disagree
-
-
 class NativeBert(NativeModel):
     """NativeModel for a WordPiece tokenizer whose normalizer is BertNormalizer and whose
     pre-tokenizer is BertPreTokenizer: it takes raw text (`normalizes`) and does both itself."""
@@ -94,8 +36,7 @@ class NativeBert(NativeModel):
     def __init__(self, model, normalizer, pre_tokenizer):
         super().__init__(model, pre_tokenizer, "WordPiece")
         self.normalizer = normalizer
-        self._table = _Table(normalizer)
-        self._one_to_one = _OneToOne(self._table)
+        self.fast = BertFastPath(normalizer)
 
     def describe(self) -> str:
         return "native WordPiece model, BERT normalizer and pre-tokenizer on a fast path"
@@ -111,18 +52,18 @@ class NativeBert(NativeModel):
 
     def _words(self, seg: NormalizedString) -> list:
         text = seg.text
-        words_re, disagree = _word_pattern()
-        if not seg.is_identity or _CONTEXT.search(text) or (disagree is not None and disagree.search(text)):
+        if not seg.is_identity or self.fast.needs_reference(text):
             normalized = self.normalizer.normalize(seg)
             return [p for p in self.pre_tokenizer.pre_tokenize([normalized]) if p.text]
-        out = text.translate(self._table)
+        table = self.fast.table
+        out = text.translate(table)
         base = seg.base
-        words = words_re.finditer(out)
-        if not text.translate(self._one_to_one):  # every character stays one character
+        words = bert_word_pattern()[0].finditer(out)
+        if self.fast.keeps_positions(text):
             return [_Piece(m.group(), base + m.start()) for m in words]
         origin = []
         for k, c in enumerate(text):
-            origin.extend([base + k] * len(self._table[ord(c)]))
+            origin.extend([base + k] * len(table[ord(c)]))
         return [
             _Piece(m.group(), -1, origin[m.start():m.end()], [o + 1 for o in origin[m.start():m.end()]])
             for m in words

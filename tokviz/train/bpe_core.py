@@ -312,6 +312,13 @@ def count_pieces(
                         cancel=cancel, use_native=use_native, files=False, dialect=dialect)
 
 
+def _size_or_zero(path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
 def _is_file(item) -> bool:
     if isinstance(item, os.PathLike):
         return True
@@ -363,10 +370,7 @@ def count_corpus(
     if isinstance(corpus, (list, tuple)):
         for item in corpus:
             if (files is None and _is_file(item)) or files:
-                try:
-                    total += os.path.getsize(item)
-                except OSError:
-                    pass  # read_corpus says what is wrong with it
+                total += _size_or_zero(item)  # (a file that cannot be read: read_corpus says why)
             elif isinstance(item, str):
                 total += _utf8_len(item)
     batch: list[str] = []

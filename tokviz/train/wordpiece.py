@@ -19,25 +19,18 @@ byte tokens), collapse_whitespace (white space only separates words).
 """
 from __future__ import annotations
 
-import unicodedata
-from functools import lru_cache
-
 from ..core import decoders as dec
+from ..core.bert_fast import BertFastPath, bert_word_pattern
 from ..core import normalizers as norm
 from ..core import post_processors as post
 from ..core import pre_tokenizers as pre
 from ..core.models.wordpiece import WordPiece
 from ..core.tokenizer import Source, Tokenizer
-from ..core.unicode import WHITE_SPACE, is_bert_chinese_char, is_control
 from . import bpe_core
 from .charlevel import assemble_vocab, choose_alphabet, learn_spelled_merges, merge_budget, unk_token_for
 from .options import CancelCheck, Progress, TrainOptions, check_cancel, corpus_texts
 
 PREFIX = "##"
-_PUNCT = r"\p{P}!-/:-@\[-`{-~"
-_SPACE = "".join(f"\\u{ord(c):04x}" for c in sorted(WHITE_SPACE))
-# BertPreTokenizer as one regex: runs of anything but white space and punctuation, or one punctuation mark
-WORD_PATTERN = f"[^{_SPACE}{_PUNCT}]+|[{_PUNCT}]"
 
 
 def train_wordpiece(
@@ -52,10 +45,12 @@ def train_wordpiece(
     """A WordPiece Tokenizer (BertNormalizer, BertPreTokenizer) trained on `corpus` (paths and/or texts)."""
     report = progress or (lambda fraction, message: None)
     normalizer = norm.BertNormalizer(lowercase=lowercase)
+    fast = BertFastPath(normalizer)  # training needs the normalized words, not their offsets
     report(0.0, "counting words")
-    texts = (_fast_bert_normalize(t, lowercase) for t in corpus_texts(corpus))
+    texts = (fast.normalize_str(t) for t in corpus_texts(corpus))
     pieces, counts = bpe_core.count_corpus(
-        texts, WORD_PATTERN, split_digits=options.split_digits, threads=threads, cancel=cancel, files=False,
+        texts, bert_word_pattern()[0].pattern, split_digits=options.split_digits, threads=threads, cancel=cancel,
+        files=False,
     )
     words = [p.decode("utf-8") for p in pieces]
     report(0.3, f"{len(words)} distinct words")
@@ -121,40 +116,3 @@ def wordpiece_from_counts(
                                                     "merge_counts": [m.count for m in merges]}),
     )
 
-
-class _CharMap(dict):
-    """A str.translate table computed on first use of each character."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def __missing__(self, code: int):
-        value = self.fn(chr(code))
-        self[code] = value
-        return value
-
-
-def _clean(c: str) -> str:
-    if c == "\0" or c == "\ufffd" or is_control(c):
-        return ""
-    return " " if c in WHITE_SPACE else c
-
-
-@lru_cache(maxsize=None)
-def _tables() -> tuple[_CharMap, _CharMap, _CharMap]:
-    return (
-        _CharMap(_clean),
-        _CharMap(lambda c: f" {c} " if is_bert_chinese_char(c) else c),
-        _CharMap(lambda c: "" if unicodedata.category(c) == "Mn" else c),
-    )
-
-
-def _fast_bert_normalize(text: str, lowercase: bool) -> str:
-    """BertNormalizer(lowercase=...).normalize_str(text) without the offset bookkeeping (training
-    only needs the text): the same per-character rules, as str.translate passes."""
-    clean, chinese, nonspacing = _tables()
-    text = text.translate(clean).translate(chinese)
-    if lowercase:
-        text = unicodedata.normalize("NFD", text).translate(nonspacing).lower()
-    return text
