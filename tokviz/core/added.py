@@ -6,6 +6,7 @@ normalized text, the others in the raw text; `lstrip`/`rstrip` swallow neighbour
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import regex
@@ -31,7 +32,8 @@ class AddedVocabulary:
         self.by_id = {t.id: t for t in self.tokens}
         self.by_content = {t.content: t for t in self.tokens}
         self.special_ids = frozenset(t.id for t in self.tokens if t.special)
-        self._matchers: dict[tuple[bool, bool], tuple[regex.Pattern, dict[str, AddedToken]] | None] = {}
+        # (normalized, allow_special) -> (pattern, content -> token, prefix all contents share)
+        self._matchers: dict[tuple[bool, bool], tuple[regex.Pattern, dict[str, AddedToken], str] | None] = {}
 
     def __len__(self):
         return len(self.tokens)
@@ -57,7 +59,7 @@ class AddedVocabulary:
             if table:
                 alternatives = sorted(table, key=len, reverse=True)  # leftmost-longest
                 pattern = regex.compile("|".join(regex.escape(s) for s in alternatives))
-                self._matchers[key] = (pattern, table)
+                self._matchers[key] = (pattern, table, os.path.commonprefix(alternatives))
             else:
                 self._matchers[key] = None
         return self._matchers[key]
@@ -73,8 +75,10 @@ class AddedVocabulary:
         matcher = self._matcher(normalized, allow_special)
         if matcher is None or not ns.text:
             return [(ns, None)]
-        pattern, table = matcher
+        pattern, table, prefix = matcher
         text = ns.text
+        if prefix and prefix not in text:  # (a substring test is many times faster than the regex)
+            return [(ns, None)]
         out: list[tuple[NormalizedString, AddedToken | None]] = []
         done = 0
         for m in pattern.finditer(text):
@@ -99,6 +103,8 @@ class AddedVocabulary:
                 out.append((ns.slice(done, start), None))
             out.append((ns.slice(start, stop), tok))
             done = stop
+        if not out:  # nothing matched (the common case): the string itself, not a copy
+            return [(ns, None)]
         if done < len(text):
             out.append((ns.slice(done, len(text)), None))
         return out

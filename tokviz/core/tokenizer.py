@@ -393,8 +393,9 @@ class Tokenizer:
         """Each text cut at added tokens, and all plain segments of all texts in one list.
 
         When the C encoder takes the texts as they are (no normalizer, or one it applies itself; no
-        added token that can match; no pre-tokenizer in Python), each text is its one segment and
-        is not checked for lone surrogates here: the C encoder finds them (see `_encode_many`)."""
+        added token that can match; no pre-tokenizer in Python), each text is its one segment.  A
+        text that reaches the C encoder whole is not checked for lone surrogates here: the C
+        encoder finds them (see `_encode_many`)."""
         plain_pipeline = self.text_normalizer is None and self.normalizer is None
         if (not native.python_split and (plain_pipeline or native.normalizes)
                 and self.added.matches_nothing(allow)):
@@ -407,8 +408,11 @@ class Tokenizer:
         all_parts = []
         plain = []
         for text in texts:
-            check_text(text)
+            if not isinstance(text, str):
+                check_text(text)  # raises
             parts = self._native_parts(native, text, allow)
+            if len(parts) != 1 or parts[0][0].text is not text:
+                check_text(text)  # (a text the C encoder sees whole, it checks itself)
             all_parts.append(parts)
             plain.extend(seg for seg, tok in parts if tok is None and seg.text)
         return all_parts, plain

@@ -119,13 +119,15 @@ typedef struct {
     uint16_t key_len, n_ids;
 } CacheEntry;
 
+/* Aligned to its own cache lines: threads using neighbouring caches must not share one. */
 typedef struct {
-    pthread_mutex_t lock;
+    _Alignas(64) pthread_mutex_t lock;
     uint64_t *slots; /* hash tag << 32 | entry index + 1; 0 = empty; 2 * CACHE_ENTRIES of them */
     CacheEntry *entries;
     uint8_t *keys;
     int32_t *ids;
     size_t n_entries, keys_used, ids_used;
+    char pad[64];
 } Cache;
 
 static void cache_free(Cache *c) {
@@ -227,7 +229,7 @@ typedef struct {
                               on the thread holding the GIL, while the others encode) */
     Bloom pair_filter;  /* of pmap (empty while it is built) */
     Bloom token_filter; /* of bmap, for whole-piece lookups */
-    Cache caches[CACHE_SLOTS];
+    Cache *caches; /* CACHE_SLOTS of them, 64-byte aligned (see Cache) */
     int n_caches;
 } Encoder;
 
@@ -326,9 +328,11 @@ typedef struct {
     uint8_t *bytes;
     int32_t *char_of; /* character index (within the text) of each byte */
     size_t bytes_cap;
+    int cache_hint; /* the piece cache this thread tries first (see take_cache) */
 } Scratch;
 
 static void scratch_free(Scratch *s) {
+    int hint = s->cache_hint;
     free(s->sym);
     free(s->rank);
     free(s->merged);
@@ -338,6 +342,7 @@ static void scratch_free(Scratch *s) {
     free(s->bytes);
     free(s->char_of);
     memset(s, 0, sizeof(*s));
+    s->cache_hint = hint;
 }
 
 /* Rank and merged id of the pair (a, b); rank NO_RANK when the pair does not merge. */
@@ -561,15 +566,17 @@ static int encode_piece(const Encoder *e, Cache *cache, Scratch *s, const uint8_
     return ENC_OK;
 }
 
-static Cache *take_cache(Encoder *e) {
+/* A free piece cache, the thread's own (hint) first: a cache that stays with one thread stays in
+ * that core's memory caches.  NULL when all are busy or out of memory (encode without one). */
+static Cache *take_cache(Encoder *e, int hint) {
     for (int k = 0; k < e->n_caches; k++) {
-        Cache *c = &e->caches[k];
+        Cache *c = &e->caches[(k + hint) % e->n_caches];
         if (pthread_mutex_trylock(&c->lock) != 0) continue;
         if (cache_alloc(c) == 0) return c;
         pthread_mutex_unlock(&c->lock);
-        return NULL; /* out of memory: encode without a cache */
+        return NULL;
     }
-    return NULL; /* all busy: encode without a cache */
+    return NULL;
 }
 
 static void give_cache(Cache *c) {
@@ -578,7 +585,7 @@ static void give_cache(Cache *c) {
 
 /* Encode the whole text (no Python calls: runs without the GIL). */
 static int encode_text(Encoder *e, const tv_text *t, Scratch *s, Out *out, int offsets) {
-    Cache *cache = take_cache(e);
+    Cache *cache = take_cache(e, s->cache_hint);
     int rc = ENC_OK;
     for (ptrdiff_t i = 0; i < t->n && rc == ENC_OK;) {
         ptrdiff_t j = tv_scan(e->pattern, t, i);
@@ -738,6 +745,7 @@ typedef struct {
     char *done;
     size_t n_texts;
     size_t next; /* next text to take */
+    int workers; /* started so far: each takes the next number as its cache hint */
     int cancel;  /* the caller gave up (an error): take no more texts */
     pthread_mutex_t lock;
     pthread_cond_t finished;
@@ -751,8 +759,12 @@ static int batch_step(Batch *b, Scratch *s) {
     if (k < b->n_texts) b->next++;
     pthread_mutex_unlock(&b->lock);
     if (k >= b->n_texts) return 0;
-    int rc = encode_text(b->enc, &b->texts[k], s, &b->outs[k], b->offsets);
+    /* Into a local Out, stored when done: the threads write the counts of neighbouring texts'
+       results on every token, and these must not share a cache line. */
+    Out out = {0};
+    int rc = encode_text(b->enc, &b->texts[k], s, &out, b->offsets);
     pthread_mutex_lock(&b->lock);
+    b->outs[k] = out;
     b->rcs[k] = rc;
     b->done[k] = 1;
     pthread_cond_broadcast(&b->finished);
@@ -763,6 +775,9 @@ static int batch_step(Batch *b, Scratch *s) {
 static void *batch_worker(void *arg) {
     Batch *b = arg;
     Scratch s = {0};
+    pthread_mutex_lock(&b->lock);
+    s.cache_hint = ++b->workers; /* the calling thread has 0 */
+    pthread_mutex_unlock(&b->lock);
     while (batch_step(b, &s)) {
     }
     scratch_free(&s);
@@ -924,6 +939,7 @@ static void Encoder_dealloc(Encoder *self) {
         cache_free(&self->caches[k]);
         pthread_mutex_destroy(&self->caches[k].lock);
     }
+    free(self->caches);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1130,7 +1146,8 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
     }
     for (size_t k = 0; k < self->n_ids; k++)
         if (!(self->id_objects[k] = PyLong_FromSize_t(k))) return -1;
-    for (int k = 0; k < CACHE_SLOTS; k++) {
+    self->caches = aligned_alloc(64, CACHE_SLOTS * sizeof(Cache));
+    for (int k = 0; self->caches && k < CACHE_SLOTS; k++) { /* (none: encode without caches) */
         if (cache_init(&self->caches[k]) != 0) break;
         self->n_caches = k + 1;
     }

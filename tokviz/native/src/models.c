@@ -265,18 +265,23 @@ typedef struct {
 static void *run_job(void *arg) {
     Job *j = arg;
     Scratch s = {0};
-    for (size_t k = j->first; k < j->last && j->rc == RC_OK; k++) {
-        size_t before = j->out.n;
+    /* A local Out and rc, stored at the end: the jobs sit side by side in one array, and a
+       thread writing its count on every token must not share a cache line with the others. */
+    Out out = j->out;
+    int rc = RC_OK;
+    for (size_t k = j->first; k < j->last && rc == RC_OK; k++) {
+        size_t before = out.n;
         const uint32_t *w = j->cps + j->starts[k];
         size_t n = j->starts[k + 1] - j->starts[k];
-        j->rc = j->m->kind == KIND_WORDPIECE ? wordpiece_word(j->m, w, n, &s, &j->out)
-                                             : unigram_word(j->m, w, n, &s, &j->out);
-        j->counts[k] = (int32_t)(j->out.n - before);
+        rc = j->m->kind == KIND_WORDPIECE ? wordpiece_word(j->m, w, n, &s, &out) : unigram_word(j->m, w, n, &s, &out);
+        j->counts[k] = (int32_t)(out.n - before);
         if (j->bases && j->bases[k] > 0) {
             int32_t base = (int32_t)j->bases[k];
-            for (size_t i = 2 * before; i < 2 * j->out.n; i++) j->out.offs[i] += base;
+            for (size_t i = 2 * before; i < 2 * out.n; i++) out.offs[i] += base;
         }
     }
+    j->out = out;
+    j->rc = rc;
     scratch_free(&s);
     return NULL;
 }

@@ -1125,7 +1125,13 @@ typedef struct {
 static void *run_job(void *arg) {
     Job *j = arg;
     Scratch s = {0};
-    for (size_t k = j->first; k < j->last && j->rc == RC_OK; k++) j->rc = encode_text(j->e, &j->texts[k], 0, &s, &j->outs[k]);
+    int rc = RC_OK;
+    for (size_t k = j->first; k < j->last && rc == RC_OK; k++) {
+        Out out = {0}; /* local while it grows (see run_job in models.c) */
+        rc = encode_text(j->e, &j->texts[k], 0, &s, &out);
+        j->outs[k] = out;
+    }
+    j->rc = rc;
     scratch_free(&s);
     return NULL;
 }
