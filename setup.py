@@ -91,6 +91,8 @@ modules = [
     native_module("_bpetrain", ["bpe_train.c"], ["scan.h", "unicode_tables.h"]),
     # sentencepiece .model encoding end to end: normalizer, Unigram / BPE, byte fallback
     native_module("_spnative", ["sp_native.c"], ["models_common.h"]),
+    # "".join of a big file's pieces without holding the GIL (core/token_array.py)
+    native_module("_textjoin", ["text_join.c"]),
 ]
 
 setup(ext_modules=modules, cmdclass={"build_ext": OptionalBuildExt})

@@ -23,6 +23,8 @@ _ALLOWED = re.compile(r"[\s,\[\]()\d-]*")
 
 def format_ids(ids, style: str = "space") -> str:
     """`ids` written in one of STYLES."""
+    if hasattr(ids, "tolist"):  # a numpy array: its Python ints print much faster
+        ids = ids.tolist()
     if style == "space":
         return " ".join(map(str, ids))
     if style == "comma":

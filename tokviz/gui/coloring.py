@@ -47,11 +47,14 @@ def token_fills(
     *,
     rank_of: Callable[[int], float] | None = None,
     unk_id: int | None = None,
+    indices: range | None = None,
 ) -> list[str]:
-    """One fill per token.  `rank_of(id)` -> 0 (first / most frequent) .. 1 (last) for "rank"."""
-    n = len(encoding)
+    """One fill per token (of the tokens in `indices`, default all).  `rank_of(id)` -> 0 (first /
+    most frequent) .. 1 (last) for "rank"."""
+    if mode not in MODES:
+        raise ValueError(f"unknown colour mode {mode!r} (choose from {', '.join(MODES)})")
     fills = []
-    for i in range(n):
+    for i in range(len(encoding)) if indices is None else indices:
         special = bool(encoding.special[i])
         if special and mode != "special":
             fills.append(theme.special[i % len(theme.special)])
@@ -70,8 +73,6 @@ def token_fills(
                 fills.append(theme.special[i % len(theme.special)])
             else:
                 fills.append(theme.unknown_fill if unk_id is not None and encoding.ids[i] == unk_id else theme.neutral)
-        else:
-            raise ValueError(f"unknown colour mode {mode!r} (choose from {', '.join(MODES)})")
     return fills
 
 

@@ -3,18 +3,18 @@
 Later views (docks, library panel, compare, vocab...) attach to this QMainWindow; the encode
 pipeline lives in `workers.EncodeController`, the drawing in `token_view.TokenView`.
 
-Big files (more than BIG_FILE_BYTES, e.g. tens of MB of text): the token view lays out every token
-it shows, which is fine for ~100 KB but not for millions of tokens (issue 5 virtualises it).  Until
-then a big file opens in *big-file mode*:
+Big files (more than BIG_FILE_BYTES, e.g. tens of MB of text) open in *big-file mode*:
 
-* the editor shows, read-only, only the first PREVIEW_BYTES of the file, ended at a word boundary
-  where tokenization is cut-independent, so the tokens of the preview are exactly the first tokens
-  of the whole file;
-* the whole file is encoded in the background (`workers.FileEncodeJob`, bounded memory, pieces of
-  a few KB), with a progress bar and a Cancel button in the status bar; the window stays responsive;
-* when it is done the token view shows the preview's tokens and the status bar the whole file's
-  figures (token count, chars/token, bytes/token, time and MB/s); the text header says that only the
-  start is shown.  Cancelling keeps the preview and says where the encoding stopped.
+* the editor shows, read-only, only the first PREVIEW_BYTES of the file (a text editor holding
+  50 MB is slow to fill and heavy), ended at a word boundary where tokenization is cut-independent,
+  so the tokens of the preview are exactly the first tokens of the whole file; the token view
+  shows them at once;
+* the whole file is encoded in the background (`workers.FileEncodeJob`, pieces of a few KB), with
+  a progress bar and a Cancel button in the status bar; the window stays responsive;
+* when it is done the token view (virtualised: only what is on screen is laid out) shows every
+  token of the whole file and the status bar its figures (token count, chars/token, bytes/token,
+  time and MB/s); hovering, clicking and selecting follow the editor where it holds the text.
+  Cancelling shows the tokens encoded up to that point and says where it stopped.
 """
 from __future__ import annotations
 
@@ -57,6 +57,7 @@ from PySide6.QtWidgets import (
 
 from .. import defaults
 from ..core import Tokenizer
+from ..core.gcpause import freeze_long_lived
 from ..errors import TokvizError
 from . import files
 from ..analysis.token_info import token_facts
@@ -71,8 +72,7 @@ from .token_view import TokenView
 from .workers import EncodeController, EncodeResult, FileEncodeJob, FileEncodeResult, LoadResult
 
 BIG_FILE_BYTES = 2 * 2**20  # above this a text file opens in big-file mode (see the module docstring)
-PREVIEW_BYTES = 8 * 1024  # how much of a big file the editor and the token view show (the view lays
-# out every token it shows, ~5 µs a token on the UI thread: 8 KB of text is ~20-40 ms)
+PREVIEW_BYTES = 64 * 1024  # how much of a big file the editor holds
 
 FALLBACK_TEXT = "Hello, world! 你好，世界 🙂\n\tTabs, spaces  and newlines are tokens too.\n"
 
@@ -481,9 +481,14 @@ class MainWindow(QMainWindow):
     def select_tokens(self, first: int, last: int) -> None:
         """Select the text of tokens first..last in the editor (and highlight them)."""
         enc = self.token_view.encoding()
-        if enc is None or enc.text != self.current_text() or not 0 <= first <= last < len(enc):
+        held = self._editor_chars(enc)
+        if held < 0 or not 0 <= first <= last < len(enc):
             return
         start, end = enc.offsets[first][0], max(e for _, e in enc.offsets[first:last + 1])
+        self.token_view.set_selection(first, last)
+        if start >= held and held < len(enc.text):
+            return  # (a big file's tokens past what the editor holds)
+        end = min(end, held)
         cursor = self.editor.textCursor()
         cursor.setPosition(self._qt_pos(enc.text, start))
         cursor.setPosition(self._qt_pos(enc.text, end), QTextCursor.MoveMode.KeepAnchor)
@@ -515,7 +520,7 @@ class MainWindow(QMainWindow):
             return
         enc = self.token_view.encoding()
         cursor = self.editor.textCursor()
-        if enc is None or not cursor.hasSelection() or enc.text != self.current_text():
+        if not cursor.hasSelection() or self._editor_chars(enc) < 0:
             self.token_view.set_selection(-1, -1)
             return
         start = self._py_index(enc.text, cursor.selectionStart())
@@ -678,7 +683,7 @@ class MainWindow(QMainWindow):
         preview = head[:cut] if cut else head  # no cut: the last tokens may differ from the file's
         self._text_path = os.fspath(path)
         self.set_text(preview)
-        self._big = {"path": os.fspath(path), "size": size, "result": None, "state": ""}
+        self._big = {"path": os.fspath(path), "size": size, "result": None, "state": "", "shown": None}
         self.editor.setReadOnly(True)
         self._update_text_header()
         self._update_title()
@@ -689,17 +694,21 @@ class MainWindow(QMainWindow):
         tok = self.controller.tokenizer
         if self._big is None or tok is None:
             return  # started when the tokenizer arrives
-        self._big["result"] = None
+        self._big["result"] = self._big["shown"] = None
         self._big["state"] = "running"
         self.file_job.start(tok, self._big["path"])
         self.file_progress.setValue(0)
         self.file_progress.show()
         self.file_cancel_button.setEnabled(True)
         self.file_cancel_button.show()
-        self.token_view.set_encoding(None)
-        self.ids_panel.set_encoding(None)
-        name = Path(self._big["path"]).name
-        self.token_view.set_message(f"Encoding {name} ({self._big['size'] / 1e6:.1f} MB)…")
+        last = self.controller.last_result  # the preview's tokens, until the whole file's arrive
+        if last is not None and last.generation == self.controller.generation and last.tokenizer is tok:
+            self._show_big_encoded(last)
+        else:
+            self.token_view.set_encoding(None)
+            self.ids_panel.set_encoding(None)
+            name = Path(self._big["path"]).name
+            self.token_view.set_message(f"Encoding {name} ({self._big['size'] / 1e6:.1f} MB)…")
         self.status_tokens.setText("encoding the whole file…")
         self.status_ratio.setText("")
         self.status_time.setText("")
@@ -713,12 +722,36 @@ class MainWindow(QMainWindow):
         self.file_cancel_button.hide()
         self.editor.setReadOnly(False)
 
-    def _file_job_ended(self) -> None:
+    def _file_job_ended(self, shown: FileEncodeResult | None) -> None:
+        """Show the whole file's tokens (or those encoded before a cancel), else the preview's."""
         self.file_progress.hide()
         self.file_cancel_button.hide()
-        last = self.controller.last_result  # the preview's tokens were held back while the job ran
+        self._big["shown"] = shown
+        if shown is not None and len(shown.tokens):
+            self._show_file_tokens(shown)
+            return
+        last = self.controller.last_result
         if last is not None and last.generation == self.controller.generation:
-            self._on_encoded(last)
+            self._show_big_encoded(last)
+
+    def _show_file_tokens(self, result: FileEncodeResult) -> None:
+        freeze_long_lived()
+        tokens = result.tokens
+        self.token_view.set_encoding(tokens)
+        self._starts = self.token_view.token_starts()
+        self.ids_panel.set_encoding(tokens)
+        n = len(tokens)
+        if result.complete:
+            self.status_tokens.setText(_plural(n, "token") + " in the whole file")
+        else:
+            self.status_tokens.setText(f"{_plural(n, 'token')} in the first {result.bytes / 1e6:.1f} MB "
+                                       f"({self._big['state']})")
+        if n:
+            self.status_ratio.setText(f"{result.chars / n:.2f} chars/token · {result.bytes / n:.2f} bytes/token")
+        mbs = result.bytes / 1e6 / result.seconds if result.seconds > 0 else 0
+        self.status_time.setText(f"encoded in {result.seconds:.1f} s ({mbs:.2f} MB/s)")
+        self._update_text_header()
+        self._on_cursor_moved()
 
     @Slot(int, int)
     def _on_file_progress(self, done: int, total: int) -> None:
@@ -735,21 +768,21 @@ class MainWindow(QMainWindow):
         self.file_progress.setValue(1000)
         self._big["result"] = result
         self._big["state"] = "done"
-        self._file_job_ended()
+        self._file_job_ended(result)
 
     @Slot(int, int)
     def _on_file_cancelled(self, done: int, total: int) -> None:
         if self._big is None:
             return
         self._big["state"] = f"cancelled at {100 * done / max(1, total):.0f}%"
-        self._file_job_ended()
+        self._file_job_ended(self.file_job.partial)
 
     @Slot(str)
     def _on_file_failed(self, reason: str) -> None:
         if self._big is None:
             return
         self._big["state"] = "failed"
-        self._file_job_ended()
+        self._file_job_ended(None)
         path = self._big["path"]
         self.report_error("Could not encode the whole file", f"{path}\n\n{reason}", path=path, reason=reason)
 
@@ -879,6 +912,7 @@ class MainWindow(QMainWindow):
         self._on_tokenizer_ready(result.tokenizer)
 
     def _on_tokenizer_ready(self, tok: Tokenizer) -> None:
+        freeze_long_lived()  # (see there: no full collection walks the vocabulary again)
         self.ids_panel.set_tokenizer(tok)
         self.token_view.set_details_provider(lambda token_id: token_facts(tok, token_id))
         self.controller.set_allow_special(None)  # each format's own default again
@@ -901,13 +935,14 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_encoded(self, result: EncodeResult) -> None:
         if self._big is not None:
-            if self.file_job.is_running():
-                return  # shown when the whole file is done (_file_job_ended)
-            self._show_big_encoded(result)
+            if self._big["shown"] is None:  # (the whole file's tokens, once there, stay)
+                self._show_big_encoded(result)
             return
-        self._starts = [s for s, _ in result.encoding.offsets]
         self.token_view.set_encoding(result.encoding)
+        self._starts = self.token_view.token_starts()
         self.ids_panel.set_encoding(result.encoding)
+        if len(result.encoding) > 100_000:
+            freeze_long_lived()
         n = len(result.encoding)
         chars = len(result.text)
         nbytes = len(result.text.encode("utf-8", "surrogatepass"))
@@ -920,21 +955,13 @@ class MainWindow(QMainWindow):
         self._on_cursor_moved()
 
     def _show_big_encoded(self, result: EncodeResult) -> None:
-        """Big-file mode: the preview's tokens in the view, the whole file's figures in the status bar."""
-        self._starts = [s for s, _ in result.encoding.offsets]
+        """Big-file mode, before (or without) the whole file's tokens: the preview's."""
         self.token_view.set_encoding(result.encoding)
+        self._starts = self.token_view.token_starts()
         self.ids_panel.set_encoding(result.encoding)
         big = self._big
-        whole = big["result"]
-        if whole is not None and whole.tokenizer is result.tokenizer:
-            n = len(whole.ids)
-            self.status_tokens.setText(_plural(n, "token") + " in the whole file")
-            if n:
-                self.status_ratio.setText(f"{whole.chars / n:.2f} chars/token · {whole.bytes / n:.2f} bytes/token")
-            mbs = whole.bytes / 1e6 / whole.seconds if whole.seconds > 0 else 0
-            self.status_time.setText(f"encoded in {whole.seconds:.1f} s ({mbs:.2f} MB/s)")
-        else:
-            self.status_tokens.setText(_plural(len(result.encoding), "token") + " in the preview")
+        self.status_tokens.setText(_plural(len(result.encoding), "token") + " in the preview")
+        if big["state"] != "running":
             self.status_ratio.setText(f"whole file: {big['state'] or 'not encoded'}")
             self.status_time.setText("")
         self._on_cursor_moved()
@@ -956,6 +983,18 @@ class MainWindow(QMainWindow):
         self._loaded_text = None  # edited: the editor is the truth now
         self.controller.set_text(self.editor_text())
         self._update_text_header()
+
+    def _editor_chars(self, enc) -> int:
+        """How many characters of `enc`'s text the editor holds (all of them, or in big-file mode
+        the start), or -1 when the editor shows another text."""
+        if enc is None:
+            return -1
+        text = self.current_text()
+        if enc.text == text:
+            return len(text)
+        if self._big is not None and enc.text.startswith(text):
+            return len(text)
+        return -1
 
     def _qt_pos(self, text: str, index: int) -> int:
         """Python character index in `text` -> position in the editor's document (UTF-16 units;
@@ -983,9 +1022,10 @@ class MainWindow(QMainWindow):
     def _on_token_hovered(self, index: int) -> None:
         enc = self.token_view.encoding()
         selections = []
-        if enc is not None and 0 <= index < len(enc) and enc.text == self.current_text():
+        held = self._editor_chars(enc)
+        if held >= 0 and 0 <= index < len(enc):
             s, e = enc.offsets[index]
-            if e > s:
+            if held >= e > s:
                 sel = QTextEdit.ExtraSelection()
                 fmt = QTextCharFormat()
                 fmt.setBackground(QColor(self.token_view.color_of(index)))
@@ -1001,7 +1041,8 @@ class MainWindow(QMainWindow):
     @Slot(int)
     def _on_token_clicked(self, index: int) -> None:
         enc = self.token_view.encoding()
-        if enc is None or enc.text != self.current_text():
+        held = self._editor_chars(enc)
+        if held < 0 or enc.offsets[index][0] > held:
             return
         s, _ = enc.offsets[index]
         cur = self.editor.textCursor()
@@ -1023,7 +1064,7 @@ class MainWindow(QMainWindow):
             or not len(enc)
             or not self._cursor_moved_by_user
             or not self.editor.hasFocus()
-            or enc.text != self.current_text()
+            or self._editor_chars(enc) < 0
         ):
             self.token_view.set_current_token(-1)
             return
@@ -1078,12 +1119,15 @@ class MainWindow(QMainWindow):
         name = Path(self._text_path).name if self._text_path else self._text_name
         if self._big is not None:
             nbytes = len(text.encode("utf-8", "surrogatepass"))
+            whole = self._big["shown"] is not None and self._big["shown"].complete
             self.text_header.setText(
                 f"<b>Text</b>&nbsp;&nbsp;<span style='color:#5b6675'>{_escape(name)} · "
-                f"{self._big['size'] / 1e6:.1f} MB · showing the first {nbytes / 1024:.0f} KB, read-only</span>"
+                f"{self._big['size'] / 1e6:.1f} MB{', all tokens shown' if whole else ''} · "
+                f"editor: first {nbytes / 1024:.0f} KB, read-only</span>"
             )
             self.text_header.setToolTip(
-                "A big file: the editor and the token view show its start; the status bar counts the whole file."
+                "A big file: the editor holds its start; the token view shows every token of the whole file "
+                "once it is encoded (or those encoded before a cancel)."
             )
             return
         self.text_header.setToolTip("")

@@ -1,17 +1,23 @@
-"""The token view: the text drawn as coloured token boxes.
+"""The token view: the text drawn as coloured token boxes, virtualised for documents of any size.
 
 Why custom painting (a QAbstractScrollArea that lays out and paints boxes itself) and not a
-QTextDocument with char formats:
+QTextDocument with char formats: a box per token with a thin border, rounded corners, hex byte
+chips and outlined special tokens cannot be expressed with QTextCharFormat, and a document with one
+format run per token gets slow to build for 100 KB of text (~25k fragments).
 
-* A box per token with a thin border, rounded corners, hex byte chips and outlined special tokens
-  cannot be expressed with QTextCharFormat (no per-fragment borders or padding), and a document
-  with one format run per token gets slow to build for 100 KB of text (~25k fragments).
-* Here the work is split in two cheap passes: *build* (once per encoding) turns each token into
-  measured pieces (width cached per distinct token), and *flow* (once per width change) places the
-  pieces on rows.  Painting touches only the rows in the viewport (binary search), so scrolling
-  and hover stay fast whatever the text length; issue 5 (virtualised view) can grow from this by
-  making build/flow incremental.
-* Hit-testing (`token_at_point`) and geometry (`token_rects`) come straight from the layout arrays.
+Virtualised like QPlainTextEdit, for files of tens of MB and millions of tokens:
+
+* The document is cut into *blocks* (`core.token_array.layout_blocks`: a block starts where a
+  line starts, or after 512 tokens without one), computed with numpy from the token offsets.
+* Only blocks that are shown (or asked about, e.g. by `token_rects`) are laid out: their tokens
+  turned into measured pieces (widths cached per distinct token) and flowed into rows.  Laid-out
+  blocks are kept in a bounded LRU cache; a width or font change drops them.
+* Every block has a height: exact once laid out, until then estimated from its characters, tokens
+  and newlines (scaled by what the laid-out blocks measured).  The scroll bar is in pixels over
+  those heights; when a block above the viewport is laid out and its height changes, the scroll
+  position moves by the same amount, so what is on screen never jumps.
+* Colours are computed per block on first paint.  Memory is the encoding's arrays plus a few
+  numbers per block: proportional to the tokens, not to widgets or laid-out rows.
 
 What is drawn: every token's own bytes (its display string), so the box shows what the tokenizer
 produced (lower-cased by a normalizer, a sentencepiece '▁' as a space, ...).  Whitespace is shown
@@ -24,14 +30,19 @@ from __future__ import annotations
 
 import bisect
 import html
+import math
 import re
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+import numpy as np
+
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QStaticText
 from PySide6.QtWidgets import QAbstractScrollArea, QToolTip, QWidget
 
 from ..core import Encoding
+from ..core.token_array import Blocks, layout_blocks, offsets_arrays
 from .coloring import token_fills
 from .style import DEFAULT_THEME, TokenTheme, mono_font
 
@@ -97,11 +108,35 @@ def runs_display(runs) -> str:
     return "".join(f"⟨{t}⟩" if k == CHIP else t for k, t, *_ in runs)
 
 
+@dataclass
+class _Layout:
+    """One block laid out: its placed pieces (token index or -1 for uncovered text, x, width, runs)
+    and the first placed piece of each row."""
+
+    tok: list[int] = field(default_factory=list)
+    x: list[float] = field(default_factory=list)
+    w: list[float] = field(default_factory=list)
+    runs: list[list[tuple[int, str, float]]] = field(default_factory=list)
+    row_start: list[int] = field(default_factory=list)
+
+    @property
+    def rows(self) -> int:
+        return len(self.row_start)
+
+    def row_range(self, row: int) -> range:
+        end = self.row_start[row + 1] if row + 1 < len(self.row_start) else len(self.tok)
+        return range(self.row_start[row], end)
+
+    def row_of(self, j: int) -> int:
+        return bisect.bisect_right(self.row_start, j) - 1
+
+
 class TokenView(QAbstractScrollArea):
-    """Shows an Encoding of a text as coloured boxes.  Set it with `set_encoding(encoding)`.
+    """Shows an Encoding of a text as coloured boxes.  Set it with `set_encoding(encoding)`; any
+    Encoding works, a `core.token_array.TokenArray` for documents of millions of tokens.
 
     Testable API: `spans()`, `token_at_point(QPoint)`, `token_rects(i)`, `display_text(i)`,
-    `tooltip_text(i)`, `color_of(i)`."""
+    `tooltip_text(i)`, `color_of(i)`, `laid_out_blocks()`."""
 
     tokenHovered = Signal(int)  # token index, -1 when the pointer leaves tokens
     tokenClicked = Signal(int)
@@ -113,6 +148,8 @@ class TokenView(QAbstractScrollArea):
     BOX_GAP = 1.0  # between two boxes on a row
     MARGIN = 12.0
     RADIUS = 3.0
+    BLOCK_TOKENS = 512  # a block is cut after this many tokens without a line start
+    CACHED_BLOCKS = 3000  # laid-out blocks kept (the rest are laid out again when shown)
 
     def __init__(self, parent: QWidget | None = None, theme: TokenTheme = DEFAULT_THEME):
         super().__init__(parent)
@@ -121,7 +158,6 @@ class TokenView(QAbstractScrollArea):
         self._color_mode = "token"
         self._rank_of = None
         self._unk_id: int | None = None
-        self._fills: list[QColor] = []
         self._truncate_at: int | None = None  # tokens from this index on are past a max length
         self._details = None  # id -> {label: value} of model facts for the tooltip (merge rank, ...)
         self._selection: tuple[int, int] | None = None  # first, last selected token
@@ -129,20 +165,20 @@ class TokenView(QAbstractScrollArea):
         self._message = ""
         self._hover = -1
         self._current = -1
+        self._starts = np.zeros(0, np.int64)
+        self._ends = np.zeros(0, np.int64)
+        self._blocks = Blocks(np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int64))
+        self._heights = np.zeros(0)  # per block, in pixels (rows * pitch): exact where laid out
+        self._exact = np.zeros(0, bool)
+        self._cum = np.zeros(1)  # _cum[b]: sum of the heights of the blocks before b
+        self._cum_dirty = False
+        self._calibrated = False
         self._layout_width = -1.0
-        # build output, per piece (a piece is a run of a token between line breaks)
-        self._p_token: list[int] = []  # token index, or -1 for uncovered source text
-        self._p_runs: list[list[tuple[int, str, float]]] = []
-        self._p_width: list[float] = []
-        self._p_break: list[bool] = []  # a line break follows
-        self._token_pieces: list[list[int]] = []  # token index -> its piece indices
-        # flow output, per placed piece
-        self._f_piece: list[int] = []
-        self._f_x: list[float] = []
-        self._f_w: list[float] = []
-        self._f_runs: list[list[tuple[int, str, float]]] = []
-        self._row_start: list[int] = []  # first placed piece of each row
-        self._token_placed: list[list[int]] = []
+        self._layouts: OrderedDict[int, _Layout] = OrderedDict()
+        self._fills: dict[int, list[QColor]] = {}  # block -> fills of its tokens
+        self._pieces_of: dict[tuple, list[tuple[list, float, bool]]] = {}  # token key -> its pieces
+        self._block_sizes = None  # (blocks, chars, tokens, extra rows, empty) of each block, for estimates
+        self._painting = False
         self.setFont(mono_font())
         self.viewport().setMouseTracking(True)
         self.viewport().setAutoFillBackground(True)
@@ -155,19 +191,32 @@ class TokenView(QAbstractScrollArea):
 
     # ---- public API ---------------------------------------------------------------------------
     def set_encoding(self, encoding: Encoding | None) -> None:
-        """Show `encoding` (None: show the message)."""
+        """Show `encoding` (None: show the message).  A TokenArray's precomputed blocks are used
+        as they are (`TokenArray.layout_blocks`), so a huge document costs the UI thread only
+        the estimate of its blocks' heights."""
         self._encoding = encoding
         self._selection = None
-        self._recolor()
         self._hover = -1
         self._current = -1 if encoding is None or self._current >= len(encoding) else self._current
-        self._build()
-        self._layout_width = -1.0
-        self._relayout()
-        self.viewport().update()
+        if encoding is None:
+            self._starts = self._ends = np.zeros(0, np.int64)
+            self._blocks = Blocks(np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(0, np.int64))
+        else:
+            self._starts, self._ends = offsets_arrays(encoding)
+            blocks = getattr(encoding, "cached_blocks", None)
+            self._blocks = blocks if blocks is not None else layout_blocks(
+                encoding.text, self._starts, self._ends, self.BLOCK_TOKENS)
+        self._pieces_of = {}
+        self._calibrated = False
+        self._reset_layout(keep_top=False)
+        self._recolor()
 
     def encoding(self) -> Encoding | None:
         return self._encoding
+
+    def token_starts(self) -> np.ndarray:
+        """Start character of every token (sorted), as an array."""
+        return self._starts
 
     def set_message(self, text: str) -> None:
         """Text shown centred when there is no encoding (e.g. 'Loading…', 'Open a tokenizer')."""
@@ -184,7 +233,6 @@ class TokenView(QAbstractScrollArea):
         self._rank_of = rank_of
         self._unk_id = unk_id
         self._recolor()
-        self.viewport().update()
 
     def color_mode(self) -> str:
         return self._color_mode
@@ -206,7 +254,6 @@ class TokenView(QAbstractScrollArea):
         pal.setColor(self.viewport().backgroundRole(), QColor(theme.background))
         self.viewport().setPalette(pal)
         self._recolor()
-        self.viewport().update()
 
     def set_details_provider(self, provider) -> None:
         """`provider(id)` -> {label: value}: model facts added to each token's details."""
@@ -225,47 +272,66 @@ class TokenView(QAbstractScrollArea):
         return self._truncate_at is not None and index >= self._truncate_at
 
     def color_of(self, index: int) -> str:
-        return self._fills[index].name()
+        b = self._blocks.of_token(index)
+        return self._block_fills(b)[index - int(self._blocks.first[b])].name()
 
     def _recolor(self) -> None:
-        enc = self._encoding
-        fills = token_fills(enc, self._color_mode, self.theme, rank_of=self._rank_of, unk_id=self._unk_id) if enc else []
-        self._fills = [QColor(f) for f in fills]
+        self._fills = {}
+        self.viewport().update()
+
+    def _block_fills(self, b: int) -> list[QColor]:
+        fills = self._fills.get(b)
+        if fills is None:
+            enc = self._encoding
+            first, stop = int(self._blocks.first[b]), int(self._blocks.first[b + 1])
+            names = token_fills(enc, self._color_mode, self.theme, rank_of=self._rank_of, unk_id=self._unk_id,
+                                indices=range(first, stop))
+            fills = self._fills[b] = [QColor(f) for f in names]
+            if len(self._fills) > self.CACHED_BLOCKS:
+                self._fills.pop(next(iter(self._fills)))
+        return fills
 
     def spans(self) -> list[TokenSpan]:
         """For each token, in order: index, source span, colour, flags and the shown string."""
         enc = self._encoding
         if enc is None:
             return []
+        special, partial = enc.special, enc.partial
         return [
-            TokenSpan(i, s, e, self.color_of(i), bool(enc.special[i]), bool(enc.partial[i]), self.display_text(i))
-            for i, (s, e) in enumerate(enc.offsets)
+            TokenSpan(i, int(s), int(e), self.color_of(i), bool(special[i]), bool(partial[i]), self.display_text(i))
+            for i, (s, e) in enumerate(zip(self._starts, self._ends))
         ]
 
     def display_text(self, index: int) -> str:
         """The string drawn for token `index`: markers for whitespace, ⟨e6⟩ for byte chips."""
-        return "".join(runs_display(self._p_runs[p]) for p in self._token_pieces[index])
+        return "".join(runs_display(runs) for runs, _, _ in self._token_pieces(index))
 
     def token_at_point(self, point: QPoint | QPointF) -> int | None:
         """Index of the token under `point` (viewport coordinates), or None."""
-        j = self._placed_at(QPointF(point))
-        if j is None:
+        hit = self._placed_at(QPointF(point))
+        if hit is None:
             return None
-        token = self._p_token[self._f_piece[j]]
+        layout, j = hit
+        token = layout.tok[j]
         return token if token >= 0 else None
 
     def token_rects(self, index: int) -> list[QRectF]:
-        """Boxes of token `index` in viewport coordinates (several if it spans lines)."""
-        if not (0 <= index < len(self._token_placed)):
+        """Boxes of token `index` in viewport coordinates (several if it spans lines); the token's
+        block is laid out if it was not."""
+        if self._encoding is None or not (0 <= index < len(self._encoding)):
             return []
-        return [self._placed_rect(j) for j in self._token_placed[index]]
+        b = self._blocks.of_token(index)
+        layout = self._layout(b)
+        top = self._block_top(b)
+        return [QRectF(layout.x[j], top + layout.row_of(j) * self._pitch, layout.w[j], self._box_h)
+                for j in range(len(layout.tok)) if layout.tok[j] == index]
 
     def tooltip_text(self, index: int) -> str:
         """Rich-text tooltip for a token: id, piece, bytes in hex, character span, flags."""
         enc = self._encoding
         if enc is None or not (0 <= index < len(enc)):
             return ""
-        s, e = enc.offsets[index]
+        s, e = int(self._starts[index]), int(self._ends[index])
         data = enc.token_bytes[index]
         hexbytes = " ".join(f"{b:02x}" for b in data) or "(none)"
         flags = []
@@ -275,7 +341,7 @@ class TokenView(QAbstractScrollArea):
             flags.append("part of a UTF-8 character")
         span = f"{s}–{e} ({e - s} char{'s' if e - s != 1 else ''})" if e > s else f"{s} (empty: added by the post-processor)"
         rows = [
-            ("id", f"<b>{enc.ids[index]}</b>"),
+            ("id", f"<b>{int(enc.ids[index])}</b>"),
             ("piece", f"<code>{html.escape(repr(enc.pieces[index]))}</code>"),
             ("text", f"<code>{html.escape(self.display_text(index))}</code>"),
             ("bytes", f"<code>{hexbytes}</code> ({len(data)})"),
@@ -284,14 +350,14 @@ class TokenView(QAbstractScrollArea):
         if s < e:
             rows.append(("source", f"<code>{html.escape(repr(enc.text[s:e]))}</code>"))
         if self._details is not None:
-            for label, value in self._details(enc.ids[index]).items():
+            for label, value in self._details(int(enc.ids[index])).items():
                 rows.append((html.escape(label), html.escape(str(value))))
         if flags:
             rows.append(("", "<i>" + ", ".join(flags) + "</i>"))
         body = "".join(
             f"<tr><td style='color:#6f7b8a; padding-right:8px'>{k}</td><td>{v}</td></tr>" for k, v in rows
         )
-        return f"<p style='margin:0'>token {index + 1} of {len(enc)}</p><table cellspacing='0'>{body}</table>"
+        return f"<p style='margin:0'>token {index + 1:,} of {len(enc):,}</p><table cellspacing='0'>{body}</table>"
 
     def set_current_token(self, index: int, *, ensure_visible: bool = True) -> None:
         """Outline token `index` (e.g. the one under the editor's cursor); -1 for none."""
@@ -309,22 +375,36 @@ class TokenView(QAbstractScrollArea):
         return self._hover
 
     def ensure_visible(self, index: int) -> None:
-        rects = self.token_rects(index)
-        if not rects:
-            return
-        r = rects[0]
+        """Scroll so token `index` is on screen.  The blocks it brings into view are laid out
+        first (their heights may differ from the estimates and move it), then it is checked again."""
         vh = self.viewport().height()
         bar = self.verticalScrollBar()
-        if r.top() < 0:
-            bar.setValue(int(bar.value() + r.top() - self.MARGIN))
-        elif r.bottom() > vh:
-            bar.setValue(int(bar.value() + r.bottom() - vh + self.MARGIN))
+        for _ in range(4):
+            rects = self.token_rects(index)
+            if not rects:
+                return
+            r = rects[0]
+            if r.top() < 0:
+                bar.setValue(int(bar.value() + r.top() - self.MARGIN))
+            elif r.bottom() > vh:
+                bar.setValue(int(bar.value() + r.bottom() - vh + self.MARGIN))
+            else:
+                return
+            self._prepare_visible()
 
     def row_count(self) -> int:
-        return len(self._row_start)
+        """Rows of the whole document (estimated for blocks not laid out yet)."""
+        return int(round(self._total() / self._pitch))
 
     def content_height(self) -> float:
-        return 2 * self.MARGIN + len(self._row_start) * self._pitch - (self.ROW_GAP if self._row_start else 0)
+        return 2 * self.MARGIN + self._total() - (self.ROW_GAP if len(self._heights) and self._total() else 0)
+
+    def laid_out_blocks(self) -> int:
+        """How many blocks are laid out now (the rest of the document costs nothing)."""
+        return len(self._layouts)
+
+    def block_count(self) -> int:
+        return len(self._blocks)
 
     def sizeHint(self) -> QSize:
         return QSize(500, 400)
@@ -333,9 +413,8 @@ class TokenView(QAbstractScrollArea):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.FontChange:
             self._update_fonts()
-            self._build()
-            self._layout_width = -1.0
-            self._relayout()
+            self._pieces_of = {}
+            self._reset_layout(keep_top=True)
         super().changeEvent(event)
 
     def _update_fonts(self) -> None:
@@ -351,7 +430,9 @@ class TokenView(QAbstractScrollArea):
         self._box_h = round(self._fm.height() + 2 * self.PAD_Y)
         self._pitch = self._box_h + self.ROW_GAP
         self._chip_h = self._fm_small.height() + 1
+        self._char_w = self._fm.horizontalAdvance("x")
         self._width_cache: dict[tuple[int, str], float] = {}
+        self._static: dict[tuple[int, str], QStaticText] = {}  # laid-out glyphs of each run drawn
 
     def _run_width(self, kind: int, text: str) -> float:
         key = (kind, text)
@@ -366,33 +447,146 @@ class TokenView(QAbstractScrollArea):
             self._width_cache[key] = w
         return w
 
-    # ---- build: encoding -> measured pieces ----------------------------------------------------
-    def _build(self) -> None:
-        self._p_token, self._p_runs, self._p_width, self._p_break = [], [], [], []
-        self._token_pieces = []
-        enc = self._encoding
-        if enc is None:
+    # ---- block heights and scrolling ------------------------------------------------------------
+    def _reset_layout(self, *, keep_top: bool) -> None:
+        """Drop every laid-out block and estimate all heights again (new encoding, width or font);
+        with keep_top the block at the top of the viewport stays there."""
+        top_block = self._block_at(self.verticalScrollBar().value() - self.MARGIN) if keep_top and len(self._heights) else 0
+        self._layouts.clear()
+        self._layout_width = float(self.viewport().width())
+        self._heights = self._estimate()
+        self._exact = np.zeros(len(self._heights), bool)
+        self._cum_dirty = True
+        self._update_scrollbar()
+        self._set_scroll(self._block_top_doc(top_block) if keep_top else 0)
+        self.viewport().update()
+
+    def _estimate(self, scale: float = 1.0) -> np.ndarray:
+        """Estimated height of every block from its characters, tokens and newlines."""
+        blocks = self._blocks
+        if len(blocks) == 0:
+            return np.zeros(0)
+        if self._block_sizes is None or self._block_sizes[0] is not blocks:
+            chars = np.diff(blocks.chars).astype(np.float32)
+            tokens = np.diff(blocks.first).astype(np.float32)
+            lines = blocks.lines.astype(np.float32)
+            self._block_sizes = (blocks, chars, tokens, lines - (lines > 0), (chars == 0) & (tokens == 0))
+        _, chars, tokens, extra_rows, empty = self._block_sizes
+        avail = max(80.0, self.viewport().width() - 2 * self.MARGIN)
+        width = chars * np.float32(self._char_w * scale / avail)
+        width += tokens * np.float32((2 * self.PAD_X + self.BOX_GAP) * scale / avail)
+        rows = np.maximum(np.ceil(width, out=width) + extra_rows, 1.0)
+        rows[empty] = 0.0
+        return rows.astype(np.float64) * self._pitch
+
+    def _calibrate(self) -> None:
+        """Once per document, after the first screen: scale the estimates of the blocks not laid
+        out by how the laid-out ones came out (wide CJK characters, byte chips...)."""
+        exact = self._exact
+        if exact.all() or not exact.any():
             return
-        text = enc.text
-        cache: dict[tuple[bytes, bool, str], list[tuple[list, float, bool]]] = {}
-        covered = 0
-        self._token_pieces = [[] for _ in range(len(enc))]
-        for i, (start, end) in enumerate(enc.offsets):
-            if start > covered:
-                self._add_pieces(-1, self._split(text_runs(text[covered:start], GAP_TEXT, GAP_MARK)))
-            covered = max(covered, end)
-            special = bool(enc.special[i])
-            data = enc.token_bytes[i]
-            key = (data, special, enc.pieces[i] if special else "")
-            pieces = cache.get(key)
-            if pieces is None:
-                runs = [(SPECIAL, enc.pieces[i])] if special else byte_runs(data)
-                if not runs:
-                    runs = [(MARK, "∅")]  # a token with no bytes (should not happen, but stay visible)
-                pieces = cache[key] = self._split(runs)
-            self._token_pieces[i] = self._add_pieces(i, pieces)
-        if covered < len(text):
-            self._add_pieces(-1, self._split(text_runs(text[covered:], GAP_TEXT, GAP_MARK)))
+        est = self._estimate()
+        if est[exact].sum() <= 0:
+            return
+        ratio = self._heights[exact].sum() / est[exact].sum()
+        if 0.8 < ratio < 1.25:
+            return
+        scaled = self._estimate(scale=ratio)
+        top = self._block_at(self.verticalScrollBar().value() - self.MARGIN)
+        offset = self.verticalScrollBar().value() - self._block_top_doc(top)
+        self._heights[~exact] = scaled[~exact]
+        self._cum_dirty = True
+        self._update_scrollbar()
+        self._set_scroll(self._block_top_doc(top) + offset)
+
+    def _cum_heights(self) -> np.ndarray:
+        if self._cum_dirty:
+            self._cum = np.concatenate(([0.0], np.cumsum(self._heights)))
+            self._cum_dirty = False
+        return self._cum
+
+    def _total(self) -> float:
+        return float(self._cum_heights()[-1])
+
+    def _block_at(self, doc_y: float) -> int:
+        """Block whose rows cover document y (relative to the top margin), clamped."""
+        cum = self._cum_heights()
+        n = len(self._heights)
+        if n == 0:
+            return 0
+        return min(max(int(np.searchsorted(cum, doc_y, side="right")) - 1, 0), n - 1)
+
+    def _block_top_doc(self, b: int) -> float:
+        cum = self._cum_heights()
+        return self.MARGIN + float(cum[min(b, len(cum) - 1)])
+
+    def _block_top(self, b: int) -> float:
+        """Top of block b in viewport coordinates."""
+        return self._block_top_doc(b) - self.verticalScrollBar().value()
+
+    def _set_height(self, b: int, height: float) -> None:
+        """Block b measured `height`: if it lies above the top of the viewport the scroll
+        position moves with it, so the content on screen stays where it is."""
+        delta = height - self._heights[b]
+        self._exact[b] = True
+        if delta == 0:
+            return
+        bar = self.verticalScrollBar()
+        above = self._block_top_doc(b + 1) <= bar.value() if b + 1 <= len(self._heights) else False
+        self._heights[b] = height
+        self._cum_dirty = True
+        self._update_scrollbar()
+        if above:
+            self._set_scroll(bar.value() + delta)
+
+    def _set_scroll(self, value: float) -> None:
+        self.verticalScrollBar().setValue(int(round(value)))
+
+    def _update_scrollbar(self) -> None:
+        bar = self.verticalScrollBar()
+        total = int(math.ceil(self.content_height()))
+        bar.setRange(0, max(0, total - self.viewport().height()))
+        bar.setPageStep(max(1, self.viewport().height()))
+        bar.setSingleStep(int(self._pitch))
+
+    def _prepare_visible(self) -> list[int]:
+        """Lay out the blocks the viewport shows (heights settle first: laying out a block can
+        move the ones after it), and return them."""
+        vh = self.viewport().height()
+        for _ in range(6):
+            top = self.verticalScrollBar().value()
+            b = self._block_at(top - self.MARGIN)
+            shown = []
+            changed = False
+            while b < len(self._heights) and self._block_top_doc(b) < top + vh:
+                was = self._heights[b]
+                self._layout(b)
+                changed |= self._heights[b] != was
+                shown.append(b)
+                b += 1
+            if not changed:
+                break
+        if not self._calibrated and shown:
+            self._calibrated = True
+            QTimer.singleShot(0, self._calibrate)  # (it may scroll: not while painting)
+        return shown
+
+    # ---- laying out one block -------------------------------------------------------------------
+    def _token_pieces(self, i: int) -> list[tuple[list, float, bool]]:
+        """Token i as measured pieces (cut at its newlines), shared by every token with the same
+        bytes."""
+        enc = self._encoding
+        special = bool(enc.special[i])
+        data = enc.token_bytes[i]
+        piece = enc.pieces[i] if special else ""
+        key = (data, special, piece)
+        pieces = self._pieces_of.get(key)
+        if pieces is None:
+            runs = [(SPECIAL, piece)] if special else byte_runs(data)
+            if not runs:
+                runs = [(MARK, "∅")]  # a token with no bytes (should not happen, but stay visible)
+            pieces = self._pieces_of[key] = self._split(runs)
+        return pieces
 
     def _split(self, runs: list[tuple[int, str]]) -> list[tuple[list, float, bool]]:
         """Cut runs into pieces at newlines: [(runs with widths, width, break after)]."""
@@ -407,72 +601,84 @@ class TokenView(QAbstractScrollArea):
             out.append((cur, sum(r[2] for r in cur), False))
         return out
 
-    def _add_pieces(self, token: int, pieces) -> list[int]:
-        idx = []
-        for runs, width, brk in pieces:
-            idx.append(len(self._p_token))
-            self._p_token.append(token)
-            self._p_runs.append(runs)
-            self._p_width.append(width)
-            self._p_break.append(brk)
-        return idx
+    def _layout(self, b: int) -> _Layout:
+        """Block b laid out at the current width (from the cache when it is there)."""
+        layout = self._layouts.get(b)
+        if layout is not None:
+            self._layouts.move_to_end(b)
+            return layout
+        layout = self._flow(self._block_pieces(b))
+        self._layouts[b] = layout
+        if len(self._layouts) > self.CACHED_BLOCKS:
+            self._layouts.popitem(last=False)
+        self._set_height(b, layout.rows * self._pitch)
+        return layout
 
-    # ---- flow: pieces -> rows ------------------------------------------------------------------
-    def _relayout(self) -> None:
-        width = float(self.viewport().width())
-        if width == self._layout_width:
-            return
-        self._layout_width = width
-        f_piece, f_x, f_w, f_runs, row_start = [], [], [], [], []
-        self._token_placed = [[] for _ in range(len(self._token_pieces))]
+    def _block_pieces(self, b: int) -> list[tuple[int, list, float, bool]]:
+        """(token or -1, runs, width, break after) for everything block b shows, in order."""
+        enc = self._encoding
+        text = enc.text
+        first, stop = int(self._blocks.first[b]), int(self._blocks.first[b + 1])
+        covered = int(self._blocks.chars[b])
+        end = int(self._blocks.chars[b + 1])
+        out = []
+        starts, ends = self._starts, self._ends
+        for i in range(first, stop):
+            start = int(starts[i])
+            if start > covered:
+                out.extend((-1, *p) for p in self._split(text_runs(text[covered:start], GAP_TEXT, GAP_MARK)))
+            covered = max(covered, int(ends[i]))
+            out.extend((i, *p) for p in self._token_pieces(i))
+        if covered < end:
+            out.extend((-1, *p) for p in self._split(text_runs(text[covered:end], GAP_TEXT, GAP_MARK)))
+        return out
+
+    def _flow(self, pieces) -> _Layout:
+        """Place pieces on rows at the current width; every block starts a new row."""
+        out = _Layout()
         left = self.MARGIN
-        right = max(left + 80.0, width - self.MARGIN)
+        right = max(left + 80.0, self._layout_width - self.MARGIN)
         avail = right - left
         pad2 = 2 * self.PAD_X
         x = left
         row_open = False
         prev_token = None
-        p_token, p_width, p_break, p_runs = self._p_token, self._p_width, self._p_break, self._p_runs
-        for p in range(len(p_token)):
-            tok = p_token[p]
-            w = p_width[p] + (pad2 if tok >= 0 else 0.0)
+        for tok, runs, width, brk in pieces:
+            w = width + (pad2 if tok >= 0 else 0.0)
             gap = self.BOX_GAP if (row_open and x > left and tok != prev_token and tok >= 0 and prev_token not in (None, -1)) else 0.0
             if not row_open:
-                row_start.append(len(f_piece))
+                out.row_start.append(len(out.tok))
                 row_open = True
                 x = left
                 gap = 0.0
             if x + gap + w > right and x > left:  # wrap before this piece
-                row_start.append(len(f_piece))
+                out.row_start.append(len(out.tok))
                 x = left
                 gap = 0.0
             if w > avail:  # longer than a whole row: cut it into row-sized parts
-                for part_runs, part_w in self._cut(p_runs[p], avail - (pad2 if tok >= 0 else 0.0)):
+                for part_runs, part_w in self._cut(runs, avail - (pad2 if tok >= 0 else 0.0)):
                     if x > left:
-                        row_start.append(len(f_piece))
+                        out.row_start.append(len(out.tok))
                         x = left
                     pw = part_w + (pad2 if tok >= 0 else 0.0)
-                    self._place(p, x, pw, part_runs, f_piece, f_x, f_w, f_runs)
+                    self._place(out, tok, x, pw, part_runs)
                     x += pw
             else:
                 x += gap
-                self._place(p, x, w, p_runs[p], f_piece, f_x, f_w, f_runs)
+                self._place(out, tok, x, w, runs)
                 x += w
             prev_token = tok
-            if p_break[p]:
+            if brk:
                 row_open = False
                 prev_token = None
-        self._f_piece, self._f_x, self._f_w, self._f_runs, self._row_start = f_piece, f_x, f_w, f_runs, row_start
-        self._update_scrollbar()
+        return out
 
-    def _place(self, p, x, w, runs, f_piece, f_x, f_w, f_runs) -> None:
-        tok = self._p_token[p]
-        if tok >= 0:
-            self._token_placed[tok].append(len(f_piece))
-        f_piece.append(p)
-        f_x.append(x)
-        f_w.append(w)
-        f_runs.append(runs)
+    @staticmethod
+    def _place(out: _Layout, tok: int, x: float, w: float, runs) -> None:
+        out.tok.append(tok)
+        out.x.append(x)
+        out.w.append(w)
+        out.runs.append(runs)
 
     def _cut(self, runs, avail: float):
         """Split runs into parts no wider than `avail` (by characters)."""
@@ -508,54 +714,42 @@ class TokenView(QAbstractScrollArea):
             parts.append((cur, cur_w))
         return parts
 
-    def _update_scrollbar(self) -> None:
-        bar = self.verticalScrollBar()
-        total = int(self.content_height())
-        bar.setRange(0, max(0, total - self.viewport().height()))
-        bar.setPageStep(max(1, self.viewport().height()))
-        bar.setSingleStep(int(self._pitch))
-
     # ---- geometry helpers ----------------------------------------------------------------------
-    def _row_of(self, j: int) -> int:
-        return bisect.bisect_right(self._row_start, j) - 1
-
-    def _row_top(self, row: int) -> float:
-        return self.MARGIN + row * self._pitch - self.verticalScrollBar().value()
-
-    def _placed_rect(self, j: int) -> QRectF:
-        return QRectF(self._f_x[j], self._row_top(self._row_of(j)), self._f_w[j], self._box_h)
-
-    def _row_range(self, row: int) -> range:
-        end = self._row_start[row + 1] if row + 1 < len(self._row_start) else len(self._f_piece)
-        return range(self._row_start[row], end)
-
-    def _placed_at(self, pt: QPointF) -> int | None:
-        if not self._row_start:
+    def _placed_at(self, pt: QPointF) -> tuple[_Layout, int] | None:
+        if self._encoding is None or not len(self._heights):
             return None
-        y = pt.y() + self.verticalScrollBar().value() - self.MARGIN
-        if y < 0:
+        doc_y = pt.y() + self.verticalScrollBar().value() - self.MARGIN
+        if doc_y < 0 or doc_y >= self._total():
             return None
+        b = self._block_at(doc_y)
+        layout = self._layout(b)
+        y = pt.y() - self._block_top(b)  # (laying it out may have moved it)
         row = int(y // self._pitch)
-        if row >= len(self._row_start) or y - row * self._pitch > self._box_h:
+        if not 0 <= row < layout.rows or y - row * self._pitch > self._box_h:
             return None
-        rng = self._row_range(row)
+        rng = layout.row_range(row)
         if not len(rng):
             return None
-        k = bisect.bisect_right(self._f_x, pt.x(), rng.start, rng.stop) - 1
+        k = bisect.bisect_right(layout.x, pt.x(), rng.start, rng.stop) - 1
         if k < rng.start:
             return None
-        if pt.x() <= self._f_x[k] + self._f_w[k]:
-            return k
+        if pt.x() <= layout.x[k] + layout.w[k]:
+            return layout, k
         return None
 
     # ---- events ---------------------------------------------------------------------------------
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        self._relayout()
-        self._update_scrollbar()
+        if float(self.viewport().width()) != self._layout_width:
+            self._reset_layout(keep_top=True)
+        else:
+            self._update_scrollbar()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
-        self.viewport().update()
+        if self._painting or abs(dy) >= self.viewport().height():
+            self.viewport().update()
+        else:
+            self.viewport().scroll(dx, dy)  # move the pixels; only the uncovered strip is painted
 
     def mouseMoveEvent(self, event) -> None:
         tok = self.token_at_point(event.position())
@@ -597,7 +791,8 @@ class TokenView(QAbstractScrollArea):
                 QToolTip.hideText()
                 event.ignore()
             else:
-                rect = self.token_rects(tok)[0].toAlignedRect() if self.token_rects(tok) else QRect()
+                rects = self.token_rects(tok)
+                rect = rects[0].toAlignedRect() if rects else QRect()
                 QToolTip.showText(event.globalPos(), self.tooltip_text(tok), self.viewport(), rect)
             return True
         return super().viewportEvent(event)
@@ -607,64 +802,82 @@ class TokenView(QAbstractScrollArea):
         painter = QPainter(self.viewport())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        if self._encoding is None or not self._row_start:
+        if self._encoding is None or not self._total():
             self._paint_message(painter)
             return
+        self._painting = True
+        try:
+            self._paint_blocks(painter, event.rect())
+        finally:
+            self._painting = False
+            painter.end()
+
+    def _paint_blocks(self, painter: QPainter, clip: QRect) -> None:
+        shown = self._prepare_visible()
         theme = self.theme
-        clip = event.rect()
-        scroll = self.verticalScrollBar().value()
-        first = max(0, int((clip.top() + scroll - self.MARGIN) // self._pitch))
-        last = min(len(self._row_start) - 1, int((clip.bottom() + scroll - self.MARGIN) // self._pitch))
-        ascent = self._fm.ascent()
-        text_color = QColor(theme.text)
-        mark_color = QColor(theme.marker)
-        gap_color = QColor(theme.gap_text)
-        special_text = QColor(theme.special_text)
+        pens = {kind: QPen(QColor(color)) for kind, color in (
+            (TEXT, theme.text), (MARK, theme.marker), (GAP_TEXT, theme.gap_text), (GAP_MARK, theme.gap_text),
+            (SPECIAL, theme.special_text))}
+        fonts = {TEXT: self._font, MARK: self._font, GAP_TEXT: self._font, GAP_MARK: self._font, SPECIAL: self._bold}
+        special_pen = pens[SPECIAL]
+        special_outline = QPen(QColor(theme.special_outline), 1.0)
+        borders: dict[int, QPen] = {}
         enc = self._encoding
+        special_flags = enc.special
         emphasis = []
         cut = self._truncate_at
         cut_mark = None
-        for row in range(first, last + 1):
-            top = self._row_top(row)
-            baseline = top + self.PAD_Y + ascent
-            for j in self._row_range(row):
-                tok = self._p_token[self._f_piece[j]]
-                x, w = self._f_x[j], self._f_w[j]
-                painter.setOpacity(0.3 if cut is not None and tok >= cut else 1.0)
-                if tok == cut and cut_mark is None:
-                    cut_mark = QRectF(x - 2.0, top - 2.0, 3.0, self._box_h + 4.0)
-                if tok >= 0:
-                    special = bool(enc.special[tok])
-                    fill = self._fills[tok]
-                    rect = QRectF(x + 0.5, top + 0.5, w - 1.0, self._box_h - 1.0)
-                    painter.setPen(QPen(QColor(theme.special_outline) if special else fill.darker(theme.border_darker), 1.0))
-                    painter.setBrush(fill)
-                    painter.drawRoundedRect(rect, self.RADIUS, self.RADIUS)
-                    if tok == self._hover or tok == self._current:
-                        emphasis.append((rect, tok == self._hover))
-                    tx = x + self.PAD_X
-                else:
-                    tx = x
-                for kind, t, rw in self._f_runs[j]:
-                    if kind == TEXT:
-                        painter.setFont(self._font)
-                        painter.setPen(text_color)
-                        painter.drawText(QPointF(tx, baseline), t)
-                    elif kind == MARK:
-                        painter.setFont(self._font)
-                        painter.setPen(special_text if enc.special[tok] else mark_color)
-                        painter.drawText(QPointF(tx, baseline), t)
-                    elif kind == SPECIAL:
-                        painter.setFont(self._bold)
-                        painter.setPen(special_text)
-                        painter.drawText(QPointF(tx, baseline), t)
-                    elif kind == CHIP:
-                        self._paint_chip(painter, tx, top, rw, t)
-                    else:  # GAP_TEXT / GAP_MARK
-                        painter.setFont(self._font)
-                        painter.setPen(gap_color)
-                        painter.drawText(QPointF(tx, baseline), t)
-                    tx += rw
+        rows_drawn = []  # (layout, row, top) for the selection overlay
+        current_font = None
+        for b in shown:
+            layout = self._layout(b)
+            fills = self._block_fills(b)
+            first_token = int(self._blocks.first[b])
+            block_top = self._block_top(b)
+            for row in range(layout.rows):
+                top = block_top + row * self._pitch
+                if top + self._box_h < clip.top() or top > clip.bottom():
+                    continue
+                rows_drawn.append((layout, row, top))
+                text_top = top + self.PAD_Y
+                for j in layout.row_range(row):
+                    tok = layout.tok[j]
+                    x, w = layout.x[j], layout.w[j]
+                    painter.setOpacity(0.3 if cut is not None and tok >= cut else 1.0)
+                    if tok == cut and cut_mark is None:
+                        cut_mark = QRectF(x - 2.0, top - 2.0, 3.0, self._box_h + 4.0)
+                    special = False
+                    if tok >= 0:
+                        special = bool(special_flags[tok])
+                        fill = fills[tok - first_token]
+                        rect = QRectF(x + 0.5, top + 0.5, w - 1.0, self._box_h - 1.0)
+                        if special:
+                            painter.setPen(special_outline)
+                        else:
+                            rgb = fill.rgb()
+                            pen = borders.get(rgb)
+                            if pen is None:
+                                pen = borders[rgb] = QPen(fill.darker(theme.border_darker), 1.0)
+                            painter.setPen(pen)
+                        painter.setBrush(fill)
+                        painter.drawRoundedRect(rect, self.RADIUS, self.RADIUS)
+                        if tok == self._hover or tok == self._current:
+                            emphasis.append((rect, tok == self._hover))
+                        tx = x + self.PAD_X
+                    else:
+                        tx = x
+                    for kind, t, rw in layout.runs[j]:
+                        if kind == CHIP:
+                            self._paint_chip(painter, tx, top, rw, t)
+                            current_font = self._small
+                        else:
+                            font = fonts[kind]
+                            if font is not current_font:
+                                painter.setFont(font)
+                                current_font = font
+                            painter.setPen(special_pen if kind == MARK and special else pens[kind])
+                            painter.drawStaticText(QPointF(tx, text_top), self._static_text(kind, t, font))
+                        tx += rw
         painter.setOpacity(1.0)
         if self._selection is not None:
             first_sel, last_sel = self._selection
@@ -672,12 +885,10 @@ class TokenView(QAbstractScrollArea):
             overlay = QColor(theme.selection)
             overlay.setAlpha(90)
             painter.setBrush(overlay)
-            for row in range(first, last + 1):
-                top = self._row_top(row)
-                for j in self._row_range(row):
-                    tok = self._p_token[self._f_piece[j]]
-                    if first_sel <= tok <= last_sel:
-                        painter.drawRoundedRect(QRectF(self._f_x[j], top, self._f_w[j], self._box_h),
+            for layout, row, top in rows_drawn:
+                for j in layout.row_range(row):
+                    if first_sel <= layout.tok[j] <= last_sel:
+                        painter.drawRoundedRect(QRectF(layout.x[j], top, layout.w[j], self._box_h),
                                                 self.RADIUS, self.RADIUS)
         if cut_mark is not None:
             painter.setPen(Qt.PenStyle.NoPen)
@@ -688,7 +899,19 @@ class TokenView(QAbstractScrollArea):
             painter.setPen(QPen(color, 2.0))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(rect.adjusted(0.5, 0.5, -0.5, -0.5), self.RADIUS, self.RADIUS)
-        painter.end()
+
+    def _static_text(self, kind: int, text: str, font: QFont) -> QStaticText:
+        """The run's glyphs, laid out once (drawing a QStaticText skips text layout)."""
+        key = (kind, text)
+        static = self._static.get(key)
+        if static is None:
+            static = QStaticText(text)
+            static.setTextFormat(Qt.TextFormat.PlainText)
+            static.prepare(font=font)
+            self._static[key] = static
+            if len(self._static) > 50_000:
+                self._static.clear()
+        return static
 
     def _paint_chip(self, painter: QPainter, x: float, top: float, w: float, hexbyte: str) -> None:
         theme = self.theme

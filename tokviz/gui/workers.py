@@ -32,7 +32,9 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
 from .. import load as load_tokenizer_file
 from ..core import Encoding, Tokenizer
+from ..core.token_array import TokenArrayBuilder
 from ..errors import TokvizError
+from .token_view import TokenView
 
 DEBOUNCE_MS = 150
 
@@ -352,14 +354,21 @@ class EncodeController(QObject):
 
 @dataclass(frozen=True)
 class FileEncodeResult:
-    """A whole file encoded by `FileEncodeJob`: `ids` is an array('I') of every token id."""
+    """A file encoded by `FileEncodeJob`: `tokens` is a TokenArray of its text and every token
+    (ids, offsets), laid-out blocks prepared; `ids` the ids alone.  After a cancel, `complete` is
+    False and both hold what was encoded up to there (`bytes` of the file)."""
 
     path: str
     tokenizer: Tokenizer
-    ids: Any
+    tokens: Any
     chars: int
     bytes: int
     seconds: float
+    complete: bool = True
+
+    @property
+    def ids(self):
+        return self.tokens.ids
 
 
 class _FileRelay(QObject):
@@ -374,11 +383,13 @@ class FileEncodeJob(QObject):
 
     * `progressed(bytes_done, total)` at most every PROGRESS_MS,
     * then exactly one of `finished(FileEncodeResult)`, `cancelled(bytes_done, total)` after
-      `cancel()`, or `failed(reason)` (unreadable or non-UTF-8 file, with the byte offset).
+      `cancel()` (`partial` then holds a FileEncodeResult of what was encoded), or
+      `failed(reason)` (unreadable or non-UTF-8 file, with the byte offset).
 
     The worker encodes ~8 KB pieces and checks the cancel flag between them, so it gives the GIL
     back to the UI thread often and stops within a piece's time (tens of milliseconds) of `cancel()`.
-    Memory: one read chunk of text plus the ids (4 bytes per token)."""
+    The result is the whole text with a TokenArray of its tokens (13 bytes a token) and the
+    token view's layout blocks, all prepared on the worker."""
 
     progressed = Signal(int, int)
     finished = Signal(object)
@@ -388,6 +399,7 @@ class FileEncodeJob(QObject):
     PROGRESS_MS = 50
     PIECE_CHARS = 8 * 1024
     CHUNK_BYTES = 256 * 1024
+    BLOCK_TOKENS = TokenView.BLOCK_TOKENS
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -399,6 +411,7 @@ class FileEncodeJob(QObject):
         self._running = False
         self.bytes_done = 0
         self.total_bytes = 0
+        self.partial: FileEncodeResult | None = None  # what a cancelled job had encoded
 
     def is_running(self) -> bool:
         return self._running
@@ -411,6 +424,7 @@ class FileEncodeJob(QObject):
         self.cancel()
         self._job += 1
         job = self._job
+        self.partial = None
         cancel = self._cancel = threading.Event()
         path = os.fspath(path)
         self._running = True
@@ -427,25 +441,29 @@ class FileEncodeJob(QObject):
                     last[0] = now
                     relay.progressed.emit(job, done, total)
 
-            counted = {"chars": 0}
+            builder = TokenArrayBuilder(tokenizer)
 
-            def on_chunk(chunk) -> None:
-                counted["chars"] = chunk.char_start + len(chunk.encoding.text)
+            def collected(complete: bool, nbytes: int) -> FileEncodeResult:
+                tokens = builder.build()
+                tokens.prepare_blocks(self.BLOCK_TOKENS)  # here, not on the UI thread
+                return FileEncodeResult(path, tokenizer, tokens, builder.chars, nbytes,
+                                        time.perf_counter() - t0, complete)
 
             try:
-                ids = encode_file(tokenizer, path, progress=progress, cancel=cancel, on_chunk=on_chunk,
-                                  chunk_bytes=self.CHUNK_BYTES, piece_chars=self.PIECE_CHARS)
+                encode_file(tokenizer, path, progress=progress, cancel=cancel,
+                            on_chunk=lambda chunk: builder.add(chunk.encoding, chunk.char_start),
+                            keep_ids=False, chunk_bytes=self.CHUNK_BYTES, piece_chars=self.PIECE_CHARS)
             except Cancelled as exc:
-                return ("cancelled", exc.bytes_done, exc.total_bytes)
-            size = os.path.getsize(path)
-            return ("done", FileEncodeResult(path, tokenizer, ids, counted["chars"], size, time.perf_counter() - t0))
+                return ("cancelled", collected(False, exc.bytes_done), exc.total_bytes)
+            return ("done", collected(True, os.path.getsize(path)))
 
         def done(outcome) -> None:
             if job != self._job:
                 return
             self._running = False
             if outcome[0] == "cancelled":
-                self.cancelled.emit(outcome[1], outcome[2])
+                self.partial = outcome[1]
+                self.cancelled.emit(outcome[1].bytes, outcome[2])
             else:
                 self.bytes_done = self.total_bytes = outcome[1].bytes
                 self.finished.emit(outcome[1])
