@@ -85,3 +85,15 @@ def test_core_never_imports_qt():
     )
     proc = subprocess.run([sys.executable, "-c", "import tokviz.defaults;" + code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_health_json_is_the_report(capsys):
+    from tokviz.analysis.health import vocab_health
+
+    code, out, _ = run(capsys, "health", "-t", DEMO, "--json")
+    data = json.loads(out)
+    report = vocab_health(tokviz.load(DEMO))
+    assert code == 0 and data["counts"] == report.counts()
+    assert [u["token"] for u in data["unreachable"]] == [t for _, t, _ in report.unreachable]
+    code, out, _ = run(capsys, "health", "-t", DEMO, "--show", "1")
+    assert code == 0 and "unreachable:" in out and "partial UTF-8:" in out

@@ -5,7 +5,8 @@
     tokviz info -t TOK [--json]             format, model, vocab size, specials, pipeline
     tokviz bench -t TOK FILE... [--threads N] [--against tiktoken,hf,sentencepiece] [--json]
     tokviz train --model {bpe,bytelevel-bpe,wordpiece,unigram} --vocab-size N [options] -o OUT FILE...
-    tokviz screenshot explorer -t TOK [--text FILE] -o out.png
+    tokviz health -t TOK [--json]
+    tokviz screenshot explorer|merges -t TOK [--text FILE] -o out.png
 """
 from __future__ import annotations
 
@@ -97,6 +98,35 @@ def cmd_bench(args) -> int:
     else:
         print(format_report(report))
     return 0 if report["agree"] else 1
+
+
+def cmd_health(args) -> int:
+    from .analysis.health import vocab_health
+
+    tok = _load(args.tokenizer, args.pattern)
+    report = vocab_health(tok)
+    if args.json:
+        json.dump(report.as_dict(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{report.model}, {report.vocab_size:,} tokens ({report.checked:,} checked for reachability)")
+    for note in report.notes:
+        print(f"  note: {note}")
+    shown = args.show
+    sections = [
+        ("unreachable", [f"{i} {t!r} encodes to {' | '.join(got)}" for i, t, got in report.unreachable]),
+        ("bad merges", [f"#{r} {a!r} + {b!r}: {why}" for r, a, b, why in report.bad_merges]),
+        ("partial UTF-8", [f"{i} {t!r}" for i, t in report.partial_utf8]),
+        ("duplicates", [f"{t!r}: ids {', '.join(map(str, ids))}" for t, ids in report.duplicates]),
+        ("split specials", [f"{i} {c!r} -> {' | '.join(p)}" for i, c, p in report.split_specials]),
+    ]
+    for title, lines in sections:
+        print(f"{title}: {len(lines):,}")
+        for line in lines[:shown]:
+            print(f"  {line}")
+        if len(lines) > shown:
+            print(f"  … {len(lines) - shown:,} more (--show N, or --json)")
+    return 0
 
 
 def cmd_screenshot(args) -> int:
@@ -235,6 +265,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_info)
 
+    p = sub.add_parser("health", help="vocabulary health: unreachable tokens, bad merges, duplicates, ...")
+    tok_arg(p)
+    p.add_argument("--show", type=int, default=5, help="examples to print per finding (default 5)")
+    p.add_argument("--json", action="store_true", help="the whole report as JSON")
+    p.set_defaults(func=cmd_health)
+
     p = sub.add_parser("bench", help="encoding speed next to tiktoken / HF tokenizers / sentencepiece, same chunks")
     tok_arg(p)
     p.add_argument("files", nargs="+", help="text files to encode")
@@ -274,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("screenshot", help="render a view to a PNG (offscreen)")
-    p.add_argument("view", help="explorer")
+    p.add_argument("view", help="explorer or merges")
     tok_arg(p, many=True)
     p.add_argument("--text", help="text file to show (default: the sample text)")
     p.add_argument("-o", "--output", required=True, help="PNG file to write")

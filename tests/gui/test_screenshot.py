@@ -43,3 +43,14 @@ def test_bad_tokenizer_raises_tokviz_error(qtbot, tmp_path):
     with pytest.raises(tokviz.TokvizError, match="bad.json"):
         screenshot("explorer", [str(bad)], None, tmp_path / "x.png")
     assert not (tmp_path / "x.png").exists()
+
+
+def test_merges_screenshot_shows_a_tree_and_a_trace(qtbot, tmp_path):
+    qwen = shared_tokenizer("qwen2.5/tokenizer.json")
+    text = tmp_path / "t.txt"
+    text.write_text("Tokenization specifically explained.\n", encoding="utf-8")
+    out = screenshot("merges", [str(qwen)], str(text), tmp_path / "merges.png", width=1000, height=700)
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1000, 700)
+    colours = {image.pixel(x, y) for x in range(0, 1000, 5) for y in range(0, 700, 5)}
+    assert len(colours) > 20

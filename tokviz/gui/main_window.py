@@ -66,6 +66,7 @@ from .coloring import MODES as COLOR_MODES
 from .coloring import rank_function, unknown_id
 from .ids_panel import IdsPanel
 from .library_panel import LibraryPanel
+from .merges_panel import MergesPanel
 from .settings import Settings
 from .style import DARK, LIGHT, chrome_qss, dark_palette, mono_font, system_prefers_dark
 from .token_view import TokenView
@@ -280,6 +281,13 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.ids_dock)
         self.resizeDocks([self.ids_dock], [170], Qt.Orientation.Vertical)
 
+        self.merges_panel = MergesPanel()
+        self.merges_dock = QDockWidget("Merges", self)
+        self.merges_dock.setObjectName("MergesDock")
+        self.merges_dock.setWidget(self.merges_panel)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.merges_dock)
+        self.merges_dock.hide()  # (View › Merges; its place is remembered)
+
         bar = self.statusBar()
         bar.setSizeGripEnabled(False)
         self.status_tokenizer = QLabel()
@@ -355,6 +363,10 @@ class MainWindow(QMainWindow):
         self.action_show_ids.setText("&Ids and decoding")
         self.action_show_ids.setShortcut(QKeySequence("Ctrl+I"))
         view_menu.addAction(self.action_show_ids)
+        self.action_show_merges = self.merges_dock.toggleViewAction()
+        self.action_show_merges.setText("&Merges, traces and health")
+        self.action_show_merges.setShortcut(QKeySequence("Ctrl+M"))
+        view_menu.addAction(self.action_show_merges)
         view_menu.addSeparator()
         color_menu = view_menu.addMenu("&Colour tokens by")
         self.color_actions = QActionGroup(self)
@@ -559,6 +571,7 @@ class MainWindow(QMainWindow):
         token_theme = DARK if dark else LIGHT
         self.setStyleSheet(chrome_qss(dark))
         self.token_view.set_theme(token_theme)
+        self.merges_panel.set_theme(token_theme)
         self.ids_panel.decoded_tokens.set_theme(token_theme)
         for action in self.theme_actions.actions():
             action.setChecked(action.data() == name)
@@ -914,6 +927,7 @@ class MainWindow(QMainWindow):
     def _on_tokenizer_ready(self, tok: Tokenizer) -> None:
         freeze_long_lived()  # (see there: no full collection walks the vocabulary again)
         self.ids_panel.set_tokenizer(tok)
+        self.merges_panel.set_tokenizer(tok)
         self.token_view.set_details_provider(lambda token_id: token_facts(tok, token_id))
         self.controller.set_allow_special(None)  # each format's own default again
         self.action_allow_special.setChecked(tok.special_in_text)
@@ -1041,6 +1055,8 @@ class MainWindow(QMainWindow):
     @Slot(int)
     def _on_token_clicked(self, index: int) -> None:
         enc = self.token_view.encoding()
+        if self.merges_dock.isVisible() and enc is not None and not enc.special[index]:
+            self.merges_panel.show_in_context(enc.text, enc.offsets[index][0], enc.pieces[index])
         held = self._editor_chars(enc)
         if held < 0 or enc.offsets[index][0] > held:
             return
@@ -1147,6 +1163,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         self.library.shutdown()
+        self.merges_panel.shutdown()
         self.file_job.shutdown()
         self.controller.shutdown()
         super().closeEvent(event)

@@ -10,8 +10,8 @@ from pathlib import Path
 from ..defaults import default_tokenizer_path
 from ..errors import TokvizError
 
-VIEWS = ("explorer",)  # compare, vocab, merges, stats, train: coming in later issues
-PLANNED_VIEWS = ("compare", "vocab", "merges", "stats", "train")
+VIEWS = ("explorer", "merges")
+PLANNED_VIEWS = ("compare", "vocab", "stats", "train")  # coming in later issues
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 60.0) -> bool:
@@ -67,8 +67,10 @@ def screenshot(
     """Render `view` at width x height to the PNG `out` and return its path.
 
     "explorer": the main window on tokenizers[0] (or the shipped default) and `text_file` (or the
-    sample text), grabbed once the tokenizer is loaded and the text encoded.  Raises ValueError for
-    an unknown view and TokvizError when a tokenizer or the text cannot be opened."""
+    sample text), grabbed once the tokenizer is loaded and the text encoded.  "merges": the Merges
+    panel on the same, showing the merge tree and the trace of the word of the text that takes the
+    most merges.  Raises ValueError for an unknown view and TokvizError when a tokenizer or the text
+    cannot be opened."""
     if view not in VIEWS:
         planned = f" ({', '.join(PLANNED_VIEWS)} are planned)" if view in PLANNED_VIEWS else ""
         raise ValueError(f"unknown view {view!r}{planned}; available views: {', '.join(VIEWS)}")
@@ -88,6 +90,8 @@ def screenshot(
             files.read_text_file(text_file)
     app = ensure_application()
     _quiet_offscreen_warnings()
+    if view == "merges":
+        return _merges(app, tokenizers, text_file, Path(out), width, height)
     from .main_window import MainWindow
     from .settings import Settings
 
@@ -122,3 +126,43 @@ def screenshot(
         window.close()
         window.deleteLater()
         scratch.cleanup()
+
+
+def _merges(app, tokenizers: list[str], text_file: str | None, out: Path, width: int, height: int) -> Path:
+    from .. import load
+    from ..analysis.merges import trace_bpe
+    from ..analysis.segments import words_of
+    from ..core.models.bpe import BPE
+    from ..defaults import sample_text
+    from . import files
+    from .merges_panel import MergesPanel
+
+    tok = load(tokenizers[0] if tokenizers else default_tokenizer_path())
+    text = files.read_text_head(text_file, 64 * 1024) if text_file else sample_text()
+    panel = MergesPanel()
+    try:
+        panel.set_tokenizer(tok)
+        panel.resize(width, height)
+        panel.show()
+        # a real word (letters, not a run of '=') that takes many merges tells the most
+        words = [w for w in words_of(tok, text[:4000])[:300] if any(c.isalpha() for c in w[1]) and len(w[1]) <= 24]
+        if words:
+            if isinstance(tok.model, BPE):
+                word, source = max(words, key=lambda w: len(trace_bpe(tok.model, w[0]).steps))
+                longest = max((s for s, _ in tok.model._word(word)), key=len)
+                panel.show_token(longest)
+            else:
+                word, source = max(words, key=lambda w: len(w[0]))
+            panel.trace_text(source)
+            panel.set_step(max(1, panel.step_count() // 2))
+        for _ in range(3):
+            app.sendPostedEvents()
+            app.processEvents()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if not panel.grab().save(str(out), "PNG"):
+            raise TokvizError("could not write the PNG", out)
+        return out
+    finally:
+        panel.shutdown()
+        panel.close()
+        panel.deleteLater()

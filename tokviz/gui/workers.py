@@ -33,7 +33,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 from .. import load as load_tokenizer_file
 from ..core import Encoding, Tokenizer
 from ..core.token_array import TokenArrayBuilder
-from ..errors import TokvizError
+from ..errors import Cancelled, TokvizError
 from .token_view import TokenView
 
 DEBOUNCE_MS = 150
@@ -118,7 +118,7 @@ class TaskRunner(QObject):
                 on_done(outcome[1])
             elif kind == "error":
                 exc, tb = outcome[1], outcome[2]
-                if not isinstance(exc, TokvizError):
+                if not isinstance(exc, (TokvizError, Cancelled)):  # (expected: no traceback)
                     print(tb, file=sys.stderr, end="")
                 if on_error is not None:
                     on_error(exc)

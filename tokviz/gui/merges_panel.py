@@ -1,0 +1,515 @@
+"""The Merges panel: how a token is built and how a word is cut, and where a vocabulary is broken.
+
+"Build" tab:
+* a token (typed, an id, or clicked in the token view) and its merge tree (`MergeTreeView`);
+  clicking a node shows that token's tree, Back returns; "Used by" lists the merges that take the
+  token as a part (double-click to go there);
+* a word's trace: type text, pick one of its words (as the model sees them), and step through the
+  cut with the slider or the ◀ ▶ buttons — BPE's merges one by one, WordPiece's longest matches,
+  or for a Unigram model the lattice with the best path and the N best segmentations with their
+  probabilities.
+
+"Health" tab: `analysis.health.vocab_health` on a worker, with a progress bar and Cancel; the
+findings in a tree (unreachable tokens, bad merges, partial UTF-8 tokens, duplicates, added tokens
+the pre-tokenizer would split); double-click an unreachable token to see its tree.
+"""
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSlider,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..analysis.health import HealthReport, vocab_health
+from ..analysis.merges import merge_tree, trace_bpe, used_by
+from ..analysis.segments import unigram_lattice, word_spans, wordpiece_trace, words_of
+from ..core.encoding import display_string
+from ..core.models.bpe import BPE
+from ..core.models.unigram import Unigram
+from ..core.models.wordpiece import WordPiece
+from ..errors import Cancelled
+from .merge_tree_view import MergeTreeView
+from .style import DEFAULT_THEME, TokenTheme
+from .token_view import runs_display, text_runs
+from .trace_view import LatticeBar, TraceRow, TraceView
+from .workers import TaskRunner, describe_error
+
+N_BEST = 8
+
+
+class MergesPanel(QWidget):
+    """See the module docstring.  `show_token(token or id)`, `trace_text(text)`, `set_step(k)` and
+    `check_health()` drive it from code and tests."""
+
+    healthFinished = Signal(object)  # HealthReport
+    healthCancelled = Signal()
+
+    def __init__(self, parent=None, theme: TokenTheme = DEFAULT_THEME):
+        super().__init__(parent)
+        self._tokenizer = None
+        self._history: list[str] = []
+        self._trace_rows: list[TraceRow] = []
+        self._runner = TaskRunner(1, self)
+        self._health_cancel: threading.Event | None = None
+        self._health_job = 0
+        self.report: HealthReport | None = None
+
+        # -- build tab: token and tree
+        self.token_input = QLineEdit()
+        self.token_input.setPlaceholderText("Token or id, e.g. Ġtokenizer or 45702")
+        self.token_input.returnPressed.connect(lambda: self.show_token(self.token_input.text()))
+        self.back_button = QToolButton()
+        self.back_button.setText("◀ Back")
+        self.back_button.setEnabled(False)
+        self.back_button.clicked.connect(self.go_back)
+        self.tree_info = QLabel("")
+        self.tree_info.setWordWrap(True)
+        self.tree_view = MergeTreeView(theme=theme)
+        self.tree_view.tokenActivated.connect(self.show_token)
+        self.used_by = QListWidget()
+        self.used_by.itemActivated.connect(lambda item: self.show_token(item.data(Qt.ItemDataRole.UserRole)))
+        self.used_label = QLabel("Used by")
+
+        # -- build tab: trace
+        self.text_input = QLineEdit()
+        self.text_input.setPlaceholderText("Text to trace, e.g. lower or 乌鲁木齐")
+        self.text_input.returnPressed.connect(lambda: self.trace_text(self.text_input.text()))
+        self.word_box = QComboBox()
+        self.word_box.currentIndexChanged.connect(self._trace_current_word)
+        self.prev_button = QToolButton()
+        self.prev_button.setText("◀")
+        self.prev_button.clicked.connect(lambda: self.set_step(self.slider.value() - 1))
+        self.next_button = QToolButton()
+        self.next_button.setText("▶")
+        self.next_button.clicked.connect(lambda: self.set_step(self.slider.value() + 1))
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.valueChanged.connect(self._on_slider)
+        self.step_label = QLabel("")
+        self.trace_view = TraceView(theme=theme)
+        self.trace_scroll = QScrollArea()
+        self.trace_scroll.setWidget(self.trace_view)
+        self.trace_scroll.setWidgetResizable(False)
+        self.nbest = QTableWidget(0, 3)
+        self.nbest.setHorizontalHeaderLabels(["segmentation", "log-prob", "probability"])
+        self.nbest.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.nbest.verticalHeader().setVisible(False)
+        self.nbest.hide()
+
+        top = QHBoxLayout()
+        top.addWidget(self.back_button)
+        top.addWidget(self.token_input, 1)
+        tree_side = QWidget()
+        side = QVBoxLayout(tree_side)
+        side.setContentsMargins(0, 0, 0, 0)
+        side.addWidget(self.used_label)
+        side.addWidget(self.used_by, 1)
+        tree_split = QSplitter(Qt.Orientation.Horizontal)
+        tree_split.addWidget(self.tree_view)
+        tree_split.addWidget(tree_side)
+        tree_split.setSizes([700, 200])
+        tree_box = self.tree_box = QWidget()
+        tree_layout = QVBoxLayout(tree_box)
+        tree_layout.setContentsMargins(0, 0, 0, 0)
+        tree_layout.addLayout(top)
+        tree_layout.addWidget(self.tree_info)
+        tree_layout.addWidget(tree_split, 1)
+
+        trace_top = QHBoxLayout()
+        trace_top.addWidget(self.text_input, 2)
+        trace_top.addWidget(self.word_box, 1)
+        steps = QHBoxLayout()
+        steps.addWidget(self.prev_button)
+        steps.addWidget(self.slider, 1)
+        steps.addWidget(self.next_button)
+        trace_box = QWidget()
+        trace_layout = QVBoxLayout(trace_box)
+        trace_layout.setContentsMargins(0, 0, 0, 0)
+        trace_layout.addLayout(trace_top)
+        trace_layout.addLayout(steps)
+        trace_layout.addWidget(self.step_label)
+        trace_layout.addWidget(self.trace_scroll, 2)
+        trace_layout.addWidget(self.nbest, 1)
+
+        build = QSplitter(Qt.Orientation.Vertical)
+        build.addWidget(tree_box)
+        build.addWidget(trace_box)
+        build.setSizes([400, 300])
+
+        # -- health tab
+        self.health_button = QPushButton("Check the vocabulary")
+        self.health_button.clicked.connect(self.check_health)
+        self.health_cancel = QPushButton("Cancel")
+        self.health_cancel.clicked.connect(self.cancel_health)
+        self.health_cancel.hide()
+        self.health_progress = QProgressBar()
+        self.health_progress.setRange(0, 1000)
+        self.health_progress.hide()
+        self.health_summary = QLabel("Finds unreachable tokens, merges that cannot work, partial UTF-8 tokens, "
+                                     "duplicates and added tokens the pre-tokenizer would split.")
+        self.health_summary.setWordWrap(True)
+        self.health_tree = QTreeWidget()
+        self.health_tree.setHeaderLabels(["finding", "detail"])
+        self.health_tree.itemActivated.connect(self._on_health_item)
+        health = QWidget()
+        h_layout = QVBoxLayout(health)
+        h_row = QHBoxLayout()
+        h_row.addWidget(self.health_button)
+        h_row.addWidget(self.health_progress, 1)
+        h_row.addWidget(self.health_cancel)
+        h_layout.addLayout(h_row)
+        h_layout.addWidget(self.health_summary)
+        h_layout.addWidget(self.health_tree, 1)
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(build, "Build")
+        self.tabs.addTab(health, "Health")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.tabs)
+        self._update_enabled()
+
+    # ---- tokenizer ------------------------------------------------------------------------------
+    def set_tokenizer(self, tokenizer) -> None:
+        self.cancel_health()
+        self._tokenizer = tokenizer
+        self._history = []
+        self.report = None
+        self.health_tree.clear()
+        self.tree_view.set_tree(None)
+        self.used_by.clear()
+        self.tree_info.setText("")
+        self.tree_box.setVisible(self.is_bpe())  # (merge trees are for BPE models)
+        self.word_box.clear()
+        self.trace_view.set_rows([])
+        self._update_enabled()
+
+    def tokenizer(self):
+        return self._tokenizer
+
+    def is_bpe(self) -> bool:
+        return self._tokenizer is not None and isinstance(self._tokenizer.model, BPE)
+
+    def set_theme(self, theme: TokenTheme) -> None:
+        self.tree_view.set_theme(theme)
+        self.trace_view.set_theme(theme)
+
+    def _update_enabled(self) -> None:
+        bpe = self.is_bpe()
+        self.token_input.setEnabled(bpe)
+        self.health_button.setEnabled(self._tokenizer is not None)
+
+    def label_of(self, symbol: str) -> str:
+        """What people read for a model symbol: its bytes as text (whitespace as · ↵ →, partial
+        characters as ⟨e6⟩ chips); a symbol that is not a token as it is."""
+        tok = self._tokenizer
+        i = tok.model.vocab.get(symbol) if tok is not None else None
+        if i is None:
+            return runs_display(text_runs(symbol))
+        return runs_display(text_runs(display_string(tok.token_bytes(i))))
+
+    # ---- merge tree ---------------------------------------------------------------------------------
+    def show_token(self, token_or_id, *, remember: bool = True) -> bool:
+        """Show the merge tree of a token (its string in the model's alphabet, or its id)."""
+        if not self.is_bpe():
+            return False
+        model = self._tokenizer.model
+        token = self._resolve(str(token_or_id).strip())
+        if token is None:
+            self.tree_info.setText(f"{token_or_id!r} is not a token of this model.")
+            return False
+        current = self.current_token()
+        if remember and current is not None and current != token:
+            self._history.append(current)
+        self.back_button.setEnabled(bool(self._history))
+        tree = merge_tree(model, token)
+        self.tree_view.set_tree(tree, self.label_of)
+        self.token_input.setText(token)
+        facts = [f"<b>{self._html(self.label_of(token))}</b>", f"id {tree.id}" if tree.id is not None else ""]
+        if tree.rank is not None:
+            facts.append(f"merge #{tree.rank}")
+        facts.append(f"{len(tree.leaves())} symbols, depth {tree.depth()}")
+        if not tree.reachable:
+            facts.append("<span style='color:#c0392b'>unreachable: its own string never encodes to it "
+                         "(the tree its listed merges imply)</span>")
+        self.tree_info.setText(" · ".join(f for f in facts if f))
+        users = used_by(model, token)
+        self.used_by.clear()
+        for rank, merged in users[:500]:
+            item = QListWidgetItem(f"#{rank}  {self.label_of(merged)}")
+            item.setData(Qt.ItemDataRole.UserRole, merged)
+            self.used_by.addItem(item)
+        more = f" (first 500 of {len(users):,})" if len(users) > 500 else ""
+        self.used_label.setText(f"Used by {len(users):,} merge{'s' if len(users) != 1 else ''}{more}")
+        return True
+
+    def _resolve(self, text: str) -> str | None:
+        model = self._tokenizer.model
+        if text in model.vocab:
+            return text
+        if text.isdigit():
+            return self._tokenizer.id_to_token(int(text)) if self._tokenizer.id_to_token(int(text)) in model.vocab else None
+        words = [w for w, _ in words_of(self._tokenizer, text)] if text else []
+        if len(words) == 1 and words[0] in model.vocab:
+            return words[0]  # typed as text ("lower" -> "Ġlower" is not guessed, but "中" -> its bytes is)
+        return None
+
+    def current_token(self) -> str | None:
+        tree = self.tree_view.tree()
+        return tree.token if tree is not None else None
+
+    def go_back(self) -> None:
+        if self._history:
+            self.show_token(self._history.pop(), remember=False)
+            self.back_button.setEnabled(bool(self._history))
+
+    # ---- traces -------------------------------------------------------------------------------------
+    def trace_text(self, text: str) -> int:
+        """Pre-tokenize `text` and trace its first word (pick others in the word box); returns how
+        many words it has."""
+        self.text_input.setText(text)
+        self.word_box.blockSignals(True)
+        self.word_box.clear()
+        if self._tokenizer is not None and text:
+            for word, source in words_of(self._tokenizer, text):
+                self.word_box.addItem(f"{source!r} → {self.label_of(word)}" if source != word else repr(word), word)
+        self.word_box.blockSignals(False)
+        self._trace_current_word()
+        return self.word_box.count()
+
+    def show_in_context(self, text: str, char_index: int, token: str | None = None) -> None:
+        """Show `token`'s tree and trace the word of `text` that holds character `char_index`
+        (what clicking a token in the token view does)."""
+        if token is not None and self.is_bpe():
+            self.show_token(token)
+        start = text.rfind("\n", 0, char_index) + 1
+        end = text.find("\n", char_index)
+        end = len(text) if end < 0 else end
+        start, end = max(start, char_index - 200), min(end, char_index + 200)
+        self.trace_text(text[start:end])
+        spans = word_spans(self._tokenizer, text[start:end]) if self._tokenizer is not None else []
+        for k, (_, a, b) in enumerate(spans):
+            if a <= char_index - start < b:
+                self.word_box.setCurrentIndex(k)
+                break
+
+    def trace_word(self, word: str) -> None:
+        """Trace one word in the model's alphabet."""
+        model = self._tokenizer.model
+        self.nbest.hide()
+        if isinstance(model, BPE):
+            trace = trace_bpe(model, word)
+            rows = [TraceRow("initial symbols" if not trace.whole_word else "the word is a token: taken whole",
+                             tuple(self.label_of(s) for s in trace.initial))]
+            if trace.whole_word:
+                rows.append(TraceRow("ignore_merges: whole-word lookup", (self.label_of(word),), 0))
+            for k, step in enumerate(trace.steps, 1):
+                rows.append(TraceRow(
+                    f"step {k}: merge #{step.rank}  {self.label_of(step.left)} + {self.label_of(step.right)} "
+                    f"→ {self.label_of(step.merged)}",
+                    tuple(self.label_of(s) for s in step.symbols), step.position))
+            self._set_trace(rows)
+        elif isinstance(model, WordPiece):
+            trace = wordpiece_trace(model, word)
+            rows = [TraceRow("the word", (), -1, word)]
+            done: list[str] = []
+            for k, step in enumerate(trace.steps, 1):
+                tried = ", ".join(repr(t) for t in step.tried[:6]) + (" …" if len(step.tried) > 6 else "")
+                if step.id is None:
+                    rows.append(TraceRow(f"step {k}: nothing matches at character {step.start} → the whole word is "
+                                         f"{model.unk_token}", (model.unk_token,), 0))
+                    break
+                done.append(step.piece)
+                caption = f"step {k}: longest match at character {step.start}: {step.piece!r} (id {step.id})"
+                if tried:
+                    caption += f"; not in the vocabulary: {tried}"
+                rows.append(TraceRow(caption, tuple(done), len(done) - 1, word[step.end:]))
+            if trace.too_long:
+                rows.append(TraceRow(f"longer than {model.max_input_chars_per_word} characters → {model.unk_token}",
+                                     (model.unk_token,), 0))
+            self._set_trace(rows)
+        elif isinstance(model, Unigram):
+            lattice = unigram_lattice(model, word)
+            best = lattice.n_best(N_BEST)
+            best_edges = {(e.start, e.end, e.id) for e in best[0].edges} if best else set()
+            bars = [LatticeBar(e.start, e.end, e.piece if e.id >= 0 else "<unk>", (e.start, e.end, e.id) in best_edges)
+                    for e in lattice.edges]
+            self.trace_view.set_lattice(bars, word)
+            self._trace_rows = []
+            self.slider.setRange(0, 0)
+            self.step_label.setText(f"{len(lattice.edges)} pieces match; the filled ones are the best path "
+                                    f"(what the model encodes)")
+            self.nbest.setRowCount(len(best))
+            for r, seg in enumerate(best):
+                self.nbest.setItem(r, 0, QTableWidgetItem(" | ".join(seg.pieces)))
+                self.nbest.setItem(r, 1, QTableWidgetItem(f"{seg.score:.3f}"))
+                self.nbest.setItem(r, 2, QTableWidgetItem(f"{seg.probability:.4f}"))
+            self.nbest.show()
+        else:
+            self._set_trace([TraceRow(f"no trace for {model.kind} models", ())])
+
+    def _trace_current_word(self) -> None:
+        word = self.word_box.currentData()
+        if self._tokenizer is None or word is None:
+            self._set_trace([])
+            return
+        self.trace_word(word)
+
+    def _set_trace(self, rows: list[TraceRow]) -> None:
+        self._trace_rows = rows
+        self.trace_view.set_rows(rows)
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, max(0, len(rows) - 1))
+        self.slider.setValue(max(0, len(rows) - 1))
+        self.slider.blockSignals(False)
+        self._on_slider(self.slider.value())
+
+    def set_step(self, step: int) -> None:
+        """Show step `step` of the trace (0: before any merge or match)."""
+        self.slider.setValue(min(max(step, 0), self.slider.maximum()))
+
+    def step(self) -> int:
+        return self.slider.value()
+
+    def step_count(self) -> int:
+        return max(0, len(self._trace_rows) - 1)
+
+    @Slot(int)
+    def _on_slider(self, value: int) -> None:
+        if not self._trace_rows:
+            self.step_label.setText("")
+            return
+        self.trace_view.set_current(value)
+        self.step_label.setText(f"{value} of {len(self._trace_rows) - 1}: {self._trace_rows[value].caption}")
+        rect = self.trace_view.row_rect(value)
+        self.trace_scroll.ensureVisible(0, int(rect.center().y()), 0, int(rect.height()))
+        self.prev_button.setEnabled(value > 0)
+        self.next_button.setEnabled(value < self.slider.maximum())
+
+    def current_segmentation(self) -> tuple[str, ...]:
+        rows = self._trace_rows
+        return rows[self.slider.value()].boxes if rows else ()
+
+    # ---- health -------------------------------------------------------------------------------------
+    def check_health(self) -> None:
+        """Run the health check on a worker (progress bar, Cancel); `healthFinished` follows."""
+        if self._tokenizer is None:
+            return
+        self.cancel_health()
+        self._health_job += 1
+        job = self._health_job
+        cancel = self._health_cancel = threading.Event()
+        tokenizer = self._tokenizer
+        progress = {"value": 0}
+
+        def work():
+            return vocab_health(tokenizer, progress=lambda d, t: progress.__setitem__("value", d * 1000 // max(1, t)),
+                                cancel=cancel)
+
+        def done(report) -> None:
+            if job == self._health_job:
+                self._health_ended()
+                self._show_report(report)
+                self.healthFinished.emit(report)
+
+        def failed(exc) -> None:
+            if job != self._health_job:
+                return
+            self._health_ended()
+            if isinstance(exc, Cancelled):
+                self.health_summary.setText("Cancelled.")
+                self.healthCancelled.emit()
+            else:
+                self.health_summary.setText(f"The check failed: {describe_error(exc)}")
+
+        from PySide6.QtCore import QTimer
+
+        self._health_timer = QTimer(self)
+        self._health_timer.setInterval(50)
+        self._health_timer.timeout.connect(lambda: self.health_progress.setValue(progress["value"]))
+        self._health_timer.start()
+        self.health_button.setEnabled(False)
+        self.health_progress.setValue(0)
+        self.health_progress.show()
+        self.health_cancel.show()
+        self.health_summary.setText("Checking…")
+        self._runner.submit(work, done, failed)
+
+    def cancel_health(self) -> None:
+        if self._health_cancel is not None:
+            self._health_cancel.set()
+
+    def is_checking(self) -> bool:
+        return self.health_progress.isVisible()
+
+    def _health_ended(self) -> None:
+        self._health_cancel = None
+        self._health_timer.stop()
+        self.health_progress.hide()
+        self.health_cancel.hide()
+        self.health_button.setEnabled(True)
+
+    def _show_report(self, report: HealthReport) -> None:
+        self.report = report
+        counts = report.counts()
+        summary = ", ".join(f"{v:,} {k}" for k, v in counts.items())
+        self.health_summary.setText(f"{report.model}, {report.vocab_size:,} tokens ({report.checked:,} checked for "
+                                    f"reachability): {summary}." + "".join(f"\n{n}" for n in report.notes))
+        tree = self.health_tree
+        tree.clear()
+
+        def section(title: str, rows, limit: int = 2000):
+            top = QTreeWidgetItem([f"{title} ({len(rows):,})", ""])
+            tree.addTopLevelItem(top)
+            for label, detail, token in rows[:limit]:
+                child = QTreeWidgetItem([label, detail])
+                if token is not None:
+                    child.setData(0, Qt.ItemDataRole.UserRole, token)
+                top.addChild(child)
+            return top
+
+        section("Unreachable tokens", [(f"{i}  {self.label_of(t)}", "encodes to " + " | ".join(map(self.label_of, got)), t)
+                                       for i, t, got in report.unreachable]).setExpanded(True)
+        section("Merges that cannot work as listed", [(f"#{r}  {self.label_of(a)} + {self.label_of(b)}", why, None)
+                                                      for r, a, b, why in report.bad_merges])
+        section("Tokens that are not UTF-8 alone (byte-level: expected)",
+                [(f"{i}  {self.label_of(t)}", "", t) for i, t in report.partial_utf8])
+        section("Duplicate token strings", [(repr(t), "ids " + ", ".join(map(str, ids)), None) for t, ids in report.duplicates])
+        section("Added tokens the pre-tokenizer would split",
+                [(f"{i}  {c}", " | ".join(p), None) for i, c, p in report.split_specials])
+        tree.resizeColumnToContents(0)
+
+    def _on_health_item(self, item: QTreeWidgetItem) -> None:
+        token = item.data(0, Qt.ItemDataRole.UserRole)
+        if token is not None and self.show_token(token):
+            self.tabs.setCurrentIndex(0)
+
+    def shutdown(self, timeout_ms: int = 5000) -> None:
+        self.cancel_health()
+        self._runner.shutdown(timeout_ms)
+
+    @staticmethod
+    def _html(s: str) -> str:
+        import html
+
+        return html.escape(s)

@@ -1,0 +1,207 @@
+"""Step-by-step pictures of how a word is cut: rows of token boxes, one per step (BPE merges,
+WordPiece matches, Unigram's best segmentations), and the Unigram lattice.
+
+`TraceView.set_rows(rows)` draws rows of `TraceRow`: a caption and the row's boxes, one of them
+(or none) marked as what that step did.  `set_current(k)` outlines row k and dims the others, as
+the panel's slider moves.  `set_lattice(edges, length, best)` draws a lattice instead: the word's
+characters along the top and every matching piece as a bar under the characters it covers, the
+best path's pieces filled.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import QWidget
+
+from .style import DEFAULT_THEME, TokenTheme, mono_font
+
+
+@dataclass(frozen=True)
+class TraceRow:
+    caption: str
+    boxes: tuple[str, ...]
+    marked: int = -1  # index of the box this step made (-1: none)
+    muted_tail: str = ""  # text not cut yet, drawn faintly after the boxes (WordPiece)
+
+
+@dataclass(frozen=True)
+class LatticeBar:
+    start: int
+    end: int
+    label: str
+    best: bool
+
+
+class TraceView(QWidget):
+    MARGIN = 10.0
+    PAD = 4.0
+    GAP = 3.0
+    ROW_GAP = 8.0
+
+    def __init__(self, parent=None, theme: TokenTheme = DEFAULT_THEME):
+        super().__init__(parent)
+        self.theme = theme
+        self._rows: list[TraceRow] = []
+        self._current = -1
+        self._lattice: tuple[list[LatticeBar], str] | None = None
+        self._font = mono_font()
+        self._small = QFont(self._font)
+        self._small.setPointSizeF(max(6.0, self._font.pointSizeF() * 0.82))
+        self.setAutoFillBackground(True)
+        self.set_theme(theme)
+
+    def set_theme(self, theme: TokenTheme) -> None:
+        self.theme = theme
+        pal = self.palette()
+        pal.setColor(self.backgroundRole(), QColor(theme.background))
+        self.setPalette(pal)
+        self.update()
+
+    # ---- content ---------------------------------------------------------------------------------
+    def set_rows(self, rows: list[TraceRow], current: int = -1) -> None:
+        self._rows = list(rows)
+        self._lattice = None
+        self._current = current
+        self.updateGeometry()
+        self.adjustSize()
+        self.update()
+
+    def rows(self) -> list[TraceRow]:
+        return list(self._rows)
+
+    def set_current(self, index: int) -> None:
+        self._current = index
+        self.update()
+
+    def current(self) -> int:
+        return self._current
+
+    def set_lattice(self, bars: list[LatticeBar], text: str) -> None:
+        self._rows = []
+        self._lattice = (list(bars), text)
+        self.updateGeometry()
+        self.adjustSize()
+        self.update()
+
+    def row_rect(self, index: int) -> QRectF:
+        """Where row `index` is drawn (for tests and scrolling to it)."""
+        h = self._row_h()
+        return QRectF(0, self.MARGIN + index * (h + self.ROW_GAP), self.width(), h)
+
+    # ---- geometry ----------------------------------------------------------------------------------
+    def _row_h(self) -> float:
+        return QFontMetricsF(self._small).height() + QFontMetricsF(self._font).height() + 2 * self.PAD + 2
+
+    def _lanes(self) -> list[list[LatticeBar]]:
+        """Lattice bars in lanes: each bar in the first lane where it overlaps nothing."""
+        lanes: list[list[LatticeBar]] = []
+        bars, _ = self._lattice
+        for bar in sorted(bars, key=lambda b: (not b.best, b.start, -(b.end - b.start))):
+            for lane in lanes:
+                if all(bar.end <= b.start or bar.start >= b.end for b in lane):
+                    lane.append(bar)
+                    break
+            else:
+                lanes.append([bar])
+        return lanes
+
+    def sizeHint(self) -> QSize:
+        fm = QFontMetricsF(self._font)
+        if self._lattice is not None:
+            _, text = self._lattice
+            cell = self._cell_w(text)
+            lanes = len(self._lanes())
+            return QSize(int(2 * self.MARGIN + cell * max(1, len(text))),
+                         int(2 * self.MARGIN + (lanes + 1) * (fm.height() + 2 * self.PAD + self.GAP)))
+        width = 0.0
+        fs = QFontMetricsF(self._small)
+        for row in self._rows:
+            w = sum(fm.horizontalAdvance(b) + 2 * self.PAD + self.GAP for b in row.boxes)
+            w += fm.horizontalAdvance(row.muted_tail)
+            width = max(width, w, fs.horizontalAdvance(row.caption))
+        height = len(self._rows) * (self._row_h() + self.ROW_GAP)
+        return QSize(int(width + 2 * self.MARGIN), int(height + 2 * self.MARGIN))
+
+    def minimumSizeHint(self) -> QSize:
+        return self.sizeHint()
+
+    def _cell_w(self, text: str) -> float:
+        fm = QFontMetricsF(self._font)
+        return max([fm.horizontalAdvance(c) for c in text] + [fm.horizontalAdvance("M")]) + 2 * self.PAD
+
+    # ---- painting ----------------------------------------------------------------------------------
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if self._lattice is not None:
+            self._paint_lattice(painter)
+        else:
+            self._paint_rows(painter)
+        painter.end()
+
+    def _paint_rows(self, painter: QPainter) -> None:
+        theme = self.theme
+        fm, fs = QFontMetricsF(self._font), QFontMetricsF(self._small)
+        palette = theme.palette
+        for k, row in enumerate(self._rows):
+            top = self.row_rect(k).top()
+            dim = self._current >= 0 and k != self._current
+            painter.setOpacity(0.45 if dim else 1.0)
+            painter.setFont(self._small)
+            painter.setPen(QColor(theme.message_text))
+            painter.drawText(QRectF(self.MARGIN, top, self.width(), fs.height()), Qt.AlignmentFlag.AlignLeft, row.caption)
+            y = top + fs.height() + 1
+            x = self.MARGIN
+            painter.setFont(self._font)
+            for i, label in enumerate(row.boxes):
+                w = fm.horizontalAdvance(label) + 2 * self.PAD
+                rect = QRectF(x, y, w, fm.height() + 2 * self.PAD)
+                fill = QColor(palette[i % len(palette)])
+                marked = i == row.marked
+                painter.setPen(QPen(QColor(theme.hover_outline) if marked else fill.darker(theme.border_darker),
+                                    2.0 if marked else 1.0))
+                painter.setBrush(fill)
+                painter.drawRoundedRect(rect, 3, 3)
+                painter.setPen(QColor(theme.text))
+                painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
+                x += w + self.GAP
+            if row.muted_tail:
+                painter.setPen(QColor(theme.gap_text))
+                painter.drawText(QRectF(x + 2, y + self.PAD, self.width(), fm.height()), Qt.AlignmentFlag.AlignLeft,
+                                 row.muted_tail)
+            if k == self._current:
+                painter.setOpacity(1.0)
+                painter.setPen(QPen(QColor(theme.current_outline), 1.5))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRoundedRect(self.row_rect(k).adjusted(3, -3, -3, 3), 5, 5)
+        painter.setOpacity(1.0)
+
+    def _paint_lattice(self, painter: QPainter) -> None:
+        theme = self.theme
+        _, text = self._lattice
+        fm = QFontMetricsF(self._font)
+        cell = self._cell_w(text)
+        h = fm.height() + 2 * self.PAD
+        painter.setFont(self._font)
+        painter.setPen(QColor(theme.text))
+        for i, ch in enumerate(text):
+            painter.drawText(QRectF(self.MARGIN + i * cell, self.MARGIN, cell, h), Qt.AlignmentFlag.AlignCenter, ch)
+        for lane_no, lane in enumerate(self._lanes()):
+            y = self.MARGIN + (lane_no + 1) * (h + self.GAP)
+            for bar in lane:
+                rect = QRectF(self.MARGIN + bar.start * cell + 1, y, (bar.end - bar.start) * cell - 2, h)
+                if bar.best:
+                    fill = QColor(theme.palette[bar.start % len(theme.palette)])
+                    painter.setPen(QPen(QColor(theme.hover_outline), 1.5))
+                else:
+                    fill = QColor(theme.neutral)
+                    painter.setPen(QPen(fill.darker(theme.border_darker), 1.0))
+                painter.setBrush(fill)
+                painter.drawRoundedRect(rect, 3, 3)
+                painter.setPen(QColor(theme.text if bar.best else theme.message_text))
+                painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, bar.label)
+
+    def lattice_bars(self) -> list[LatticeBar]:
+        return list(self._lattice[0]) if self._lattice is not None else []
