@@ -164,3 +164,30 @@ def test_unigram_lattice_on_a_real_model():
         best = lattice.n_best(5)
         assert best[0].ids == [i for i, _, _ in tok.model.viterbi(text)]
         assert 0 < sum(s.probability for s in best) <= 1.0 + 1e-9
+
+
+def test_sentencepiece_bpe_trace_is_the_models_merge():
+    tok = tokviz.load(shared_path("sentencepiece/bpe_8k.model"))
+    model = tok.model
+    rng = random.Random(7)
+    words = ["▁hello", "▁tokenization", "▁中文分词"] + ["▁" + p.lstrip("▁") + "s" for p in rng.sample(sorted(model.table.normal), 300)]
+    for w in words:
+        trace = trace_bpe(model, w)
+        assert [model.table.piece_to_id(s) for s in trace.result] == [i for i, _, _ in model.merge(w)]
+        assert all(s.rank is None and s.score is not None for s in trace.steps)
+    tree = merge_tree(model, "▁the")
+    assert tree.reachable and "".join(leaf.token for leaf in tree.leaves()) == "▁the"
+
+
+def test_added_token_impact():
+    from tokviz.analysis.health import added_token_impact, with_added_tokens
+
+    from tokviz.defaults import default_tokenizer_path
+
+    tok = tokviz.load(default_tokenizer_path())
+    edited = with_added_tokens(tok, [tokviz.AddedToken("乌鲁木齐", tok.vocab_size + 10, special=False)])
+    texts = ["去乌鲁木齐看看", "plain words", "乌鲁 木齐"]
+    changed = added_token_impact(tok, edited, texts)
+    assert [c[0] for c in changed] == ["去乌鲁木齐看看"]
+    assert "乌鲁木齐" in changed[0][2] and "乌鲁木齐" not in changed[0][1]
+    assert tok.encode("去乌鲁木齐看看").tokens == changed[0][1]  # the original is untouched

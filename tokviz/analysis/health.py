@@ -11,7 +11,8 @@
 * tokens that are not valid UTF-8 on their own (expected for byte-level BPE: listed apart);
 * duplicate strings: several ids for the same bytes;
 * added tokens the pre-tokenizer would split if they were not matched whole;
-* `edit_impact`: after an edit (added merges or tokens), which words segment differently.
+* after an edit, which words segment differently: `edit_impact` for added merges (`with_merges`),
+  `added_token_impact` for added tokens (`with_added_tokens`).
 
 Plain data, no Qt; `vocab_health` takes `progress(done, total)` and `cancel` like the other long
 jobs (benchmarks/vocab_health.py times it on the shared tokenizers).
@@ -224,3 +225,28 @@ def with_merges(model: BPE, added: list[tuple[str, str]], at_rank: int | None = 
     return BPE(vocab, merges, unk_token=model.unk_token, continuing_subword_prefix=model.prefix or None,
                end_of_word_suffix=model.suffix or None, fuse_unk=model.fuse_unk, byte_fallback=model.byte_fallback,
                ignore_merges=model.ignore_merges, end_of_word_symbol=model.end_symbol or None)
+
+
+def with_added_tokens(tokenizer, tokens: list) -> object:
+    """A copy of `tokenizer` that also matches `tokens` (AddedToken) in text: the other edit
+    `added_token_impact` compares.  The model and its native encoder are shared."""
+    import copy
+
+    from ..core.added import AddedVocabulary
+
+    edited = copy.copy(tokenizer)
+    edited.added = AddedVocabulary(list(tokenizer.added.tokens) + list(tokens))
+    edited._tables = None
+    return edited
+
+
+def added_token_impact(before, after, texts: Iterable[str]) -> list[tuple[str, list[str], list[str]]]:
+    """(text, tokens before, tokens after) of every text that `after` (e.g. `with_added_tokens`)
+    encodes differently from `before`."""
+    out = []
+    for text in dict.fromkeys(texts):
+        a = before.encode(text).tokens
+        b = after.encode(text).tokens
+        if a != b:
+            out.append((text, a, b))
+    return out

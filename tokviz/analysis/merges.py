@@ -21,19 +21,22 @@ import weakref
 from dataclasses import dataclass, field
 
 from ..core.models.bpe import BPE
+from ..core.sentencepiece import SentencePieceBPE
 
 
 @dataclass(frozen=True)
 class MergeStep:
     """One merge: symbols[position] and symbols[position + 1] became `merged`; `symbols` is the
-    segmentation after it."""
+    segmentation after it.  `rank` orders a merge list; a sentencepiece BPE has none (rank None)
+    and merges the adjacent pair whose piece has the best `score`."""
 
-    rank: int
+    rank: int | None
     position: int
     left: str
     right: str
     merged: str
     symbols: tuple[str, ...]
+    score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -58,10 +61,12 @@ class BpeTrace:
         return self.initial if step == 0 else self.steps[step - 1].symbols
 
 
-def trace_bpe(model: BPE, word: str, *, whole_words: bool = True) -> BpeTrace:
+def trace_bpe(model: BPE | SentencePieceBPE, word: str, *, whole_words: bool = True) -> BpeTrace:
     """The merges `model` applies to one pre-tokenized word (in the model's alphabet: 'Ġlower'
     for a byte-level model), step by step.  whole_words=False: merges only, even where the model
     takes a word that is a token whole (ignore_merges)."""
+    if isinstance(model, SentencePieceBPE):
+        return _trace_sentencepiece(model, word)
     syms, _ = model._initial_symbols(word)
     initial = tuple(syms)
     if whole_words and model.ignore_merges and word in model.vocab:
@@ -79,6 +84,38 @@ def trace_bpe(model: BPE, word: str, *, whole_words: bool = True) -> BpeTrace:
         a, b = syms[best], syms[best + 1]
         syms[best : best + 2] = [model._merged(a, b)]
         steps.append(MergeStep(best_rank, best, a, b, syms[best], tuple(syms)))
+    return BpeTrace(word, initial, tuple(steps))
+
+
+def _trace_sentencepiece(model: SentencePieceBPE, word: str) -> BpeTrace:
+    """sentencepiece's BPE: characters (user-defined symbols whole, never merged), then the adjacent
+    pair whose joined piece scores best merges first, the leftmost of equal scores (its heap's
+    order).  (Unused pieces that sentencepiece splits back at the end are shown as merged.)"""
+    syms, frozen = [], []
+    i = 0
+    while i < len(word):
+        s = model.matcher.match(word, i) if model.matcher else None
+        j = i + len(s) if s else i + 1
+        syms.append(word[i:j])
+        frozen.append(s is not None)
+        i = j
+    initial = tuple(syms)
+    pieces, scores = model.table.normal, model.scores
+    steps = []
+    while len(syms) > 1:
+        best, best_score = None, None
+        for k in range(len(syms) - 1):
+            if frozen[k] or frozen[k + 1]:
+                continue
+            i = pieces.get(syms[k] + syms[k + 1])
+            if i is not None and (best_score is None or scores[i] > best_score):
+                best, best_score = k, scores[i]
+        if best is None:
+            break
+        a, b = syms[best], syms[best + 1]
+        syms[best : best + 2] = [a + b]
+        frozen[best : best + 2] = [False]
+        steps.append(MergeStep(None, best, a, b, a + b, tuple(syms), float(best_score)))
     return BpeTrace(word, initial, tuple(steps))
 
 
@@ -117,15 +154,15 @@ class MergeNode:
         return [n for n in self.walk() if n.is_leaf]
 
 
-def _node(model: BPE, token: str, rank=None, left=None, right=None, reachable=True) -> MergeNode:
+def _node(model, token: str, rank=None, left=None, right=None, reachable=True) -> MergeNode:
     count = None
-    counts = model.merge_counts
+    counts = getattr(model, "merge_counts", None)
     if rank is not None and counts is not None and model.merges is not None and rank < len(counts):
         count = counts[rank]
     return MergeNode(token, model.vocab.get(token), rank, count, left, right, reachable)
 
 
-def merge_tree(model: BPE, token: str) -> MergeNode:
+def merge_tree(model: BPE | SentencePieceBPE, token: str) -> MergeNode:
     """The tree BPE builds for `token` from its own string; for an unreachable token, the tree its
     listed merges imply (`listed_tree`), its root marked reachable=False."""
     trace = trace_bpe(model, token, whole_words=False)
@@ -154,10 +191,11 @@ _MAKING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _USED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def merge_list(model: BPE) -> list[tuple[int, str, str, str]]:
-    """Every merge as (rank, left, right, merged), in rank order.  A tiktoken-style model lists
-    none: each multi-symbol token's merge is then the last step of its own trace (rank = id)."""
-    merges = model.merges
+def merge_list(model: BPE | SentencePieceBPE) -> list[tuple[int, str, str, str]]:
+    """Every merge as (rank, left, right, merged), in rank order.  A tiktoken-style model or a
+    sentencepiece BPE lists none: each multi-symbol token's merge is then the last step of its own
+    trace (rank = id)."""
+    merges = getattr(model, "merges", None)
     if merges is not None:
         return [(r, a, b, model._merged(a, b)) for r, (a, b) in enumerate(merges)]
     out = []

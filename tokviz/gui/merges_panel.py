@@ -48,6 +48,7 @@ from ..core.encoding import display_string
 from ..core.models.bpe import BPE
 from ..core.models.unigram import Unigram
 from ..core.models.wordpiece import WordPiece
+from ..core.sentencepiece import SentencePieceBPE
 from ..errors import Cancelled
 from .merge_tree_view import MergeTreeView
 from .style import DEFAULT_THEME, TokenTheme
@@ -208,7 +209,7 @@ class MergesPanel(QWidget):
         return self._tokenizer
 
     def is_bpe(self) -> bool:
-        return self._tokenizer is not None and isinstance(self._tokenizer.model, BPE)
+        return self._tokenizer is not None and isinstance(self._tokenizer.model, (BPE, SentencePieceBPE))
 
     def set_theme(self, theme: TokenTheme) -> None:
         self.tree_view.set_theme(theme)
@@ -317,15 +318,16 @@ class MergesPanel(QWidget):
         """Trace one word in the model's alphabet."""
         model = self._tokenizer.model
         self.nbest.hide()
-        if isinstance(model, BPE):
+        if isinstance(model, (BPE, SentencePieceBPE)):
             trace = trace_bpe(model, word)
             rows = [TraceRow("initial symbols" if not trace.whole_word else "the word is a token: taken whole",
                              tuple(self.label_of(s) for s in trace.initial))]
             if trace.whole_word:
                 rows.append(TraceRow("ignore_merges: whole-word lookup", (self.label_of(word),), 0))
             for k, step in enumerate(trace.steps, 1):
+                which = f"merge #{step.rank}" if step.rank is not None else f"best piece score {step.score:.2f}"
                 rows.append(TraceRow(
-                    f"step {k}: merge #{step.rank}  {self.label_of(step.left)} + {self.label_of(step.right)} "
+                    f"step {k}: {which}  {self.label_of(step.left)} + {self.label_of(step.right)} "
                     f"→ {self.label_of(step.merged)}",
                     tuple(self.label_of(s) for s in step.symbols), step.position))
             self._set_trace(rows)
