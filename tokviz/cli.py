@@ -6,6 +6,7 @@
     tokviz bench -t TOK FILE... [--threads N] [--against tiktoken,hf,sentencepiece] [--json]
     tokviz train --model {bpe,bytelevel-bpe,wordpiece,unigram} --vocab-size N [options] -o OUT FILE...
     tokviz health -t TOK [--json]
+    tokviz stats -t TOK [-t TOK2 ...] [--corpus [LABEL=]PATH ...] [--table markdown|csv] [--json]
     tokviz screenshot explorer|merges -t TOK [--text FILE] -o out.png
 """
 from __future__ import annotations
@@ -126,6 +127,64 @@ def cmd_health(args) -> int:
             print(f"  {line}")
         if len(lines) > shown:
             print(f"  … {len(lines) - shown:,} more (--show N, or --json)")
+    return 0
+
+
+def _corpora(specs: list[str]) -> dict[str, list[str]]:
+    """--corpus LABEL=PATH or PATH (labelled by its file name), repeatable; a label may repeat."""
+    corpora: dict[str, list[str]] = {}
+    for spec in specs:
+        label, sep, path = spec.partition("=")
+        if not sep:
+            label, path = Path(spec).stem, spec
+        corpora.setdefault(label, []).append(path)
+    return corpora
+
+
+def cmd_stats(args) -> int:
+    from .analysis.corpus_stats import comparison_rows, corpus_stats, table_csv, table_markdown
+    from .analysis.vocab_stats import vocab_stats
+
+    paths = args.tokenizer or []
+    if not paths:
+        raise TokvizError("give at least one tokenizer with -t")
+    corpora = _corpora(args.corpus or [])
+    if len(paths) > 1 or args.table:
+        tokenizers = {}
+        for p in paths:
+            tok = _load(p, args.pattern)
+            tokenizers[tok.source.name or Path(p).name] = tok
+        rows = comparison_rows(tokenizers, corpora)
+        if args.json:
+            json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
+            sys.stdout.write("\n")
+        else:
+            sys.stdout.write(table_csv(rows) if args.table == "csv" else table_markdown(rows))
+        return 0
+    tok = _load(paths[0], args.pattern)
+    result = {"tokenizer": tok.source.name or paths[0], "vocab": vocab_stats(tok).as_dict(),
+              "corpus": {label: corpus_stats(tok, files).as_dict() for label, files in corpora.items()}}
+    if args.json:
+        json.dump(result, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    v = result["vocab"]
+    print(f"{result['tokenizer']}: {v['size']:,} tokens (multiple of 64: {'yes' if v['divisible_by_64'] else 'no'}, "
+          f"of 128: {'yes' if v['divisible_by_128'] else 'no'})")
+    print(f"  special {v['special']}, other added {v['added']}, reserved {v['reserved']}, control {v['control']}, "
+          f"user-defined {v['user_defined']}, byte pieces {v['byte_pieces']}, unused {v['unused']}")
+    print(f"  mean length {v['mean_bytes']:.2f} bytes; one-token numbers of 0-999: {v['numbers_single_token_count']}; "
+          f"single-Han-character tokens: {v['cjk_single_chars']:,}")
+    print("  scripts: " + ", ".join(f"{k} {n:,}" for k, n in v["script_counts"].items() if n))
+    for label, c in result["corpus"].items():
+        print(f"{label}: {c['bytes'] / 1e6:.2f} MB, {c['tokens']:,} tokens in {c['seconds']:.2f} s ({c['mb_per_second']:.1f} MB/s)")
+        print(f"  {c['bytes_per_token']:.3f} bytes/token, {c['chars_per_token']:.3f} chars/token, "
+              f"{c['fertility']:.3f} tokens/word" + (f", {c['han_chars_per_token']:.3f} Han chars/token" if c["han_chars"] else ""))
+        print(f"  unknown {c['unknown_rate']:.4%}, byte fallback {c['byte_fallback_rate']:.4%}; "
+              f"vocabulary used {c['used']:,} ({c['utilisation']:.1%}), never used {c['never_used']:,}")
+        print(f"  entropy: Shannon {c['shannon_entropy']:.3f} bits (efficiency {c['shannon_efficiency']:.3f}), "
+              f"Renyi a={c['renyi_alpha']} {c['renyi_entropy']:.3f} bits (efficiency {c['renyi_efficiency']:.3f}); "
+              f"Gini {c['gini']:.3f}")
     return 0
 
 
@@ -270,6 +329,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--show", type=int, default=5, help="examples to print per finding (default 5)")
     p.add_argument("--json", action="store_true", help="the whole report as JSON")
     p.set_defaults(func=cmd_health)
+
+    p = sub.add_parser("stats", help="vocabulary statistics and corpus metrics; several -t: a comparison table")
+    tok_arg(p, many=True)
+    p.add_argument("--corpus", action="append", metavar="[LABEL=]PATH",
+                   help="file or folder to measure on (repeatable; LABEL groups files, e.g. zh=zh.txt)")
+    p.add_argument("--table", choices=["markdown", "csv"], help="print the comparison table in this format")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("bench", help="encoding speed next to tiktoken / HF tokenizers / sentencepiece, same chunks")
     tok_arg(p)
