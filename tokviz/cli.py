@@ -7,7 +7,7 @@
     tokviz train --model {bpe,bytelevel-bpe,wordpiece,unigram} --vocab-size N [options] -o OUT FILE...
     tokviz health -t TOK [--json]
     tokviz stats -t TOK [-t TOK2 ...] [--corpus [LABEL=]PATH ...] [--table markdown|csv] [--json]
-    tokviz screenshot explorer|merges -t TOK [--text FILE] -o out.png
+    tokviz screenshot explorer|merges|vocab|stats -t TOK [--text FILE] -o out.png
 """
 from __future__ import annotations
 
@@ -142,7 +142,7 @@ def _corpora(specs: list[str]) -> dict[str, list[str]]:
 
 
 def cmd_stats(args) -> int:
-    from .analysis.corpus_stats import comparison_rows, corpus_stats, table_csv, table_markdown
+    from .analysis.corpus_stats import comparison_rows, corpus_stats, table_csv, table_markdown, unique_name
     from .analysis.vocab_stats import vocab_stats
 
     paths = args.tokenizer or []
@@ -153,7 +153,7 @@ def cmd_stats(args) -> int:
         tokenizers = {}
         for p in paths:
             tok = _load(p, args.pattern)
-            tokenizers[tok.source.name or Path(p).name] = tok
+            tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
         rows = comparison_rows(tokenizers, corpora)
         if args.json:
             json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
@@ -377,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("screenshot", help="render a view to a PNG (offscreen)")
-    p.add_argument("view", help="explorer or merges")
+    p.add_argument("view", help="explorer, merges, vocab or stats")
     tok_arg(p, many=True)
     p.add_argument("--text", help="text file to show (default: the sample text)")
     p.add_argument("-o", "--output", required=True, help="PNG file to write")

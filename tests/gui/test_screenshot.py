@@ -54,3 +54,12 @@ def test_merges_screenshot_shows_a_tree_and_a_trace(qtbot, tmp_path):
     assert (image.width(), image.height()) == (1000, 700)
     colours = {image.pixel(x, y) for x in range(0, 1000, 5) for y in range(0, 700, 5)}
     assert len(colours) > 20
+
+
+@pytest.mark.parametrize("view", ["vocab", "stats"])
+def test_statistics_screenshots(qtbot, tmp_path, view, default_tokenizer_path):
+    out = screenshot(view, [str(default_tokenizer_path)], None, tmp_path / f"{view}.png", width=900, height=600)
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (900, 600)
+    colours = {image.pixel(x, y) for x in range(0, 900, 5) for y in range(0, 600, 5)}
+    assert len(colours) > 10

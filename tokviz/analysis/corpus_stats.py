@@ -287,6 +287,16 @@ def text_stats(tokenizer, text: str, alpha: float = 2.5) -> CorpusStats:
 # ---- comparing tokenizers ------------------------------------------------------------------------
 
 
+def unique_name(name: str, taken) -> str:
+    """`name`, or `name (2)`, `name (3)`... if it is taken already (two tokenizers of one name)."""
+    if name not in taken:
+        return name
+    k = 2
+    while f"{name} ({k})" in taken:
+        k += 1
+    return f"{name} ({k})"
+
+
 def comparison_rows(tokenizers: dict[str, object], corpora: dict[str, list], *, progress=None, cancel=None) -> list[dict]:
     """One row per tokenizer in the seed's layout: name, vocabulary size, and for each corpus
     (label -> files) its tokens, chars/token and time in seconds."""

@@ -30,7 +30,8 @@ SCRIPTS = {
     "Thai": regex.compile(r"\p{Thai}"),
 }
 CATEGORIES = (*SCRIPTS, "other letters", "mixed scripts", "digits", "punctuation", "whitespace", "symbols",
-              "partial UTF-8", "special")
+              "partial UTF-8", "byte piece", "control", "user-defined", "special")
+_BYTE_PIECE = regex.compile(r"<0x[0-9A-F]{2}>")
 _LETTER = regex.compile(r"\p{L}")
 _DIGITS = regex.compile(r"\s*\p{Nd}+\s*")
 _PUNCT = regex.compile(r"[\s\p{P}]*\p{P}[\s\p{P}]*")
@@ -82,7 +83,7 @@ class VocabStats:
     user_defined: int  # sentencepiece user-defined symbols
     byte_pieces: int  # byte-fallback pieces <0x00>..<0xFF>
     unused: int  # sentencepiece unused pieces
-    reserved: int  # special/added tokens named reserved or unused ('<|reserved_special_token_3|>', '[unused7]')
+    reserved: int  # special, control, user-defined or bracketed tokens named reserved or unused ('[unused7]')
     length_bytes: dict[int, int] = field(default_factory=dict)  # length -> how many tokens
     length_chars: dict[int, int] = field(default_factory=dict)
     script_counts: dict[str, int] = field(default_factory=dict)
@@ -109,9 +110,14 @@ def token_rows(tokenizer) -> list[TokenRow]:
     """One row per id of the vocabulary (ids with no token are left out)."""
     from ..core.encoding import display_string
 
+    from ..core.sentencepiece import BYTE, CONTROL, UNKNOWN, USER_DEFINED
+
     model = tokenizer.model
     specials = {t.id for t in tokenizer.added.tokens if t.special}
     ranks = _rank_table(model)
+    types = getattr(getattr(model, "table", None), "types", None)
+    kind_names = {BYTE: "byte piece", CONTROL: "control", UNKNOWN: "control", USER_DEFINED: "user-defined"}
+    byte_fallback = bool(getattr(model, "byte_fallback", False))
     rows = []
     for i in range(tokenizer.vocab_size):
         token = tokenizer.id_to_token(i)
@@ -123,7 +129,15 @@ def token_rows(tokenizer) -> list[TokenRow]:
         except UnicodeDecodeError:
             text = None
         special = i in specials
-        category = "special" if special else token_category(text)
+        kind = kind_names.get(types[i]) if types is not None and i < len(types) else None
+        if special:
+            category = "special"
+        elif kind is not None:
+            category = kind
+        elif byte_fallback and _BYTE_PIECE.fullmatch(token):
+            category = "byte piece"
+        else:
+            category = token_category(text)
         rows.append(TokenRow(i, token, text if text is not None else display_string(data), len(data),
                              len(text) if text is not None else 0, category, special, ranks.get(i)))
     return rows
@@ -157,9 +171,9 @@ def vocab_stats(tokenizer, rows: list[TokenRow] | None = None, longest: int = 20
 
     byte_pieces = kinds.get(BYTE, 0) if types is not None else sum(
         1 for r in rows if regex.fullmatch(r"<0x[0-9A-F]{2}>", r.token))
-    reserved = sum(1 for t in added if _RESERVED.search(t.content))
-    if types is None:
-        reserved = max(reserved, sum(1 for r in rows if _RESERVED.search(r.token) and (r.special or r.token.startswith("["))))
+    # reserved slots: special, control or user-defined tokens, or bracketed ones ('[unused7]'), so named
+    reserved = sum(1 for r in rows if _RESERVED.search(r.token)
+                   and (r.category in ("special", "control", "user-defined") or r.token.startswith(("[", "<"))))
     stats = VocabStats(
         size=size,
         divisible_by_64=size % 64 == 0,

@@ -67,6 +67,8 @@ from .coloring import rank_function, unknown_id
 from .ids_panel import IdsPanel
 from .library_panel import LibraryPanel
 from .merges_panel import MergesPanel
+from .stats_view import StatsView
+from .vocab_view import VocabView
 from .settings import Settings
 from .style import DARK, LIGHT, chrome_qss, dark_palette, mono_font, system_prefers_dark
 from .token_view import TokenView
@@ -288,6 +290,21 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.merges_dock)
         self.merges_dock.hide()  # (View › Merges; its place is remembered)
 
+        self.vocab_view = VocabView()
+        self.vocab_dock = QDockWidget("Vocabulary", self)
+        self.vocab_dock.setObjectName("VocabDock")
+        self.vocab_dock.setWidget(self.vocab_view)
+        self.stats_view = StatsView()
+        self.stats_dock = QDockWidget("Statistics", self)
+        self.stats_dock.setObjectName("StatsDock")
+        self.stats_dock.setWidget(self.stats_view)
+        for dock in (self.vocab_dock, self.stats_dock):
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            self.tabifyDockWidget(self.merges_dock, dock)
+            dock.hide()
+        self._vocab_stale = True  # the Vocabulary view is filled when shown (a big vocabulary takes seconds)
+        self.vocab_dock.visibilityChanged.connect(self._fill_vocab_view)
+
         bar = self.statusBar()
         bar.setSizeGripEnabled(False)
         self.status_tokenizer = QLabel()
@@ -367,6 +384,14 @@ class MainWindow(QMainWindow):
         self.action_show_merges.setText("&Merges, traces and health")
         self.action_show_merges.setShortcut(QKeySequence("Ctrl+M"))
         view_menu.addAction(self.action_show_merges)
+        self.action_show_vocab = self.vocab_dock.toggleViewAction()
+        self.action_show_vocab.setText("&Vocabulary")
+        self.action_show_vocab.setShortcut(QKeySequence("Ctrl+Shift+V"))
+        view_menu.addAction(self.action_show_vocab)
+        self.action_show_stats = self.stats_dock.toggleViewAction()
+        self.action_show_stats.setText("&Statistics and comparison")
+        self.action_show_stats.setShortcut(QKeySequence("Ctrl+Shift+T"))
+        view_menu.addAction(self.action_show_stats)
         view_menu.addSeparator()
         color_menu = view_menu.addMenu("&Colour tokens by")
         self.color_actions = QActionGroup(self)
@@ -572,6 +597,8 @@ class MainWindow(QMainWindow):
         self.setStyleSheet(chrome_qss(dark))
         self.token_view.set_theme(token_theme)
         self.merges_panel.set_theme(token_theme)
+        self.vocab_view.set_theme(token_theme)
+        self.stats_view.set_theme(token_theme)
         self.ids_panel.decoded_tokens.set_theme(token_theme)
         for action in self.theme_actions.actions():
             action.setChecked(action.data() == name)
@@ -928,6 +955,9 @@ class MainWindow(QMainWindow):
         freeze_long_lived()  # (see there: no full collection walks the vocabulary again)
         self.ids_panel.set_tokenizer(tok)
         self.merges_panel.set_tokenizer(tok)
+        self.stats_view.set_tokenizer(tok)
+        self._vocab_stale = True
+        self._fill_vocab_view(self.vocab_dock.isVisible())
         self.token_view.set_details_provider(lambda token_id: token_facts(tok, token_id))
         self.controller.set_allow_special(None)  # each format's own default again
         self.action_allow_special.setChecked(tok.special_in_text)
@@ -1052,6 +1082,12 @@ class MainWindow(QMainWindow):
                 selections.append(sel)
         self.editor.setExtraSelections(selections)
 
+    @Slot(bool)
+    def _fill_vocab_view(self, visible: bool) -> None:
+        if visible and self._vocab_stale and self.controller.tokenizer is not None:
+            self._vocab_stale = False
+            self.vocab_view.set_tokenizer(self.controller.tokenizer)
+
     @Slot(int)
     def _on_token_clicked(self, index: int) -> None:
         enc = self.token_view.encoding()
@@ -1164,6 +1200,8 @@ class MainWindow(QMainWindow):
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         self.library.shutdown()
         self.merges_panel.shutdown()
+        self.vocab_view.shutdown()
+        self.stats_view.shutdown()
         self.file_job.shutdown()
         self.controller.shutdown()
         super().closeEvent(event)

@@ -10,8 +10,8 @@ from pathlib import Path
 from ..defaults import default_tokenizer_path
 from ..errors import TokvizError
 
-VIEWS = ("explorer", "merges")
-PLANNED_VIEWS = ("compare", "vocab", "stats", "train")  # coming in later issues
+VIEWS = ("explorer", "merges", "vocab", "stats")
+PLANNED_VIEWS = ("compare", "train")  # coming in later issues
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 60.0) -> bool:
@@ -69,7 +69,8 @@ def screenshot(
     "explorer": the main window on tokenizers[0] (or the shipped default) and `text_file` (or the
     sample text), grabbed once the tokenizer is loaded and the text encoded.  "merges": the Merges
     panel on the same, showing the merge tree and the trace of the word of the text that takes the
-    most merges.  Raises ValueError for an unknown view and TokvizError when a tokenizer or the text
+    most merges.  "vocab": the Vocabulary view (figures, charts, table).  "stats": the Statistics
+    view measuring `text_file` (or the sample text) as the corpus.  Raises ValueError for an unknown view and TokvizError when a tokenizer or the text
     cannot be opened."""
     if view not in VIEWS:
         planned = f" ({', '.join(PLANNED_VIEWS)} are planned)" if view in PLANNED_VIEWS else ""
@@ -92,6 +93,8 @@ def screenshot(
     _quiet_offscreen_warnings()
     if view == "merges":
         return _merges(app, tokenizers, text_file, Path(out), width, height)
+    if view in ("vocab", "stats"):
+        return _statistics(view, app, tokenizers, text_file, Path(out), width, height, timeout)
     from .main_window import MainWindow
     from .settings import Settings
 
@@ -166,3 +169,40 @@ def _merges(app, tokenizers: list[str], text_file: str | None, out: Path, width:
         panel.shutdown()
         panel.close()
         panel.deleteLater()
+
+
+def _statistics(view: str, app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
+    from .. import load
+    from ..defaults import sample_text_path
+    from .stats_view import StatsView
+    from .vocab_view import VocabView
+
+    tok = load(tokenizers[0] if tokenizers else default_tokenizer_path())
+    widget = VocabView() if view == "vocab" else StatsView()
+    done: list = []
+    try:
+        widget.resize(width, height)
+        widget.show()
+        widget.set_tokenizer(tok)
+        if view == "vocab":
+            widget.ready.connect(done.append)
+        else:
+            widget.finished.connect(done.append)
+            widget.cancelled.connect(lambda: done.append(None))
+            widget.set_corpus([text_file or sample_text_path()])
+            widget.run()
+        if not wait_until(lambda: bool(done), timeout):
+            raise TokvizError(f"the {view} view did not finish within {timeout:.0f} s")
+        if view == "stats" and done[0] is None:
+            raise TokvizError(widget.status.text())
+        for _ in range(3):
+            app.sendPostedEvents()
+            app.processEvents()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if not widget.grab().save(str(out), "PNG"):
+            raise TokvizError("could not write the PNG", out)
+        return out
+    finally:
+        widget.shutdown()
+        widget.close()
+        widget.deleteLater()
