@@ -6,8 +6,9 @@
     tokviz bench -t TOK FILE... [--threads N] [--against tiktoken,hf,sentencepiece] [--json]
     tokviz train --model {bpe,bytelevel-bpe,wordpiece,unigram} --vocab-size N [options] -o OUT FILE...
     tokviz health -t TOK [--json]
+    tokviz compare -t A -t B [...] [FILE|-] [--json]
     tokviz stats -t TOK [-t TOK2 ...] [--corpus [LABEL=]PATH ...] [--table markdown|csv] [--json]
-    tokviz screenshot explorer|merges|vocab|stats -t TOK [--text FILE] -o out.png
+    tokviz screenshot explorer|merges|vocab|stats|compare -t TOK [-t TOK2 ...] [--text FILE] -o out.png
 """
 from __future__ import annotations
 
@@ -188,6 +189,34 @@ def cmd_stats(args) -> int:
     return 0
 
 
+def cmd_compare(args) -> int:
+    from .analysis.compare import compare_text
+    from .analysis.corpus_stats import table_csv, table_markdown, unique_name
+
+    paths = args.tokenizer or []
+    if len(paths) < 2:
+        raise TokvizError("give at least two tokenizers with -t")
+    tokenizers = {}
+    for p in paths:
+        tok = _load(p, args.pattern)
+        tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
+    text = _read_input(args.file)
+    result = compare_text(tokenizers, text, top_words=args.words)
+    if args.json:
+        json.dump(result.as_dict(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    sys.stdout.write(table_csv(result.rows) if args.table == "csv" else table_markdown(result.rows))
+    print(f"\n{result.identical_share:.1%} of the {len(text):,} characters are in tokens every tokenizer cuts "
+          f"the same way; boundaries differ at {len(result.differing_positions()):,} places.")
+    if result.split_words:
+        print("\nWords one tokenizer splits into the most pieces:")
+        for w in result.split_words:
+            counts = ", ".join(f"{n} {c}" for n, c in w["pieces"].items())
+            print(f"  {w['word']!r}: {counts}")
+    return 0
+
+
 def cmd_screenshot(args) -> int:
     from .gui.screenshot import screenshot
 
@@ -338,6 +367,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_stats)
 
+    p = sub.add_parser("compare", help="several tokenizers on one text: counts, boundary differences, split words")
+    tok_arg(p, many=True)
+    p.add_argument("file", nargs="?", help="text file ('-' or nothing: standard input)")
+    p.add_argument("--table", choices=["markdown", "csv"], help="format of the table (default markdown)")
+    p.add_argument("--words", type=int, default=10, help="how many most-split words to list (default 10)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_compare)
+
     p = sub.add_parser("bench", help="encoding speed next to tiktoken / HF tokenizers / sentencepiece, same chunks")
     tok_arg(p)
     p.add_argument("files", nargs="+", help="text files to encode")
@@ -377,7 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("screenshot", help="render a view to a PNG (offscreen)")
-    p.add_argument("view", help="explorer, merges, vocab or stats")
+    p.add_argument("view", help="explorer, merges, vocab, stats or compare")
     tok_arg(p, many=True)
     p.add_argument("--text", help="text file to show (default: the sample text)")
     p.add_argument("-o", "--output", required=True, help="PNG file to write")

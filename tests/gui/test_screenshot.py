@@ -30,8 +30,8 @@ def test_explorer_screenshot_with_a_tokenizer_and_text(qtbot, tmp_path):
 
 
 def test_unknown_view_lists_available_views(tmp_path):
-    with pytest.raises(ValueError, match="explorer"):
-        screenshot("compare", [], None, tmp_path / "x.png")
+    with pytest.raises(ValueError, match="planned"):
+        screenshot("train", [], None, tmp_path / "x.png")
     with pytest.raises(ValueError, match="available views: explorer"):
         screenshot("nonsense", [], None, tmp_path / "x.png")
     assert not (tmp_path / "x.png").exists()
@@ -63,3 +63,12 @@ def test_statistics_screenshots(qtbot, tmp_path, view, default_tokenizer_path):
     assert (image.width(), image.height()) == (900, 600)
     colours = {image.pixel(x, y) for x in range(0, 900, 5) for y in range(0, 600, 5)}
     assert len(colours) > 10
+
+
+def test_compare_screenshot(qtbot, tmp_path, default_tokenizer_path):
+    qwen = shared_tokenizer("qwen2.5/tokenizer.json")
+    out = screenshot("compare", [str(default_tokenizer_path), str(qwen)], None, tmp_path / "compare.png",
+                     width=1000, height=700)
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1000, 700)
+    assert len({image.pixel(x, y) for x in range(0, 1000, 5) for y in range(0, 700, 5)}) > 20

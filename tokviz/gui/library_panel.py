@@ -36,6 +36,20 @@ def tokenizer_details(found: Found) -> tuple[str, int]:
     return tok.model.kind, tok.vocab_size
 
 
+class _LibraryTree(QTreeWidget):
+    """The tree, whose tokenizer entries can be dragged (onto the Compare view)."""
+
+    def mimeData(self, items):
+        from .compare_view import tokenizer_mime
+
+        entries = []
+        for item in items:
+            f = item.data(0, FOUND_ROLE)
+            if f is not None:
+                entries.append({"path": str(f.path), "name": f.name, "format": f.format, "encoding": f.encoding})
+        return tokenizer_mime(entries)
+
+
 class LibraryPanel(QWidget):
     """`openRequested(Found)` when the user opens an entry (double-click or Enter)."""
 
@@ -58,8 +72,10 @@ class LibraryPanel(QWidget):
         self._generation = 0
         self._pending_details = 0
 
-        self.tree = QTreeWidget()
+        self.tree = _LibraryTree()
         self.tree.setObjectName("LibraryTree")
+        self.tree.setDragEnabled(True)
+        self.tree.setDragDropMode(QTreeWidget.DragDropMode.DragOnly)
         self.tree.setColumnCount(4)
         self.tree.setHeaderLabels(["Name", "Format", "Model", "Vocab"])
         self.tree.setRootIsDecorated(True)
@@ -150,6 +166,7 @@ class LibraryPanel(QWidget):
             for f in items:
                 item = QTreeWidgetItem([f.name, f.format, "…", ""])
                 item.setData(0, FOUND_ROLE, f)
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsDragEnabled)
                 tip = str(f.path) + (f"\n{f.detail}" if f.detail else "")
                 for col in range(4):
                     item.setToolTip(col, tip)

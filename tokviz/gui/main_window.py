@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QSizePolicy,
     QSplitter,
+    QTabWidget,
     QTextEdit,
     QVBoxLayout,
     QWidget,
@@ -66,6 +67,7 @@ from .coloring import MODES as COLOR_MODES
 from .coloring import rank_function, unknown_id
 from .ids_panel import IdsPanel
 from .library_panel import LibraryPanel
+from .compare_view import CompareView
 from .merges_panel import MergesPanel
 from .stats_view import StatsView
 from .vocab_view import VocabView
@@ -265,7 +267,17 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setSizes([480, 720])
-        self.setCentralWidget(self.splitter)
+        self.compare_view = CompareView()
+        self.compare_view.panesChanged.connect(
+            lambda: self.settings.set_compare_tokenizers(self.compare_view.paths()) if self._compare_restored else None)
+        self._compare_restored = False  # the saved panes are loaded when the Compare tab is first shown
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("MainTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.splitter, "Explorer")
+        self.tabs.addTab(self.compare_view, "Compare")
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.setCentralWidget(self.tabs)
 
         self.library_dock = QDockWidget("Library", self)
         self.library_dock.setObjectName("LibraryDock")
@@ -392,6 +404,10 @@ class MainWindow(QMainWindow):
         self.action_show_stats.setText("&Statistics and comparison")
         self.action_show_stats.setShortcut(QKeySequence("Ctrl+Shift+T"))
         view_menu.addAction(self.action_show_stats)
+        self.action_compare = QAction("&Compare tokenizers", self)
+        self.action_compare.setShortcut(QKeySequence("Ctrl+Shift+C"))
+        self.action_compare.triggered.connect(self.show_compare)
+        view_menu.addAction(self.action_compare)
         view_menu.addSeparator()
         color_menu = view_menu.addMenu("&Colour tokens by")
         self.color_actions = QActionGroup(self)
@@ -599,6 +615,7 @@ class MainWindow(QMainWindow):
         self.merges_panel.set_theme(token_theme)
         self.vocab_view.set_theme(token_theme)
         self.stats_view.set_theme(token_theme)
+        self.compare_view.set_theme(token_theme)
         self.ids_panel.decoded_tokens.set_theme(token_theme)
         for action in self.theme_actions.actions():
             action.setChecked(action.data() == name)
@@ -978,6 +995,8 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_encoded(self, result: EncodeResult) -> None:
+        if self.tabs.currentWidget() is self.compare_view:
+            self.compare_view.set_text(self.current_text())
         if self._big is not None:
             if self._big["shown"] is None:  # (the whole file's tokens, once there, stay)
                 self._show_big_encoded(result)
@@ -1081,6 +1100,23 @@ class MainWindow(QMainWindow):
                 sel.cursor = cur
                 selections.append(sel)
         self.editor.setExtraSelections(selections)
+
+    @Slot(int)
+    def _on_tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is not self.compare_view:
+            return
+        if not self._compare_restored:
+            self._compare_restored = True
+            saved = self.settings.compare_tokenizers()
+            for entry in saved:
+                self.compare_view.add_path(entry["path"], entry["name"], entry["encoding"])
+            if not saved and self.controller.tokenizer is not None:
+                self.compare_view.add_tokenizer(self.controller.tokenizer)
+        self.compare_view.set_text(self.current_text())
+
+    def show_compare(self) -> None:
+        """Switch to the Compare tab (on the text being edited)."""
+        self.tabs.setCurrentWidget(self.compare_view)
 
     @Slot(bool)
     def _fill_vocab_view(self, visible: bool) -> None:
@@ -1200,6 +1236,7 @@ class MainWindow(QMainWindow):
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         self.library.shutdown()
         self.merges_panel.shutdown()
+        self.compare_view.shutdown()
         self.vocab_view.shutdown()
         self.stats_view.shutdown()
         self.file_job.shutdown()

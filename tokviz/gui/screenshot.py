@@ -10,8 +10,8 @@ from pathlib import Path
 from ..defaults import default_tokenizer_path
 from ..errors import TokvizError
 
-VIEWS = ("explorer", "merges", "vocab", "stats")
-PLANNED_VIEWS = ("compare", "train")  # coming in later issues
+VIEWS = ("explorer", "merges", "vocab", "stats", "compare")
+PLANNED_VIEWS = ("train",)  # coming in a later issue
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 60.0) -> bool:
@@ -70,7 +70,9 @@ def screenshot(
     sample text), grabbed once the tokenizer is loaded and the text encoded.  "merges": the Merges
     panel on the same, showing the merge tree and the trace of the word of the text that takes the
     most merges.  "vocab": the Vocabulary view (figures, charts, table).  "stats": the Statistics
-    view measuring `text_file` (or the sample text) as the corpus.  Raises ValueError for an unknown view and TokvizError when a tokenizer or the text
+    view measuring `text_file` (or the sample text) as the corpus.  "compare": the Compare view with
+    a pane per tokenizer (at least two; the shipped default is added to a single one) on the text.
+    Raises ValueError for an unknown view and TokvizError when a tokenizer or the text
     cannot be opened."""
     if view not in VIEWS:
         planned = f" ({', '.join(PLANNED_VIEWS)} are planned)" if view in PLANNED_VIEWS else ""
@@ -93,6 +95,8 @@ def screenshot(
     _quiet_offscreen_warnings()
     if view == "merges":
         return _merges(app, tokenizers, text_file, Path(out), width, height)
+    if view == "compare":
+        return _compare(app, tokenizers, text_file, Path(out), width, height, timeout)
     if view in ("vocab", "stats"):
         return _statistics(view, app, tokenizers, text_file, Path(out), width, height, timeout)
     from .main_window import MainWindow
@@ -206,3 +210,38 @@ def _statistics(view: str, app, tokenizers, text_file, out: Path, width: int, he
         widget.shutdown()
         widget.close()
         widget.deleteLater()
+
+
+def _compare(app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
+    from .. import load
+    from ..defaults import sample_text
+    from . import files
+    from .compare_view import CompareView
+
+    paths = list(tokenizers) or [str(default_tokenizer_path())]
+    if len(paths) < 2:
+        paths.append(str(default_tokenizer_path()))
+    loaded = [load(p) for p in paths]  # (errors name the file before any window opens)
+    text = files.read_text_head(text_file, 64 * 1024) if text_file else sample_text()
+    view = CompareView()
+    done: list = []
+    try:
+        view.resize(width, height)
+        view.show()
+        view.compared.connect(done.append)
+        view.set_text(text)
+        for tok in loaded:
+            view.add_tokenizer(tok)
+        if not wait_until(lambda: bool(done), timeout):
+            raise TokvizError(f"the compare view did not finish within {timeout:.0f} s")
+        for _ in range(3):
+            app.sendPostedEvents()
+            app.processEvents()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if not view.grab().save(str(out), "PNG"):
+            raise TokvizError("could not write the PNG", out)
+        return out
+    finally:
+        view.shutdown()
+        view.close()
+        view.deleteLater()

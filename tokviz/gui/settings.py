@@ -85,6 +85,15 @@ class Settings:
     def set_library_folders(self, folders: list[str]) -> None:
         self._set_list("library/folders", [[f] for f in folders])
 
+    # ---- compare view -------------------------------------------------------------------------------
+    def compare_tokenizers(self) -> list[dict]:
+        """The Compare view's panes: [{"path", "name", "encoding"}], in order."""
+        return [{"path": e[0], "name": e[1], "encoding": e[2] or None} for e in self._list("compare/tokenizers")
+                if len(e) == 3]
+
+    def set_compare_tokenizers(self, entries: list[dict]) -> None:
+        self._set_list("compare/tokenizers", [[e["path"], e["name"], e.get("encoding") or ""] for e in entries])
+
     # ---- storage: lists of string lists, as JSON (QSettings' own list types differ by format) ---------
     def _list(self, key: str) -> list[list[str]]:
         raw = self.qsettings.value(key, "[]")

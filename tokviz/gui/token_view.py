@@ -179,6 +179,7 @@ class TokenView(QAbstractScrollArea):
         self._pieces_of: dict[tuple, list[tuple[list, float, bool]]] = {}  # token key -> its pieces
         self._block_sizes = None  # (blocks, chars, tokens, extra rows, empty) of each block, for estimates
         self._painting = False
+        self._marks: np.ndarray | None = None  # per token: marked (see set_marks)
         self.setFont(mono_font())
         self.viewport().setMouseTracking(True)
         self.viewport().setAutoFillBackground(True)
@@ -191,11 +192,12 @@ class TokenView(QAbstractScrollArea):
 
     # ---- public API ---------------------------------------------------------------------------
     def set_encoding(self, encoding: Encoding | None) -> None:
-        """Show `encoding` (None: show the message).  A TokenArray's precomputed blocks are used
+        """Show `encoding` (None: show the message); marks are cleared.  A TokenArray's precomputed blocks are used
         as they are (`TokenArray.layout_blocks`), so a huge document costs the UI thread only
         the estimate of its blocks' heights."""
         self._encoding = encoding
         self._selection = None
+        self._marks = None
         self._hover = -1
         self._current = -1 if encoding is None or self._current >= len(encoding) else self._current
         if encoding is None:
@@ -373,6 +375,50 @@ class TokenView(QAbstractScrollArea):
 
     def hovered_token(self) -> int:
         return self._hover
+
+    def set_linked_hover(self, index: int) -> None:
+        """Outline token `index` as hovered without the pointer being here (a compare view shows
+        the token under the pointer in another pane); -1 for none.  Emits nothing."""
+        if index != self._hover:
+            self._hover = index
+            self.viewport().update()
+
+    def set_marks(self, indices) -> None:
+        """Draw a red bar at the left edge of these tokens (the compare view's boundary diff)."""
+        n = len(self._encoding) if self._encoding is not None else 0
+        mask = np.zeros(n, bool)
+        idx = np.asarray(indices, dtype=np.int64)
+        mask[idx[(idx >= 0) & (idx < n)]] = True
+        self._marks = mask if mask.any() else None
+        self.viewport().update()
+
+    def marks(self) -> set[int]:
+        return set() if self._marks is None else {int(i) for i in np.flatnonzero(self._marks)}
+
+    def top_token(self) -> int:
+        """Index of the first token at the top of the viewport (-1 when nothing is shown)."""
+        if self._encoding is None or not len(self._heights):
+            return -1
+        self._prepare_visible()
+        top = self.verticalScrollBar().value()
+        b = self._block_at(top - self.MARGIN)
+        for b in range(b, min(b + 50, len(self._heights))):
+            layout = self._layout(b)
+            block_top = self._block_top_doc(b)
+            for row in range(layout.rows):
+                if block_top + row * self._pitch + self._box_h >= top:
+                    for j in layout.row_range(row):
+                        if layout.tok[j] >= 0:
+                            return layout.tok[j]
+        return -1
+
+    def scroll_to_token(self, index: int) -> None:
+        """Scroll so the row of token `index` is the top row."""
+        rects = self.token_rects(index)
+        if rects:
+            bar = self.verticalScrollBar()
+            target = bar.value() + rects[0].top() - self.MARGIN
+            bar.setValue(0 if target <= self.MARGIN else int(target))  # (the first row: the very top)
 
     def ensure_visible(self, index: int) -> None:
         """Scroll so token `index` is on screen.  The blocks it brings into view are laid out
@@ -894,6 +940,15 @@ class TokenView(QAbstractScrollArea):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(theme.truncation))
             painter.drawRect(cut_mark)
+        if self._marks is not None:
+            marks = self._marks
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(theme.truncation))
+            for layout, row, top in rows_drawn:
+                for j in layout.row_range(row):
+                    tok = layout.tok[j]
+                    if tok >= 0 and marks[tok] and (j == 0 or layout.tok[j - 1] != tok):
+                        painter.drawRect(QRectF(layout.x[j] - 1.5, top - 1.0, 2.0, self._box_h + 2.0))
         for rect, hovered in emphasis:
             color = QColor(theme.hover_outline if hovered else theme.current_outline)
             painter.setPen(QPen(color, 2.0))

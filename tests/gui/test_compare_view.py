@@ -1,0 +1,168 @@
+"""The Compare view: panes fill in the background, hover and scroll are synchronised, the diff marks
+are where the cuts differ, the table equals `tokviz compare --json`, and the set persists."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import time
+
+import pytest
+from PySide6.QtCore import QPoint
+
+import tokviz
+from tokviz.cli import main
+from tokviz.defaults import default_tokenizer_path
+from tokviz.gui.compare_view import CompareView
+
+from .helpers import SHARED, shared_tokenizer
+from .test_big_file import MAX_GAP_MS, Heartbeat
+
+def _tokenizers():
+    from tokviz.core import Tokenizer
+    from tokviz.core.models.bpe import BPE
+
+    base = {c: i for i, c in enumerate("abcd ")}
+    a = Tokenizer(BPE({**base, "ab": 5, "cd": 6}, [("a", "b"), ("c", "d")]))
+    b = Tokenizer(BPE({**base, "bc": 5}, [("b", "c")]))
+    return a, b
+
+
+@pytest.fixture
+def view(qtbot):
+    v = CompareView()
+    qtbot.addWidget(v)
+    v.resize(1200, 700)
+    v.show()
+    yield v
+    v.shutdown()
+
+
+def _wait_compared(qtbot, view, timeout=60_000):
+    with qtbot.waitSignal(view.compared, timeout=timeout) as blocker:
+        pass
+    return blocker.args[0]
+
+
+def test_diff_marks_where_the_cuts_differ(qtbot, view):
+    a, b = _tokenizers()
+    view.set_text("abcd dd")
+    with qtbot.waitSignal(view.compared, timeout=30_000) as blocker:
+        view.add_tokenizer(a, "A")
+        view.add_tokenizer(b, "B")
+    result = blocker.args[0]
+    assert result.names == ["A", "B"]
+    assert view.panes[0].view.marks() == {1}  # A's 'cd' starts at 2, where B does not cut
+    assert view.panes[1].view.marks() == {1, 2}  # B's 'bc' (1) and 'd' (3)
+    assert "3 characters" not in view.summary.text() and "42.9%" in view.summary.text()
+    # the marks are drawn: a red bar left of A's second token
+    image = view.panes[0].view.viewport().grab().toImage()
+    rect = view.panes[0].view.token_rects(1)[0]
+    red = image.pixelColor(int(rect.left()) - 1, int(rect.center().y()))
+    assert red.red() > 150 and red.green() < 120
+    # moving and removing panes
+    view.move_pane(0, 1)
+    assert [p.name() for p in view.panes] == ["B", "A"]
+    view.remove_pane(1)
+    assert [p.name() for p in view.panes] == ["B"]
+
+
+def test_hover_is_synchronised_across_panes(qtbot, view):
+    qwen = shared_tokenizer("qwen2.5/tokenizer.json")
+    text = "Tokenizers cut 乌鲁木齐 differently.\nSecond line of text."
+    view.set_text(text)
+    with qtbot.waitSignal(view.compared, timeout=60_000):
+        view.add_path(default_tokenizer_path())
+        view.add_path(qwen)
+    left, right = view.panes
+    enc_left, enc_right = left.encoding, right.encoding
+    for index in (0, 3, len(enc_left) - 2):
+        point = left.view.token_rects(index)[0].center().toPoint()
+        qtbot.mouseMove(left.view.viewport(), point)
+        qtbot.waitUntil(lambda: left.view.hovered_token() == index, timeout=2_000)
+        char = int(enc_left.starts[index])
+        assert right.view.hovered_token() == enc_right.token_at(char)
+    qtbot.mouseMove(left.view.viewport(), QPoint(2, 2))
+    qtbot.waitUntil(lambda: right.view.hovered_token() == -1, timeout=2_000)
+
+
+def test_scrolling_one_pane_scrolls_the_others(qtbot, view):
+    text = (SHARED / "corpus" / "en.txt").read_text(encoding="utf-8")[:60_000]
+    view.set_text(text)
+    with qtbot.waitSignal(view.compared, timeout=60_000):
+        view.add_path(default_tokenizer_path())
+        view.add_path(shared_tokenizer("qwen2.5/tokenizer.json"))
+    left, right = view.panes
+    bar = left.view.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    left.view.viewport().grab()
+    top_char = int(left.encoding.starts[left.view.top_token()])
+    other_top = right.view.top_token()
+    a, b = int(right.encoding.starts[other_top]), int(right.encoding.ends[other_top])
+    assert abs(a - top_char) < 200 and right.view.verticalScrollBar().value() > 0
+
+
+def test_table_equals_tokviz_compare_json(qtbot, view, tmp_path):
+    qwen = shared_tokenizer("qwen2.5/tokenizer.json")
+    path = tmp_path / "t.txt"
+    path.write_text("The tokenizer splits 乌鲁木齐 and unaffable words. " * 20, encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    view.set_text(text)
+    with qtbot.waitSignal(view.compared, timeout=60_000) as blocker:
+        view.add_path(default_tokenizer_path())
+        view.add_path(qwen)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["compare", "-t", str(default_tokenizer_path()), "-t", str(qwen), str(path), "--json"]) == 0
+    cli = json.loads(out.getvalue())
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "time (ms)"} for r in rows]  # noqa: E731
+    assert strip(view.table_rows()) == strip(cli["rows"])
+    shown = [[view.table.item(r, c).text() for c in range(view.table.columnCount())] for r in range(view.table.rowCount())]
+    assert [row[0] for row in shown] == cli["tokenizers"] and shown[1][2] == f"{cli['rows'][1]['tokens']:,}"
+    assert view.table_text("markdown").startswith("| tokenizer | vocab size | tokens |")
+    assert view.save_png(tmp_path / "panes.png") and (tmp_path / "panes.png").stat().st_size > 1000
+
+
+def test_five_way_compare_of_a_megabyte_stays_responsive(qtbot, view):
+    paths = [shared_tokenizer(p) for p in ("qwen2.5/tokenizer.json", "llama3/tokenizer.json", "cl100k_base.tiktoken",
+                                           "bert-minilm/tokenizer.json", "sentencepiece/unigram_8k.model")]
+    parts = [(SHARED / "corpus" / f"{n}.txt").read_text(encoding="utf-8")[:260_000] for n in ("en", "zh", "code", "multi")]
+    text = "\n".join(parts)[: 2**20]
+    # loaded first: this measures the encodes (parsing a tokenizer.json is one long call that holds
+    # the GIL for ~0.1 s, whoever makes it)
+    tokenizers = [tokviz.load(p) for p in paths]
+    for tok in tokenizers:  # (and used once: a first encode builds the native encoder's tables)
+        tok.encode("warm up")
+    filled = []
+    view.paneEncoded.connect(lambda i: filled.append((time.perf_counter(), i)))
+    heartbeat = Heartbeat()
+    heartbeat.start()
+    view.set_text(text)
+    with qtbot.waitSignal(view.compared, timeout=300_000):
+        for tok in tokenizers:
+            view.add_tokenizer(tok)
+    qtbot.wait(200)
+    heartbeat.stop()
+    assert sorted(i for _, i in filled) == [0, 1, 2, 3, 4]
+    assert filled[-1][0] - filled[0][0] > 0.05  # the panes filled one by one, as results arrived
+    assert heartbeat.max_gap < MAX_GAP_MS, f"the UI thread stalled {heartbeat.max_gap:.0f} ms ({heartbeat.top()})"
+    assert all(len(p.encoding) > 100_000 for p in view.panes)
+
+
+def test_the_set_of_panes_persists(qtbot, make_window, tmp_path):
+    from tokviz.gui.settings import Settings
+
+    settings = Settings(tmp_path / "shared.ini")
+    window = make_window(default_tokenizer_path(), "some text to compare", settings=settings)
+    window.show_compare()
+    qtbot.waitUntil(lambda: len(window.compare_view.panes) == 1, timeout=10_000)
+    window.compare_view.add_path(default_tokenizer_path(), "again")
+    saved = settings.compare_tokenizers()
+    assert [e["name"] for e in saved] == [window.compare_view.panes[0].name(), "again"]
+    window.close()
+    second = make_window(default_tokenizer_path(), "other text", settings=settings)
+    second.show_compare()
+    qtbot.waitUntil(lambda: len(second.compare_view.panes) == 2
+                    and all(p.encoding is not None for p in second.compare_view.panes), timeout=30_000)
+    assert [p.name() for p in second.compare_view.panes] == [e["name"] for e in saved]
+    assert second.compare_view.text() == "other text"
