@@ -34,6 +34,7 @@ class AddedVocabulary:
         self.special_ids = frozenset(t.id for t in self.tokens if t.special)
         # (normalized, allow_special) -> (pattern, content -> token, prefix all contents share)
         self._matchers: dict[tuple[bool, bool], tuple[regex.Pattern, dict[str, AddedToken], str] | None] = {}
+        self._strings: dict[bool, tuple[str, ...]] = {}  # allow_special -> match_strings
 
     def __len__(self):
         return len(self.tokens)
@@ -47,6 +48,19 @@ class AddedVocabulary:
         """True when no added token can be matched in text (none, or only special ones that
         are not allowed): `split` then always returns its input whole."""
         return self._matcher(False, allow_special) is None and self._matcher(True, allow_special) is None
+
+    def match_strings(self, allow_special: bool) -> tuple[str, ...]:
+        """Every string an added token can be matched as, in the raw or the normalized text: a
+        normalized text that holds none of them is never cut by `split`."""
+        strings = self._strings.get(allow_special)
+        if strings is None:
+            out: list[str] = []
+            for normalized in (False, True):
+                matcher = self._matcher(normalized, allow_special)
+                if matcher is not None:
+                    out.extend(matcher[1])
+            strings = self._strings[allow_special] = tuple(out)
+        return strings
 
     def _matcher(self, normalized: bool, allow_special: bool):
         key = (normalized, allow_special)

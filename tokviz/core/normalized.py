@@ -8,8 +8,12 @@ When nothing changed the text the spans are implicit (`base + i`), which keeps t
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterable
+
+_CHUNK = 512  # characters per piece of a text that unicode_normalize checks as a whole
+_JAMO = re.compile("[\u1160-\u11ff]")  # vowel and trailing jamo: they join the preceding cluster
 
 
 class NormalizedString:
@@ -175,7 +179,7 @@ class NormalizedString:
         out: list[str] = []
         ns: list[int] = []
         ne: list[int] = []
-        for a, b in _clusters(text):
+        for a, b in _clusters(text, form, starts, ends, out, ns, ne):
             piece = unicodedata.normalize(form, text[a:b])
             s, e = min(starts[a:b]), max(ends[a:b])
             out.append(piece)
@@ -195,13 +199,34 @@ class NormalizedString:
         return NormalizedString(new, self.base, [s] * len(new), [e] * len(new))
 
 
-def _clusters(text: str):
-    """Cut text before every starter character that cannot combine with what precedes it."""
-    start = 0
-    for i in range(1, len(text)):
-        c = text[i]
-        if unicodedata.combining(c) == 0 and not ("\u1160" <= c <= "\u11ff"):
-            yield start, i
-            start = i
-    if text:
-        yield start, len(text)
+def _starts_cluster(c: str) -> bool:
+    return unicodedata.combining(c) == 0 and not ("\u1160" <= c <= "\u11ff")
+
+
+def _clusters(text: str, form: str, starts: list[int], ends: list[int], out: list[str], ns: list[int], ne: list[int]):
+    """Cut text before every starter character that cannot combine with what precedes it.
+
+    Most of a text that needs normalizing is usually in the form already: pieces of about _CHUNK
+    characters (cut at cluster starts) that are in the form and only hold one-character clusters
+    are appended to out/ns/ne as they are (each character normalizes to itself) instead of being
+    yielded cluster by cluster."""
+    n = len(text)
+    a = 0
+    while a < n:
+        b = min(a + _CHUNK, n)
+        while b < n and not _starts_cluster(text[b]):
+            b += 1
+        chunk = text[a:b]
+        if (unicodedata.is_normalized(form, chunk) and not _JAMO.search(chunk)
+                and not any(map(unicodedata.combining, chunk))):
+            out.append(chunk)
+            ns.extend(starts[a:b])
+            ne.extend(ends[a:b])
+        else:
+            start = a
+            for i in range(a + 1, b):
+                if _starts_cluster(text[i]):
+                    yield start, i
+                    start = i
+            yield start, b
+        a = b

@@ -233,6 +233,10 @@ class Tokenizer:
         if native is None:
             ids, offsets, special = self._encode_python(text, allow)
         else:
+            if text and not (add_special_tokens and self.post_processor is not None):
+                checked = self._encode_if_plain(native, text, allow, 2)
+                if checked is not None:
+                    return LazyEncoding(text, *checked, self._id_tables())
             parts = self._native_parts(native, text, allow)
             if self._lazy_ok(native, parts, add_special_tokens):
                 seg = parts[0][0]
@@ -241,6 +245,14 @@ class Tokenizer:
             plain = [seg for seg, tok in parts if tok is None and seg.text]
             ids, offsets, special = self._assemble(parts, [native.encode_segment(seg) for seg in plain])
         return self._finish(text, ids, offsets, special, add_special_tokens)
+
+    def _encode_if_plain(self, native, text: str, allow: bool, offsets: int):
+        """The C encoder's result for a text that needs no preparation (see `_checked_form`), or
+        None: the text must go through `_native_parts`."""
+        form = self._checked_form(native, allow)
+        if form is None:
+            return None
+        return native.encoder.encode(text, 0, offsets, form, self.added.match_strings(allow))
 
     def _lazy_ok(self, native, parts, add_special_tokens) -> bool:
         """Whether the text is one plain segment the native encoder takes as it is (the common
@@ -350,6 +362,10 @@ class Tokenizer:
         if native is None:
             return self.encode(text, add_special_tokens=add_special_tokens, allow_special=allow_special).ids
         check_text(text)
+        if text:
+            ids = self._encode_if_plain(native, text, allow, 0)
+            if ids is not None:
+                return self._ids_of([(None, None)], [ids], add_special_tokens)
         parts = self._native_parts(native, text, allow)
         plain = [seg for seg, tok in parts if tok is None and seg.text]
         return self._ids_of(parts, [native.encode_segment(seg, False) for seg in plain], add_special_tokens)
@@ -362,9 +378,9 @@ class Tokenizer:
         kwargs = {"add_special_tokens": add_special_tokens, "allow_special": allow_special}
         if native is None:
             return [e.ids for e in self.encode_batch(texts, threads, **kwargs)]
-        all_parts, plain = self._split_batch(texts, allow, native)
         with paused_gc():
-            encoded = self._encode_many(native, texts, plain, threads or os.cpu_count() or 1, with_offsets=False)
+            all_parts, encoded = self._encode_texts(native, texts, allow, threads or os.cpu_count() or 1,
+                                                    with_offsets=False)
         out = []
         pos = 0
         for parts in all_parts:
@@ -417,10 +433,67 @@ class Tokenizer:
             plain.extend(seg for seg, tok in parts if tok is None and seg.text)
         return all_parts, plain
 
+    def _encode_texts(self, native, texts, allow, threads, **kwargs):
+        """(parts of each text as `_native_parts` cuts it, the native results of all their plain
+        segments in order): `_split_batch` then `native.encode_many`, or the checked path."""
+        form = self._checked_form(native, allow)
+        if form is None:
+            all_parts, plain = self._split_batch(texts, allow, native)
+            return all_parts, self._encode_many(native, texts, plain, threads, **kwargs)
+        return self._encode_checked(native, texts, allow, form, threads, **kwargs)
+
+    def _checked_form(self, native, allow):
+        """The C text check's `form` (-1: no normalizer) when the C threads can tell by
+        themselves which texts need no preparation, else None: a normalizer that is one Unicode
+        normal form the C tables know, or none but added tokens that can match."""
+        if native.python_split or native.normalizes or self.text_normalizer is not None:
+            return None
+        if self.normalizer is None:
+            return None if self.added.matches_nothing(allow) else -1  # (the fast path takes the first)
+        from .. import native as native_module
+
+        return native_module.quick_check_form(self.normalizer)
+
+    def _encode_checked(self, native, texts, allow, form, threads, **kwargs):
+        """`_encode_texts` with the preparation moved into the C threads: a text in normal form
+        `form` that holds no added token's string is encoded as it is; the others (rejected: None)
+        are cut and normalized here, then encoded in a second native call."""
+        for text in texts:
+            if not isinstance(text, str):
+                check_text(text)  # raises
+        results = self._encode_many(native, texts, None, threads, checked=(form, self.added.match_strings(allow)),
+                                    **kwargs)
+        all_parts = []
+        encoded = []
+        rejected_plain = []
+        rejected_at = []  # where the results of the rejected texts' segments go in `encoded`
+        for text, result in zip(texts, results):
+            if result is not None:
+                all_parts.append([(NormalizedString(text), None)])
+                if text:
+                    encoded.append(result)
+                continue
+            parts = self._native_parts(native, text, allow)
+            if len(parts) != 1 or parts[0][0].text is not text:
+                check_text(text)  # (a text the C encoder sees whole, it checks itself)
+            all_parts.append(parts)
+            for seg, tok in parts:
+                if tok is None and seg.text:
+                    rejected_at.append(len(encoded))
+                    rejected_plain.append(seg)
+                    encoded.append(None)
+        if rejected_plain:
+            for at, result in zip(rejected_at, self._encode_many(native, texts, rejected_plain, threads, **kwargs)):
+                encoded[at] = result
+        return all_parts, encoded
+
     @staticmethod
-    def _encode_many(native, texts, plain, threads, **kwargs):
-        """native.encode_many, with check_text's clear error for a lone surrogate it met."""
+    def _encode_many(native, texts, plain, threads, checked=None, **kwargs):
+        """native.encode_many (or, with `checked` = (form, stops), native.encode_many_checked of the
+        texts), with check_text's clear error for a lone surrogate it met."""
         try:
+            if checked is not None:
+                return native.encode_many_checked(texts, threads, *checked, **kwargs)
             return native.encode_many(plain, threads, **kwargs)
         except ValueError:
             for text in texts:
@@ -432,7 +505,10 @@ class Tokenizer:
 
         With the native encoder the texts are cut at added tokens in Python, then all their plain
         segments are encoded by `threads` native threads at once (the GIL released; with one
-        thread, on the calling thread)."""
+        thread, on the calling thread).  When the normalizer is one Unicode normal form (or there
+        is none), the native threads first check each text and encode at once those that need no
+        preparation (in normal form, no added token's string): only the others are prepared in
+        Python."""
         allowed = kwargs.get("allow_special")
         native = self._native_for(self.special_in_text if allowed is None else allowed)
         if native is not None and len(texts) > 1 and set(kwargs) <= {"add_special_tokens", "allow_special"}:
@@ -444,12 +520,12 @@ class Tokenizer:
 
     def _encode_batch_native(self, native, texts, threads, add_special_tokens=False, allow_special=None):
         allow = self.special_in_text if allow_special is None else allow_special
-        all_parts, plain = self._split_batch(texts, allow, native)
         threads = threads or os.cpu_count() or 1
         tables = self._id_tables()
         out = []
         with paused_gc():  # the id lists hold only ints: walking them all finds nothing to free
-            encoded = iter(self._encode_many(native, texts, plain, threads, packed=True))
+            all_parts, encoded = self._encode_texts(native, texts, allow, threads, packed=True)
+            encoded = iter(encoded)
             for text, parts in zip(texts, all_parts):
                 if self._lazy_ok(native, parts, add_special_tokens) and parts[0][0].base == 0:
                     ids, packed = next(encoded)

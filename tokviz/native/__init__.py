@@ -15,6 +15,11 @@ splits off added tokens in Python) and gives the same ids and offsets.  It is us
   is done natively; any other pre-tokenizers before the ByteLevel cut the text in Python
   ("regex fallback") and the pieces are still merged natively.
 
+When the normalizer is one Unicode normal form (NFC, NFKC, NFD, NFKD) or there is none, the C
+threads of a batch first check each raw text: one that passes the form's quick check (tables in
+src/nfc_tables.h, made by gen_nfc_tables.py) and holds no added token's string needs no
+preparation and is encoded as it is; only the others are normalized and cut in Python.
+
 A WordPiece or (HF) Unigram model is also run in C (NativeModel): the normalizer and the
 pre-tokenizer stay in Python, and all the pieces of a text go to the C model in one call.
 
@@ -26,6 +31,7 @@ Set TOKVIZ_PURE_PYTHON=1 (or call Tokenizer.use_native(False)) to stay on the Py
 from __future__ import annotations
 
 import os
+import unicodedata
 from array import array
 
 from ..core import patterns as _patterns
@@ -66,6 +72,21 @@ def _pattern_ids() -> dict[str, int]:
 
 PATTERN_IDS = _pattern_ids()
 PATTERN_NAMES = {0: "none", 1: "gpt2", 2: "cl100k", 3: "o200k", 4: "llama3", 5: "qwen2"}
+NORMAL_FORMS = {"NFC": 0, "NFD": 1, "NFKC": 2, "NFKD": 3}  # the `form` of the C text check
+
+
+def quick_check_form(normalizer) -> int | None:
+    """The C text check's `form` for a normalizer that is one Unicode normal form, else None.
+
+    None too when the C tables come from another Unicode version than this Python's unicodedata
+    (the Python reference would then normalize some characters differently)."""
+    if _native is None or getattr(_native, "NORM_UNICODE_VERSION", None) != unicodedata.unidata_version:
+        return None
+    if isinstance(normalizer, _norm.Sequence) and len(normalizer.normalizers) == 1:
+        normalizer = normalizer.normalizers[0]
+    if type(normalizer) is not _norm.UnicodeForm:
+        return None
+    return NORMAL_FORMS.get(normalizer.form)
 
 
 class NativeEncoder:
@@ -131,10 +152,28 @@ class NativeEncoder:
             if packed:
                 results = [(ids, _pack(offs)) for ids, offs in results]
             return results
-        results = self.encoder.encode_many([s.text for s in segments], threads, 2 if with_offsets or packed else 0)
+        # (untracked: the id lists hold only ints, the garbage collector need not walk them)
+        results = self.encoder.encode_many([s.text for s in segments], threads, 2 if with_offsets or packed else 0,
+                                           untracked=True)
         if packed or not with_offsets:
             return results
         return [self.unpack(seg, ids, offs) for seg, (ids, offs) in zip(segments, results)]
+
+    def encode_many_checked(self, texts, threads: int, form: int, stops, with_offsets: bool = True,
+                            packed: bool = False):
+        """encode_many of whole texts that the C threads first check: None for a text that is not
+        in the Unicode normal form `form` by the quick check (see NORMAL_FORMS; -1: any text) or
+        that holds one of the strings `stops` (the caller prepares those in Python)."""
+        offsets = 2 if with_offsets or packed else 0
+        results = self.encoder.encode_many(texts, threads, offsets, form, stops, untracked=True)
+        if packed or not with_offsets:
+            return results
+        return [None if r is None else self._unpack_whole(*r) for r in results]
+
+    @staticmethod
+    def _unpack_whole(ids, packed):
+        pairs = memoryview(packed).cast("i")
+        return ids, list(zip(pairs[0::2], pairs[1::2]))
 
     def unpack(self, seg, ids, packed):
         """(ids, offsets in the original text) from a packed result for the segment `seg`."""
@@ -145,8 +184,11 @@ class NativeEncoder:
         if seg.is_identity:
             base = seg.base
             return ids, [(a + base, b + base) for a, b in zip(starts, ends)]
-        span = seg.original_span
-        return ids, [span(a, b) for a, b in zip(starts, ends)]
+        # seg.original_span(a, b) inlined (tokens are never empty): this runs once per token
+        first, last = seg.starts, seg.ends
+        if first == sorted(first) and last == sorted(last):  # (as normalizers make them: cheap)
+            return ids, [(first[a], last[b - 1]) for a, b in zip(starts, ends)]
+        return ids, [(min(first[a:b]), max(last[a:b])) for a, b in zip(starts, ends)]
 
 
 def _pack(offsets) -> bytes:

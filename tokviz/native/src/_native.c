@@ -4,7 +4,8 @@
  *   - the bytes of every token (id -> bytes) and a hash map bytes -> id;
  *   - a hash map (left id, right id) -> (rank, merged id): the merge list of an HF tokenizer, or
  *     for a tiktoken table every split a + b of a token into two tokens, ranked by the token;
- *   - a few bounded caches piece bytes -> ids, each behind its own lock (a thread takes a free one).
+ *   - a few bounded caches piece bytes -> ids, each behind its own lock (a call takes a free one and
+ *     shares it with all its threads).
  * encode(text) cuts the text with a native scanner (scan.h), turns each piece into UTF-8 bytes,
  * merges them (lowest rank first, leftmost on ties, as tokviz/core/models/bpe.py does) and reports
  * each token's character span.  The Python pipeline in tokviz/core is the definition; the tests
@@ -15,6 +16,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "nfc_tables.h"
 #include "scan.h"
 #include "sp_pieces.h"
 #include "models.h"
@@ -30,16 +33,17 @@
 #ifndef SHORT_PIECE
 #define SHORT_PIECE 16 /* up to this many bytes: merge by rescanning an array; beyond, the heap */
 #endif
-#define CACHE_SLOTS 8     /* independent caches; a thread uses whichever is free */
+#define CACHE_SLOTS 8     /* independent caches; a call uses whichever is free */
 #ifndef CACHE_MAX_KEY
 #define CACHE_MAX_KEY 128 /* longer pieces are not cached */
 #endif
 #ifndef CACHE_BITS
-#define CACHE_BITS 15 /* 2**CACHE_BITS pieces per cache; it is emptied when full */
+#define CACHE_BITS 17 /* 2**CACHE_BITS pieces per cache (see cache_put when it is full) */
 #endif
 #define CACHE_ENTRIES (1 << CACHE_BITS)
 #define CACHE_KEY_BYTES (CACHE_ENTRIES * 32)
 #define CACHE_ID_COUNT (CACHE_ENTRIES * 8)
+#define BLOCK_ENTRIES 64 /* a thread reserves cache space for this many pieces at a time */
 #define MAX_THREADS 256
 #ifndef BLOOM_BITS
 #define BLOOM_BITS 12 /* at least this many filter bits a key (up to twice): a few % false hits */
@@ -119,14 +123,20 @@ typedef struct {
     uint16_t key_len, n_ids;
 } CacheEntry;
 
-/* Aligned to its own cache lines: threads using neighbouring caches must not share one. */
+/* One call (encode, or encode_many with all its threads) holds a cache's lock while it uses it.
+ * The threads of one encode_many share the cache without further locking: a thread reserves space
+ * for BLOCK_ENTRIES entries at a time with atomic counters, writes an entry there, then publishes
+ * it by setting its slot (release; readers load slots with acquire).  A shared cache is only
+ * cleared by its holder while no thread encodes with it (see take_cache); when it fills up
+ * meanwhile it stops taking entries.
+ * Aligned to its own cache lines: threads using neighbouring caches must not share one. */
 typedef struct {
     _Alignas(64) pthread_mutex_t lock;
-    uint64_t *slots; /* hash tag << 32 | entry index + 1; 0 = empty; 2 * CACHE_ENTRIES of them */
+    _Atomic uint64_t *slots; /* hash tag << 32 | entry index + 1; 0 = empty; 2 * CACHE_ENTRIES of them */
     CacheEntry *entries;
     uint8_t *keys;
     int32_t *ids;
-    size_t n_entries, keys_used, ids_used;
+    _Atomic size_t n_entries, keys_used, ids_used; /* (reserved: may run past the capacity) */
     char pad[64];
 } Cache;
 
@@ -149,7 +159,7 @@ static int cache_init(Cache *c) {
 /* The tables are allocated by the first thread that uses the cache (most encoders use one). */
 static int cache_alloc(Cache *c) {
     if (c->slots) return 0;
-    c->slots = calloc(2 * CACHE_ENTRIES, sizeof(uint64_t));
+    c->slots = calloc(2 * CACHE_ENTRIES, sizeof(*c->slots));
     c->entries = malloc(CACHE_ENTRIES * sizeof(CacheEntry));
     c->keys = malloc(CACHE_KEY_BYTES);
     c->ids = malloc(CACHE_ID_COUNT * sizeof(int32_t));
@@ -160,17 +170,26 @@ static int cache_alloc(Cache *c) {
     return 0;
 }
 
+/* Only while no other thread uses the cache. */
 static void cache_clear(Cache *c) {
-    memset(c->slots, 0, 2 * CACHE_ENTRIES * sizeof(uint64_t));
-    c->n_entries = c->keys_used = c->ids_used = 0;
+    memset((void *)c->slots, 0, 2 * CACHE_ENTRIES * sizeof(*c->slots));
+    atomic_store_explicit(&c->n_entries, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->keys_used, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->ids_used, 0, memory_order_relaxed);
+}
+
+static int cache_full(const Cache *c, size_t len, size_t n_ids) {
+    return atomic_load_explicit(&c->n_entries, memory_order_relaxed) >= CACHE_ENTRIES ||
+           atomic_load_explicit(&c->keys_used, memory_order_relaxed) + len > CACHE_KEY_BYTES ||
+           atomic_load_explicit(&c->ids_used, memory_order_relaxed) + n_ids > CACHE_ID_COUNT;
 }
 
 /* The cached ids of a piece (count in *n_ids), or NULL. */
-static const int32_t *cache_get(const Cache *c, const uint8_t *key, size_t len, uint64_t h, size_t *n_ids) {
+static const int32_t *cache_get(Cache *c, const uint8_t *key, size_t len, uint64_t h, size_t *n_ids) {
     size_t mask = 2 * CACHE_ENTRIES - 1;
     uint64_t tag = h & 0xFFFFFFFF00000000ULL;
     for (size_t s = h & mask;; s = (s + 1) & mask) {
-        uint64_t e = c->slots[s];
+        uint64_t e = atomic_load_explicit(&c->slots[s], memory_order_acquire);
         if (!e) return NULL;
         if ((e & 0xFFFFFFFF00000000ULL) != tag) continue; /* another piece: no need to look at it */
         const CacheEntry *ent = &c->entries[(uint32_t)e - 1];
@@ -181,24 +200,58 @@ static const int32_t *cache_get(const Cache *c, const uint8_t *key, size_t len, 
     }
 }
 
-static void cache_put(Cache *c, const uint8_t *key, size_t len, uint64_t h, const int32_t *ids, size_t n_ids) {
+/* The space a thread has reserved in a cache and not used yet (all zero: none). */
+typedef struct {
+    size_t entry, entry_end, key, key_end, id, id_end;
+} CacheBlock;
+
+/* Reserve the next block of the cache for a thread; false when the cache is full. */
+static int cache_reserve(Cache *c, CacheBlock *b) {
+    memset(b, 0, sizeof(*b));
+    if (cache_full(c, BLOCK_ENTRIES * 32, BLOCK_ENTRIES * 8)) return 0;
+    size_t e = atomic_fetch_add_explicit(&c->n_entries, BLOCK_ENTRIES, memory_order_relaxed);
+    size_t k = atomic_fetch_add_explicit(&c->keys_used, BLOCK_ENTRIES * 32, memory_order_relaxed);
+    size_t i = atomic_fetch_add_explicit(&c->ids_used, BLOCK_ENTRIES * 8, memory_order_relaxed);
+    if (e + BLOCK_ENTRIES > CACHE_ENTRIES || k + BLOCK_ENTRIES * 32 > CACHE_KEY_BYTES ||
+        i + BLOCK_ENTRIES * 8 > CACHE_ID_COUNT)
+        return 0; /* (another thread took the last block) */
+    *b = (CacheBlock){e, e + BLOCK_ENTRIES, k, k + BLOCK_ENTRIES * 32, i, i + BLOCK_ENTRIES * 8};
+    return 1;
+}
+
+/* Add a piece, in the thread's block `b`.  `shared`: other threads may use the cache meanwhile
+ * (a full cache then takes no more entries; else it is emptied first). */
+static void cache_put(Cache *c, CacheBlock *b, const uint8_t *key, size_t len, uint64_t h, const int32_t *ids,
+                      size_t n_ids, int shared) {
     if (len > CACHE_MAX_KEY || n_ids > CACHE_MAX_KEY) return;
-    if (c->n_entries >= CACHE_ENTRIES || c->keys_used + len > CACHE_KEY_BYTES || c->ids_used + n_ids > CACHE_ID_COUNT)
-        cache_clear(c);
-    size_t mask = 2 * CACHE_ENTRIES - 1;
-    size_t s = h & mask;
-    while (c->slots[s]) s = (s + 1) & mask;
-    CacheEntry *ent = &c->entries[c->n_entries];
+    if (b->entry == b->entry_end || b->key + len > b->key_end || b->id + n_ids > b->id_end) {
+        if (!cache_reserve(c, b)) {
+            if (shared) return;
+            cache_clear(c);
+            if (!cache_reserve(c, b)) return;
+        }
+    }
+    size_t index = b->entry++;
+    CacheEntry *ent = &c->entries[index];
     ent->hash = h;
-    ent->key_off = (uint32_t)c->keys_used;
+    ent->key_off = (uint32_t)b->key;
     ent->key_len = (uint16_t)len;
-    ent->ids_off = (uint32_t)c->ids_used;
+    ent->ids_off = (uint32_t)b->id;
     ent->n_ids = (uint16_t)n_ids;
-    memcpy(c->keys + c->keys_used, key, len);
-    memcpy(c->ids + c->ids_used, ids, n_ids * sizeof(int32_t));
-    c->keys_used += len;
-    c->ids_used += n_ids;
-    c->slots[s] = (h & 0xFFFFFFFF00000000ULL) | (uint32_t)++c->n_entries;
+    memcpy(c->keys + b->key, key, len);
+    memcpy(c->ids + b->id, ids, n_ids * sizeof(int32_t));
+    b->key += len;
+    b->id += n_ids;
+    uint64_t value = (h & 0xFFFFFFFF00000000ULL) | (uint32_t)(index + 1);
+    size_t mask = 2 * CACHE_ENTRIES - 1;
+    /* At most CACHE_ENTRIES of the 2 * CACHE_ENTRIES slots are ever set: a free one is found. */
+    for (size_t s = h & mask;; s = (s + 1) & mask) {
+        uint64_t expected = 0;
+        if (atomic_load_explicit(&c->slots[s], memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong_explicit(&c->slots[s], &expected, value, memory_order_release,
+                                                    memory_order_relaxed))
+            return;
+    }
 }
 
 /* ---- the encoder ---------------------------------------------------------------------------- */
@@ -328,11 +381,10 @@ typedef struct {
     uint8_t *bytes;
     int32_t *char_of; /* character index (within the text) of each byte */
     size_t bytes_cap;
-    int cache_hint; /* the piece cache this thread tries first (see take_cache) */
+    CacheBlock block; /* this thread's free space in the cache of the call */
 } Scratch;
 
 static void scratch_free(Scratch *s) {
-    int hint = s->cache_hint;
     free(s->sym);
     free(s->rank);
     free(s->merged);
@@ -342,7 +394,6 @@ static void scratch_free(Scratch *s) {
     free(s->bytes);
     free(s->char_of);
     memset(s, 0, sizeof(*s));
-    s->cache_hint = hint;
 }
 
 /* Rank and merged id of the pair (a, b); rank NO_RANK when the pair does not merge. */
@@ -487,7 +538,7 @@ static int out_reserve(Out *o, size_t extra, int offsets) {
     return 0;
 }
 
-enum { ENC_OK = 0, ENC_NOMEM = 1, ENC_SURROGATE = 2 };
+enum { ENC_OK = 0, ENC_NOMEM = 1, ENC_SURROGATE = 2, ENC_REJECTED = 3 /* the TextCheck failed */ };
 
 /* Piece [a, b) of the text to UTF-8 in s->bytes (with each byte's character in s->char_of). */
 static int piece_bytes(const tv_text *t, ptrdiff_t a, ptrdiff_t b, Scratch *s, size_t *len) {
@@ -529,9 +580,16 @@ static int piece_bytes(const tv_text *t, ptrdiff_t a, ptrdiff_t b, Scratch *s, s
     return ENC_OK;
 }
 
+/* The piece cache a call encodes with (cache NULL: none); shared by the call's threads or not. */
+typedef struct {
+    Cache *cache;
+    int shared;
+} CacheUse;
+
 /* Tokens of one piece's bytes, appended to out (ids only). */
-static int encode_piece(const Encoder *e, Cache *cache, Scratch *s, const uint8_t *bytes, size_t len, Out *out,
+static int encode_piece(const Encoder *e, CacheUse use, Scratch *s, const uint8_t *bytes, size_t len, Out *out,
                         int offsets) {
+    Cache *cache = use.cache;
     if (out_reserve(out, len, offsets)) return ENC_NOMEM;
     if (len == 1) {
         out->ids[out->n++] = e->byte_id[bytes[0]];
@@ -561,18 +619,25 @@ static int encode_piece(const Encoder *e, Cache *cache, Scratch *s, const uint8_
     for (size_t k = 0; k < len; k++) s->sym[k] = e->byte_id[bytes[k]];
     size_t m = len <= SHORT_PIECE ? merge_short(e, s, bytes, len) : merge_long(e, s, bytes, len);
     memcpy(out->ids + out->n, s->sym, m * sizeof(int32_t));
-    if (cached) cache_put(cache, bytes, len, h, out->ids + out->n, m);
+    if (cached) cache_put(cache, &s->block, bytes, len, h, out->ids + out->n, m, use.shared);
     out->n += m;
     return ENC_OK;
 }
 
-/* A free piece cache, the thread's own (hint) first: a cache that stays with one thread stays in
- * that core's memory caches.  NULL when all are busy or out of memory (encode without one). */
-static Cache *take_cache(Encoder *e, int hint) {
+/* A free piece cache for a call (the first one first: a cache that stays with one caller stays in
+ * the memory caches).  NULL when all are busy or out of memory (encode without one).  A cache
+ * that its last user (shared) left nearly full is emptied now, while nobody else uses it. */
+static Cache *take_cache(Encoder *e) {
     for (int k = 0; k < e->n_caches; k++) {
-        Cache *c = &e->caches[(k + hint) % e->n_caches];
+        Cache *c = &e->caches[k];
         if (pthread_mutex_trylock(&c->lock) != 0) continue;
-        if (cache_alloc(c) == 0) return c;
+        if (cache_alloc(c) == 0) {
+            if (atomic_load_explicit(&c->n_entries, memory_order_relaxed) > CACHE_ENTRIES / 4 * 3 ||
+                atomic_load_explicit(&c->keys_used, memory_order_relaxed) > CACHE_KEY_BYTES / 4 * 3 ||
+                atomic_load_explicit(&c->ids_used, memory_order_relaxed) > CACHE_ID_COUNT / 4 * 3)
+                cache_clear(c);
+            return c;
+        }
         pthread_mutex_unlock(&c->lock);
         return NULL;
     }
@@ -584,8 +649,7 @@ static void give_cache(Cache *c) {
 }
 
 /* Encode the whole text (no Python calls: runs without the GIL). */
-static int encode_text(Encoder *e, const tv_text *t, Scratch *s, Out *out, int offsets) {
-    Cache *cache = take_cache(e, s->cache_hint);
+static int encode_text(Encoder *e, const tv_text *t, CacheUse cache, Scratch *s, Out *out, int offsets) {
     int rc = ENC_OK;
     for (ptrdiff_t i = 0; i < t->n && rc == ENC_OK;) {
         ptrdiff_t j = tv_scan(e->pattern, t, i);
@@ -605,7 +669,6 @@ static int encode_text(Encoder *e, const tv_text *t, Scratch *s, Out *out, int o
         }
         i = j;
     }
-    give_cache(cache);
     return rc;
 }
 
@@ -639,6 +702,130 @@ static int text_of(PyObject *obj, tv_text *t) {
     t->kind = PyUnicode_KIND(obj);
     t->n = PyUnicode_GET_LENGTH(obj);
     return 0;
+}
+
+/* ---- the text check: may the text be encoded as it is? -------------------------------------
+ * A tokenizer that normalizes (NFC, NFKC...) and matches added tokens hands the C encoder its raw
+ * texts with a TextCheck: a text already in the normal form (the quick check's Yes answer) that
+ * holds none of the added tokens' strings is encoded as it is, on the worker threads; any other
+ * text is rejected and the Python pipeline prepares it. */
+
+typedef struct {
+    int form;         /* TV_FORM_NFC ... TV_FORM_NFKD, or TV_FORM_NONE */
+    Py_ssize_t n_stops;
+    uint32_t **stops; /* the code points of each string that must not occur */
+    Py_ssize_t *stop_len;
+    uint8_t first_ascii[16]; /* bit c: some stop string starts with ASCII character c */
+    int first_other;         /* some stop string starts with a non-ASCII character */
+} TextCheck;
+
+enum { TV_FORM_NONE = -1, TV_FORM_NFC = 0, TV_FORM_NFD = 1, TV_FORM_NFKC = 2, TV_FORM_NFKD = 3 };
+
+static void text_check_free(TextCheck *c) {
+    for (Py_ssize_t k = 0; k < c->n_stops; k++) free(c->stops[k]);
+    free(c->stops);
+    free(c->stop_len);
+    memset(c, 0, sizeof(*c));
+    c->form = TV_FORM_NONE;
+}
+
+/* A TextCheck from Python arguments: form (-1: none) and a sequence of str (or None). */
+static int text_check_init(TextCheck *c, int form, PyObject *stops) {
+    memset(c, 0, sizeof(*c));
+    c->form = TV_FORM_NONE;
+    if (form < TV_FORM_NONE || form > TV_FORM_NFKD) {
+        PyErr_Format(PyExc_ValueError, "unknown normal form %d", form);
+        return -1;
+    }
+    c->form = form;
+    if (stops == NULL || stops == Py_None) return 0;
+    PyObject *fast = PySequence_Fast(stops, "stops: expected a sequence of str");
+    if (!fast) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    c->stops = calloc((size_t)n + 1, sizeof(uint32_t *));
+    c->stop_len = calloc((size_t)n + 1, sizeof(Py_ssize_t));
+    if (!c->stops || !c->stop_len) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *s = PySequence_Fast_GET_ITEM(fast, k);
+        tv_text t;
+        if (text_of(s, &t)) goto fail;
+        if (t.n == 0) continue; /* an empty string cannot be matched */
+        uint32_t *cps = malloc((size_t)t.n * sizeof(uint32_t));
+        if (!cps) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        for (ptrdiff_t i = 0; i < t.n; i++) cps[i] = tv_cp(&t, i);
+        c->stops[c->n_stops] = cps;
+        c->stop_len[c->n_stops++] = t.n;
+        if (cps[0] < 128)
+            c->first_ascii[cps[0] >> 3] |= (uint8_t)(1u << (cps[0] & 7));
+        else
+            c->first_other = 1;
+    }
+    Py_DECREF(fast);
+    return 0;
+fail:
+    Py_DECREF(fast);
+    text_check_free(c);
+    return -1;
+}
+
+static int text_check_active(const TextCheck *c) { return c && (c->form != TV_FORM_NONE || c->n_stops); }
+
+/* Whether one of the stop strings starts at character i. */
+static int stop_at(const TextCheck *c, const tv_text *t, ptrdiff_t i) {
+    for (Py_ssize_t k = 0; k < c->n_stops; k++) {
+        Py_ssize_t len = c->stop_len[k];
+        if (len > t->n - i) continue;
+        const uint32_t *s = c->stops[k];
+        Py_ssize_t j = 0;
+        while (j < len && tv_cp(t, i + j) == s[j]) j++;
+        if (j == len) return 1;
+    }
+    return 0;
+}
+
+static inline uint32_t cp_of_kind(const void *data, int kind, ptrdiff_t i) {
+    return kind == 1 ? ((const uint8_t *)data)[i] : kind == 2 ? ((const uint16_t *)data)[i] : ((const uint32_t *)data)[i];
+}
+
+/* text_check_passes for one string kind (a constant once inlined: one tight loop per kind). */
+static inline __attribute__((always_inline)) int check_kind(const TextCheck *c, const tv_text *t, int kind) {
+    uint32_t yes = c->form == TV_FORM_NONE ? 0 : TV_NORM_YES(c->form);
+    int stops = c->n_stops != 0, other_stops = c->first_other;
+    unsigned last_ccc = 0;
+    for (ptrdiff_t i = 0, n = t->n; i < n; i++) {
+        uint32_t cp = cp_of_kind(t->data, kind, i);
+        if (cp < 128) {
+            last_ccc = 0; /* ASCII is in every normal form */
+            if (stops && (c->first_ascii[cp >> 3] >> (cp & 7)) & 1 && stop_at(c, t, i)) return 0;
+            continue;
+        }
+        if (yes) {
+            if (cp >= 0x110000) return 0;
+            uint32_t props = tv_norm_props(cp);
+            unsigned ccc = props & TV_NORM_CCC_MASK;
+            if (!(props & yes) || (ccc && last_ccc > ccc)) return 0;
+            last_ccc = ccc;
+        }
+        if (other_stops && stop_at(c, t, i)) return 0;
+    }
+    return 1;
+}
+
+/* True when the text is in the normal form by the quick check (every character's property Yes,
+ * non-zero combining classes in order) and holds no stop string. */
+static int text_check_passes(const TextCheck *c, const tv_text *t) {
+    switch (t->kind) {
+    case 1: return check_kind(c, t, 1);
+    case 2: return check_kind(c, t, 2);
+    default: return check_kind(c, t, 4);
+    }
 }
 
 /* What encode() returns for the offsets (its `offsets` argument). */
@@ -710,11 +897,12 @@ fail:
 }
 
 static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"text", "base", "offsets", NULL};
-    PyObject *text;
+    static char *kwlist[] = {"text", "base", "offsets", "form", "stops", NULL};
+    PyObject *text, *stops = NULL;
     Py_ssize_t base = 0;
-    int offsets = 1;
-    if (check_ready(self) || !PyArg_ParseTupleAndKeywords(args, kw, "U|ni:encode", kwlist, &text, &base, &offsets))
+    int offsets = 1, form = TV_FORM_NONE;
+    if (check_ready(self) ||
+        !PyArg_ParseTupleAndKeywords(args, kw, "U|niiO:encode", kwlist, &text, &base, &offsets, &form, &stops))
         return NULL;
     if (offsets < OFFSETS_NONE || offsets > OFFSETS_PACKED) {
         PyErr_SetString(PyExc_ValueError, "offsets: 0 (none), 1 (tuples) or 2 (packed)");
@@ -722,12 +910,27 @@ static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
     }
     tv_text t;
     if (text_of(text, &t)) return NULL;
+    TextCheck check;
+    if (text_check_init(&check, form, stops)) return NULL;
     Scratch s = {0};
     Out o = {0};
     int rc;
-    Py_BEGIN_ALLOW_THREADS rc = encode_text(self, &t, &s, &o, offsets);
-    Py_END_ALLOW_THREADS scratch_free(&s);
-    PyObject *res = rc == ENC_OK ? out_to_python(self, &o, offsets, base) : (set_error(rc), NULL);
+    Py_BEGIN_ALLOW_THREADS
+    if (text_check_active(&check) && !text_check_passes(&check, &t)) {
+        rc = ENC_REJECTED;
+    } else {
+        CacheUse cache = {take_cache(self), 0};
+        rc = encode_text(self, &t, cache, &s, &o, offsets);
+        give_cache(cache.cache);
+    }
+    Py_END_ALLOW_THREADS
+    scratch_free(&s);
+    text_check_free(&check);
+    PyObject *res;
+    if (rc == ENC_REJECTED)
+        res = Py_NewRef(Py_None);
+    else
+        res = rc == ENC_OK ? out_to_python(self, &o, offsets, base) : (set_error(rc), NULL);
     out_free(&o);
     return res;
 }
@@ -745,11 +948,12 @@ typedef struct {
     char *done;
     size_t n_texts;
     size_t next; /* next text to take */
-    int workers; /* started so far: each takes the next number as its cache hint */
     int cancel;  /* the caller gave up (an error): take no more texts */
     pthread_mutex_t lock;
     pthread_cond_t finished;
     int offsets;
+    const TextCheck *check; /* NULL: encode every text as it is */
+    CacheUse cache;         /* taken by the calling thread for all the batch's threads */
 } Batch;
 
 /* Take the next text nobody has taken and encode it; false when none is left. */
@@ -762,7 +966,8 @@ static int batch_step(Batch *b, Scratch *s) {
     /* Into a local Out, stored when done: the threads write the counts of neighbouring texts'
        results on every token, and these must not share a cache line. */
     Out out = {0};
-    int rc = encode_text(b->enc, &b->texts[k], s, &out, b->offsets);
+    int rc = b->check && !text_check_passes(b->check, &b->texts[k]) ? ENC_REJECTED
+                                                                     : encode_text(b->enc, &b->texts[k], b->cache, s, &out, b->offsets);
     pthread_mutex_lock(&b->lock);
     b->outs[k] = out;
     b->rcs[k] = rc;
@@ -775,9 +980,6 @@ static int batch_step(Batch *b, Scratch *s) {
 static void *batch_worker(void *arg) {
     Batch *b = arg;
     Scratch s = {0};
-    pthread_mutex_lock(&b->lock);
-    s.cache_hint = ++b->workers; /* the calling thread has 0 */
-    pthread_mutex_unlock(&b->lock);
     while (batch_step(b, &s)) {
     }
     scratch_free(&s);
@@ -785,18 +987,24 @@ static void *batch_worker(void *arg) {
 }
 
 static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"texts", "threads", "offsets", NULL};
-    PyObject *seq;
-    int threads = 1, offsets = 1;
-    if (check_ready(self) || !PyArg_ParseTupleAndKeywords(args, kw, "O|ii:encode_many", kwlist, &seq, &threads, &offsets))
+    static char *kwlist[] = {"texts", "threads", "offsets", "form", "stops", "untracked", NULL};
+    PyObject *seq, *stops = NULL;
+    int threads = 1, offsets = 1, form = TV_FORM_NONE, untracked = 0;
+    if (check_ready(self) || !PyArg_ParseTupleAndKeywords(args, kw, "O|iiiOp:encode_many", kwlist, &seq, &threads,
+                                                          &offsets, &form, &stops, &untracked))
         return NULL;
     /* A private tuple: nothing can drop the texts while the threads read them. */
     if (offsets < OFFSETS_NONE || offsets > OFFSETS_PACKED) {
         PyErr_SetString(PyExc_ValueError, "offsets: 0 (none), 1 (tuples) or 2 (packed)");
         return NULL;
     }
+    TextCheck check;
+    if (text_check_init(&check, form, stops)) return NULL;
     PyObject *fast = PySequence_Tuple(seq);
-    if (!fast) return NULL;
+    if (!fast) {
+        text_check_free(&check);
+        return NULL;
+    }
     Py_ssize_t n = PyTuple_GET_SIZE(fast);
     if (threads < 1) threads = 1;
     if (threads > MAX_THREADS) threads = MAX_THREADS;
@@ -806,6 +1014,7 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
     b.enc = self;
     b.n_texts = (size_t)n;
     b.offsets = offsets;
+    b.check = text_check_active(&check) ? &check : NULL;
     b.texts = calloc((size_t)n + 1, sizeof(tv_text));
     b.outs = calloc((size_t)n + 1, sizeof(Out));
     b.rcs = calloc((size_t)n + 1, sizeof(int));
@@ -827,6 +1036,11 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
         goto nomem;
     }
     sync_ready = 1;
+    /* One cache for all the threads: each learns the pieces the others met (with a cache each,
+       every thread would merge the common pieces of the batch once more). */
+    b.cache.shared = threads > 1;
+    Py_BEGIN_ALLOW_THREADS b.cache.cache = take_cache(self);
+    Py_END_ALLOW_THREADS
     for (int k = 0; k < threads - 1; k++) { /* (if some cannot start, the others do the work) */
         if (pthread_create(&tids[k], NULL, batch_worker, &b) != 0) break;
         started = k + 1;
@@ -849,8 +1063,15 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
             }
             Py_END_ALLOW_THREADS
         }
-        PyObject *item = rc == ENC_OK ? out_to_python(self, &b.outs[k], offsets, 0) : (set_error(rc), NULL);
+        PyObject *item;
+        if (rc == ENC_REJECTED)
+            item = Py_NewRef(Py_None);
+        else
+            item = rc == ENC_OK ? out_to_python(self, &b.outs[k], offsets, 0) : (set_error(rc), NULL);
         out_free(&b.outs[k]);
+        /* A list of ints cannot be part of a reference cycle: untracked, the collector never walks
+           the batch's id lists (a whole pass over every id, on the GIL, after the batch). */
+        if (item && rc == ENC_OK && untracked) PyObject_GC_UnTrack(offsets == OFFSETS_NONE ? item : PyTuple_GET_ITEM(item, 0));
         if (!item) {
             Py_CLEAR(result);
             break;
@@ -870,6 +1091,7 @@ done:
         Py_BEGIN_ALLOW_THREADS for (int k = 0; k < started; k++) pthread_join(tids[k], NULL);
         Py_END_ALLOW_THREADS pthread_cond_destroy(&b.finished);
         pthread_mutex_destroy(&b.lock);
+        give_cache(b.cache.cache);
     }
     if (b.outs)
         for (Py_ssize_t k = 0; k < n; k++) out_free(&b.outs[k]);
@@ -879,6 +1101,7 @@ done:
     free(b.done);
     free(tids);
     Py_DECREF(fast);
+    text_check_free(&check);
     return result;
 }
 
@@ -1177,10 +1400,14 @@ static PyGetSetDef Encoder_getset[] = {
 
 static PyMethodDef Encoder_methods[] = {
     {"encode", (PyCFunction)(void (*)(void))Encoder_encode, METH_VARARGS | METH_KEYWORDS,
-     "encode(text, base=0, offsets=1) -> ids (offsets=0), (ids, [(start, end)]) (1) or (ids, packed int32 "
-     "start/end pairs as bytes) (2); offsets are character positions + base.  Releases the GIL."},
+     "encode(text, base=0, offsets=1, form=-1, stops=None) -> ids (offsets=0), (ids, [(start, end)]) (1) or "
+     "(ids, packed int32 start/end pairs as bytes) (2); offsets are character positions + base.  Releases the "
+     "GIL.  form (0-3: NFC, NFD, NFKC, NFKD) and stops (strings): None unless the text passes the normal form's "
+     "quick check and holds none of the stops."},
     {"encode_many", (PyCFunction)(void (*)(void))Encoder_encode_many, METH_VARARGS | METH_KEYWORDS,
-     "encode_many(texts, threads=1, offsets=1) -> a list of encode() results, computed on `threads` threads."},
+     "encode_many(texts, threads=1, offsets=1, form=-1, stops=None, untracked=False) -> a list of encode() "
+     "results (None for a text the check rejects), computed on `threads` threads; untracked: the id lists are "
+     "not tracked by the cyclic garbage collector."},
     {"pieces", (PyCFunction)Encoder_pieces, METH_O, "pieces(text) -> [(start, end)] cut by the native pre-tokenizer."},
     {"clear_cache", (PyCFunction)Encoder_clear_cache, METH_NOARGS, "Forget the cached pieces (benchmarks: a cold start)."},
     {NULL},
@@ -1207,10 +1434,37 @@ static PyObject *mod_class_table(PyObject *mod, PyObject *unused) {
     return res;
 }
 
+/* norm_table() -> bytes: the normalization properties (uint16: combining class, quick-check Yes bits
+ * 8 + form) of every code point (for the tests). */
+static PyObject *mod_norm_table(PyObject *mod, PyObject *unused) {
+    PyObject *res = PyBytes_FromStringAndSize(NULL, 0x110000 * sizeof(uint16_t));
+    if (!res) return NULL;
+    uint16_t *p = (uint16_t *)PyBytes_AS_STRING(res);
+    for (uint32_t c = 0; c < 0x110000; c++) p[c] = tv_norm_props(c);
+    return res;
+}
+
+/* quick_check(form, text, stops=None) -> bool: whether encode(..., form, stops) takes the text. */
+static PyObject *mod_quick_check(PyObject *mod, PyObject *args) {
+    int form;
+    PyObject *text, *stops = NULL;
+    if (!PyArg_ParseTuple(args, "iU|O:quick_check", &form, &text, &stops)) return NULL;
+    tv_text t;
+    TextCheck check;
+    if (text_of(text, &t) || text_check_init(&check, form, stops)) return NULL;
+    int ok = text_check_passes(&check, &t);
+    text_check_free(&check);
+    return PyBool_FromLong(ok);
+}
+
 static PyMethodDef module_methods[] = {
     {"pieces", mod_pieces, METH_VARARGS, "pieces(pattern_id, text) -> [(start, end)]"},
     {"sp_pieces", tv_sp_pieces, METH_VARARGS,
      "sp_pieces(data, pos) -> (pieces, scores, types, vocab, end): sentencepiece piece records read in C"},
+    {"norm_table", mod_norm_table, METH_NOARGS,
+     "norm_table() -> bytes: uint16 per code point, combining class | quick-check Yes bit (8 + form)"},
+    {"quick_check", mod_quick_check, METH_VARARGS,
+     "quick_check(form, text, stops=None) -> bool: the text passes form's quick check and holds no stop"},
     {"class_table", mod_class_table, METH_NOARGS, "class_table() -> bytes: class bits (L=1 N=2 S=4 UPPER=8 LOWER=16) per code point"},
     {NULL},
 };
@@ -1239,5 +1493,6 @@ PyMODINIT_FUNC PyInit__native(void) {
     PyModule_AddIntConstant(m, "PAT_O200K", TV_PAT_O200K);
     PyModule_AddIntConstant(m, "PAT_LLAMA3", TV_PAT_LLAMA3);
     PyModule_AddIntConstant(m, "PAT_QWEN2", TV_PAT_QWEN2);
+    PyModule_AddStringConstant(m, "NORM_UNICODE_VERSION", TV_NORM_UNICODE_VERSION);
     return m;
 }
