@@ -8,7 +8,7 @@
     tokviz health -t TOK [--json]
     tokviz compare -t A -t B [...] [FILE|-] [--json]
     tokviz stats -t TOK [-t TOK2 ...] [--corpus [LABEL=]PATH ...] [--table markdown|csv] [--json]
-    tokviz screenshot explorer|merges|vocab|stats|compare -t TOK [-t TOK2 ...] [--text FILE] -o out.png
+    tokviz screenshot explorer|merges|vocab|stats|compare|train -t TOK [-t TOK2 ...] [--text FILE] -o out.png
 """
 from __future__ import annotations
 
@@ -414,7 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("screenshot", help="render a view to a PNG (offscreen)")
-    p.add_argument("view", help="explorer, merges, vocab, stats or compare")
+    p.add_argument("view", help="explorer, merges, vocab, stats, compare or train")
     tok_arg(p, many=True)
     p.add_argument("--text", help="text file to show (default: the sample text)")
     p.add_argument("-o", "--output", required=True, help="PNG file to write")

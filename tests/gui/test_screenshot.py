@@ -30,8 +30,6 @@ def test_explorer_screenshot_with_a_tokenizer_and_text(qtbot, tmp_path):
 
 
 def test_unknown_view_lists_available_views(tmp_path):
-    with pytest.raises(ValueError, match="planned"):
-        screenshot("train", [], None, tmp_path / "x.png")
     with pytest.raises(ValueError, match="available views: explorer"):
         screenshot("nonsense", [], None, tmp_path / "x.png")
     assert not (tmp_path / "x.png").exists()
@@ -72,3 +70,9 @@ def test_compare_screenshot(qtbot, tmp_path, default_tokenizer_path):
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1000, 700)
     assert len({image.pixel(x, y) for x in range(0, 1000, 5) for y in range(0, 700, 5)}) > 20
+
+
+def test_train_screenshot(qtbot, tmp_path):
+    out = screenshot("train", [], None, tmp_path / "train.png", width=900, height=650)
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (900, 650)

@@ -70,6 +70,7 @@ from .library_panel import LibraryPanel
 from .compare_view import CompareView
 from .merges_panel import MergesPanel
 from .stats_view import StatsView
+from .train_panel import TrainPanel
 from .vocab_view import VocabView
 from .settings import Settings
 from .style import DARK, LIGHT, chrome_qss, dark_palette, mono_font, system_prefers_dark
@@ -314,6 +315,14 @@ class MainWindow(QMainWindow):
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
             self.tabifyDockWidget(self.merges_dock, dock)
             dock.hide()
+        self.train_panel = TrainPanel()
+        self.train_dock = QDockWidget("Training", self)
+        self.train_dock.setObjectName("TrainDock")
+        self.train_dock.setWidget(self.train_panel)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.train_dock)
+        self.tabifyDockWidget(self.merges_dock, self.train_dock)
+        self.train_dock.hide()
+        self.train_panel.trained.connect(self.use_trained_tokenizer)
         self._vocab_stale = True  # the Vocabulary view is filled when shown (a big vocabulary takes seconds)
         self.vocab_dock.visibilityChanged.connect(self._fill_vocab_view)
 
@@ -404,6 +413,10 @@ class MainWindow(QMainWindow):
         self.action_show_stats.setText("&Statistics and comparison")
         self.action_show_stats.setShortcut(QKeySequence("Ctrl+Shift+T"))
         view_menu.addAction(self.action_show_stats)
+        self.action_show_train = self.train_dock.toggleViewAction()
+        self.action_show_train.setText("&Training")
+        self.action_show_train.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        view_menu.addAction(self.action_show_train)
         self.action_compare = QAction("&Compare tokenizers", self)
         self.action_compare.setShortcut(QKeySequence("Ctrl+Shift+C"))
         self.action_compare.triggered.connect(self.show_compare)
@@ -615,6 +628,7 @@ class MainWindow(QMainWindow):
         self.merges_panel.set_theme(token_theme)
         self.vocab_view.set_theme(token_theme)
         self.stats_view.set_theme(token_theme)
+        self.train_panel.set_theme(token_theme)
         self.compare_view.set_theme(token_theme)
         self.ids_panel.decoded_tokens.set_theme(token_theme)
         for action in self.theme_actions.actions():
@@ -969,7 +983,6 @@ class MainWindow(QMainWindow):
         self._on_tokenizer_ready(result.tokenizer)
 
     def _on_tokenizer_ready(self, tok: Tokenizer) -> None:
-        freeze_long_lived()  # (see there: no full collection walks the vocabulary again)
         self.ids_panel.set_tokenizer(tok)
         self.merges_panel.set_tokenizer(tok)
         self.stats_view.set_tokenizer(tok)
@@ -1114,6 +1127,15 @@ class MainWindow(QMainWindow):
                 self.compare_view.add_tokenizer(self.controller.tokenizer)
         self.compare_view.set_text(self.current_text())
 
+    def use_trained_tokenizer(self, tok: Tokenizer) -> None:
+        """Open a tokenizer trained in the Training panel in the explorer, and in the Compare tab
+        beside the tokenizers there."""
+        self.controller.set_tokenizer(tok)
+        self._on_tokenizer_ready(tok)
+        if self._compare_restored:
+            self.compare_view.add_tokenizer(tok)
+        self.statusBar().showMessage(f"Trained {self._tok_name(tok)}: it is open in the explorer", 6000)
+
     def show_compare(self) -> None:
         """Switch to the Compare tab (on the text being edited)."""
         self.tabs.setCurrentWidget(self.compare_view)
@@ -1236,6 +1258,7 @@ class MainWindow(QMainWindow):
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         self.library.shutdown()
         self.merges_panel.shutdown()
+        self.train_panel.shutdown()
         self.compare_view.shutdown()
         self.vocab_view.shutdown()
         self.stats_view.shutdown()

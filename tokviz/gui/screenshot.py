@@ -10,8 +10,8 @@ from pathlib import Path
 from ..defaults import default_tokenizer_path
 from ..errors import TokvizError
 
-VIEWS = ("explorer", "merges", "vocab", "stats", "compare")
-PLANNED_VIEWS = ("train",)  # coming in a later issue
+VIEWS = ("explorer", "merges", "vocab", "stats", "compare", "train")
+PLANNED_VIEWS: tuple[str, ...] = ()  # views of issues still to come
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 60.0) -> bool:
@@ -72,7 +72,8 @@ def screenshot(
     most merges.  "vocab": the Vocabulary view (figures, charts, table).  "stats": the Statistics
     view measuring `text_file` (or the sample text) as the corpus.  "compare": the Compare view with
     a pane per tokenizer (at least two; the shipped default is added to a single one) on the text.
-    Raises ValueError for an unknown view and TokvizError when a tokenizer or the text
+    "train": the Training panel after training a byte-level BPE of 2,000 tokens on `text_file` (or the
+    shipped training text).  Raises ValueError for an unknown view and TokvizError when a tokenizer or the text
     cannot be opened."""
     if view not in VIEWS:
         planned = f" ({', '.join(PLANNED_VIEWS)} are planned)" if view in PLANNED_VIEWS else ""
@@ -95,6 +96,8 @@ def screenshot(
     _quiet_offscreen_warnings()
     if view == "merges":
         return _merges(app, tokenizers, text_file, Path(out), width, height)
+    if view == "train":
+        return _train(app, text_file, Path(out), width, height, timeout)
     if view == "compare":
         return _compare(app, tokenizers, text_file, Path(out), width, height, timeout)
     if view in ("vocab", "stats"):
@@ -245,3 +248,35 @@ def _compare(app, tokenizers, text_file, out: Path, width: int, height: int, tim
         view.shutdown()
         view.close()
         view.deleteLater()
+
+
+def _train(app, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
+    from ..defaults import resource_path
+    from .train_panel import TrainPanel
+
+    panel = TrainPanel()
+    done: list = []
+    try:
+        panel.resize(width, height)
+        panel.show()
+        panel.set_files([text_file or resource_path("training.txt")])
+        panel.vocab_size.setValue(2000)
+        for signal in (panel.trained, panel.failed, panel.cancelled):
+            signal.connect(lambda *args: done.append(args))
+        if not panel.start():
+            raise TokvizError(panel.status.text())
+        if not wait_until(lambda: bool(done), timeout):
+            raise TokvizError(f"training did not finish within {timeout:.0f} s")
+        if panel.result is None:
+            raise TokvizError(panel.status.text())
+        for _ in range(3):
+            app.sendPostedEvents()
+            app.processEvents()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if not panel.grab().save(str(out), "PNG"):
+            raise TokvizError("could not write the PNG", out)
+        return out
+    finally:
+        panel.shutdown()
+        panel.close()
+        panel.deleteLater()
