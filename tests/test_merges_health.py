@@ -191,3 +191,21 @@ def test_added_token_impact():
     assert [c[0] for c in changed] == ["去乌鲁木齐看看"]
     assert "乌鲁木齐" in changed[0][2] and "乌鲁木齐" not in changed[0][1]
     assert tok.encode("去乌鲁木齐看看").tokens == changed[0][1]  # the original is untouched
+
+
+def test_vocab_edits_keep_ids_apart_and_report():
+    from tokviz.analysis.vocab_edit import add_merges, add_reserved_tokens, check_edit, pad_to_multiple, remove_tokens
+
+    qwen = tokviz.load(shared_path("qwen2.5/tokenizer.json"))
+    edited = add_merges(qwen, [("Ġtoken", "izers")])
+    new_id = edited.model.vocab["Ġtokenizers"]
+    assert new_id >= max(t.id for t in qwen.added.tokens) + 1  # not on a special token's id
+    assert edited.encode(" tokenizers").ids == [new_id] != qwen.encode(" tokenizers").ids
+    assert qwen.encode(" tokenizers").ids != [new_id]  # the original is untouched
+    padded = pad_to_multiple(qwen, 128)
+    assert padded.vocab_size % 128 == 0 and padded.vocab_size - qwen.vocab_size < 128
+    assert add_reserved_tokens(qwen, 3).vocab_size == qwen.vocab_size + 3
+    model = _bpe([("乌", "鲁"), ("木", "齐"), ("乌鲁", "木齐")])
+    tok = Tokenizer(model)
+    report = check_edit(tok, remove_tokens(tok, ["木齐"]), words=["乌鲁木齐"])
+    assert [t for _, t in report.newly_unreachable] == ["乌鲁木齐"] and not report.safe

@@ -211,17 +211,22 @@ def edit_impact(before: BPE, after: BPE, words: Iterable[str]) -> list[tuple[str
     return out
 
 
-def with_merges(model: BPE, added: list[tuple[str, str]], at_rank: int | None = None) -> BPE:
+def with_merges(model: BPE, added: list[tuple[str, str]], at_rank: int | None = None,
+                first_id: int | None = None) -> BPE:
     """A copy of `model` with merges added (at the end, or from rank `at_rank` on), and their
-    results added to the vocabulary: the edit `edit_impact` compares."""
+    results added to the vocabulary (new ids from `first_id`, default after the model's last):
+    the edit `edit_impact` compares."""
     merges = list(model.merges or [])
     if model.merges is None:
         raise ValueError("a tiktoken-style BPE ranks merges by token id: add tokens, not merges")
     where = len(merges) if at_rank is None else at_rank
     merges[where:where] = added
     vocab = dict(model.vocab)
+    next_id = max(max(vocab.values(), default=-1) + 1, first_id or 0)
     for a, b in added:
-        vocab.setdefault(model._merged(a, b), max(vocab.values(), default=-1) + 1)
+        if model._merged(a, b) not in vocab:
+            vocab[model._merged(a, b)] = next_id
+            next_id += 1
     return BPE(vocab, merges, unk_token=model.unk_token, continuing_subword_prefix=model.prefix or None,
                end_of_word_suffix=model.suffix or None, fuse_unk=model.fuse_unk, byte_fallback=model.byte_fallback,
                ignore_merges=model.ignore_merges, end_of_word_symbol=model.end_symbol or None)

@@ -68,6 +68,7 @@ from .coloring import rank_function, unknown_id
 from .ids_panel import IdsPanel
 from .library_panel import LibraryPanel
 from .compare_view import CompareView
+from .edit_panel import EditPanel
 from .merges_panel import MergesPanel
 from .stats_view import StatsView
 from .train_panel import TrainPanel
@@ -323,6 +324,14 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.merges_dock, self.train_dock)
         self.train_dock.hide()
         self.train_panel.trained.connect(self.use_trained_tokenizer)
+        self.edit_panel = EditPanel()
+        self.edit_dock = QDockWidget("Edit vocabulary", self)
+        self.edit_dock.setObjectName("EditDock")
+        self.edit_dock.setWidget(self.edit_panel)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.edit_dock)
+        self.tabifyDockWidget(self.merges_dock, self.edit_dock)
+        self.edit_dock.hide()
+        self.edit_panel.applied.connect(self._use_edited_tokenizer)
         self._vocab_stale = True  # the Vocabulary view is filled when shown (a big vocabulary takes seconds)
         self.vocab_dock.visibilityChanged.connect(self._fill_vocab_view)
 
@@ -417,6 +426,10 @@ class MainWindow(QMainWindow):
         self.action_show_train.setText("&Training")
         self.action_show_train.setShortcut(QKeySequence("Ctrl+Shift+R"))
         view_menu.addAction(self.action_show_train)
+        self.action_show_edit = self.edit_dock.toggleViewAction()
+        self.action_show_edit.setText("&Edit vocabulary")
+        self.action_show_edit.setShortcut(QKeySequence("Ctrl+Shift+E"))
+        view_menu.addAction(self.action_show_edit)
         self.action_compare = QAction("&Compare tokenizers", self)
         self.action_compare.setShortcut(QKeySequence("Ctrl+Shift+C"))
         self.action_compare.triggered.connect(self.show_compare)
@@ -985,6 +998,7 @@ class MainWindow(QMainWindow):
     def _on_tokenizer_ready(self, tok: Tokenizer) -> None:
         self.ids_panel.set_tokenizer(tok)
         self.merges_panel.set_tokenizer(tok)
+        self.edit_panel.set_tokenizer(tok)
         self.stats_view.set_tokenizer(tok)
         self._vocab_stale = True
         self._fill_vocab_view(self.vocab_dock.isVisible())
@@ -1008,6 +1022,7 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_encoded(self, result: EncodeResult) -> None:
+        self.edit_panel.set_text(result.text)
         if self.tabs.currentWidget() is self.compare_view:
             self.compare_view.set_text(self.current_text())
         if self._big is not None:
@@ -1136,6 +1151,11 @@ class MainWindow(QMainWindow):
             self.compare_view.add_tokenizer(tok)
         self.statusBar().showMessage(f"Trained {self._tok_name(tok)}: it is open in the explorer", 6000)
 
+    def _use_edited_tokenizer(self, tok: Tokenizer) -> None:
+        self.controller.set_tokenizer(tok)
+        self._on_tokenizer_ready(tok)
+        self.statusBar().showMessage(f"Vocabulary edited: {tok.vocab_size:,} tokens", 6000)
+
     def show_compare(self) -> None:
         """Switch to the Compare tab (on the text being edited)."""
         self.tabs.setCurrentWidget(self.compare_view)
@@ -1259,6 +1279,7 @@ class MainWindow(QMainWindow):
         self.library.shutdown()
         self.merges_panel.shutdown()
         self.train_panel.shutdown()
+        self.edit_panel.shutdown()
         self.compare_view.shutdown()
         self.vocab_view.shutdown()
         self.stats_view.shutdown()

@@ -1,0 +1,164 @@
+"""Editing a vocabulary safely: each edit makes a new Tokenizer, and `check_edit` says what it would
+break before anyone uses it.
+
+    >>> edited = add_merges(tok, [("鲁", "木")], at_rank=0)
+    >>> report = check_edit(tok, edited, words=["乌鲁木齐"])
+    >>> report.newly_unreachable, report.changed_words
+    ([(7, '乌鲁木齐')], [('乌鲁木齐', ['乌鲁木齐'], ['乌', '鲁木', '齐'])])
+
+Edits: add special (or plain added) tokens, add reserved tokens, pad the vocabulary to a multiple
+of N with reserved tokens, add BPE merges (their results become tokens), add tokens matched whole
+in text, remove tokens (a BPE's merges that make or use them go too).  The original tokenizer is
+never changed (the GUI keeps them for undo).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from ..core.added import AddedToken, AddedVocabulary
+from ..core.models.bpe import BPE
+from ..errors import TokvizError
+from .health import vocab_health, with_merges
+from .segments import words_of
+
+RESERVED = "<|reserved_special_token_{}|>"
+
+
+def _with_added(tokenizer, tokens: list[AddedToken]):
+    edited = copy.copy(tokenizer)
+    edited.added = AddedVocabulary(list(tokenizer.added.tokens) + tokens)
+    edited._tables = None
+    edited._bytes_cache = {}
+    return edited
+
+
+def _next_id(tokenizer) -> int:
+    return max(tokenizer.vocab_size, max((t.id + 1 for t in tokenizer.added.tokens), default=0))
+
+
+def add_special_tokens(tokenizer, contents: list[str], *, special: bool = True):
+    """A copy with `contents` added as special (or, special=False, plain added) tokens, new ids."""
+    taken = {t.content for t in tokenizer.added.tokens}
+    clash = [c for c in contents if c in taken or c in tokenizer.model.vocab]
+    if clash:
+        raise TokvizError(f"already in the vocabulary: {', '.join(map(repr, clash))}")
+    start = _next_id(tokenizer)
+    return _with_added(tokenizer, [AddedToken(c, start + k, special=special) for k, c in enumerate(contents)])
+
+
+def add_reserved_tokens(tokenizer, count: int):
+    """A copy with `count` reserved special tokens (<|reserved_special_token_N|>, N not yet used)."""
+    taken = {t.content for t in tokenizer.added.tokens} | set(tokenizer.model.vocab)
+    names, k = [], 0
+    while len(names) < count:
+        name = RESERVED.format(k)
+        if name not in taken:
+            names.append(name)
+        k += 1
+    return add_special_tokens(tokenizer, names)
+
+
+def pad_to_multiple(tokenizer, multiple: int):
+    """A copy whose vocabulary size is rounded up to a multiple of `multiple` with reserved tokens."""
+    if multiple < 1:
+        raise TokvizError(f"the multiple must be at least 1, got {multiple}")
+    missing = -_next_id(tokenizer) % multiple
+    return add_reserved_tokens(tokenizer, missing) if missing else tokenizer
+
+
+def add_merges(tokenizer, merges: list[tuple[str, str]], at_rank: int | None = None):
+    """A copy of a BPE tokenizer with `merges` (pairs of existing tokens, in the model's alphabet)
+    inserted at rank `at_rank` (default: after the last), their results added as tokens."""
+    model = tokenizer.model
+    if not isinstance(model, BPE):
+        raise TokvizError(f"merges can only be added to a BPE model, not {model.kind}")
+    missing = [x for a, b in merges for x in (a, b) if x not in model.vocab]
+    if missing:
+        raise TokvizError(f"not tokens of this model: {', '.join(map(repr, dict.fromkeys(missing)))}")
+    edited = copy.copy(tokenizer)
+    edited.model = with_merges(model, merges, at_rank, first_id=_next_id(tokenizer))
+    _reset(edited)
+    return edited
+
+
+def remove_tokens(tokenizer, tokens: list[str]):
+    """A copy of a BPE tokenizer without `tokens`: the merges that make or use them go too (the
+    tokens they made stay, and may now be unreachable: see `check_edit`).  Ids are not renumbered."""
+    model = tokenizer.model
+    if not isinstance(model, BPE) or model.merges is None:
+        raise TokvizError("tokens can only be removed from a BPE model with a merge list")
+    gone = set(tokens)
+    unknown = [t for t in tokens if t not in model.vocab]
+    if unknown:
+        raise TokvizError(f"not tokens of this model: {', '.join(map(repr, unknown))}")
+    vocab = {t: i for t, i in model.vocab.items() if t not in gone}
+    merges = [(a, b) for a, b in model.merges if a not in gone and b not in gone and model._merged(a, b) not in gone]
+    edited = copy.copy(tokenizer)
+    edited.model = BPE(vocab, merges, unk_token=model.unk_token, continuing_subword_prefix=model.prefix or None,
+                       end_of_word_suffix=model.suffix or None, fuse_unk=model.fuse_unk,
+                       byte_fallback=model.byte_fallback, ignore_merges=model.ignore_merges,
+                       end_of_word_symbol=model.end_symbol or None)
+    _reset(edited)
+    return edited
+
+
+def _reset(edited) -> None:
+    """Drop what the copy shares with the original but must compute again for its new model."""
+    edited._native = None
+    edited._tables = None
+    edited._bytes_cache = {}
+
+
+@dataclass
+class EditReport:
+    """What an edit changes: tokens reachable before and not after, words cut differently, and
+    the size before and after."""
+
+    size_before: int
+    size_after: int
+    newly_unreachable: list[tuple[int, str]] = field(default_factory=list)
+    changed_words: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
+    words_checked: int = 0
+
+    @property
+    def safe(self) -> bool:
+        return not self.newly_unreachable
+
+    def summary(self) -> str:
+        parts = [f"vocabulary {self.size_before:,} → {self.size_after:,}"]
+        if self.newly_unreachable:
+            parts.append(f"{len(self.newly_unreachable):,} token(s) become unreachable: "
+                         + ", ".join(repr(t) for _, t in self.newly_unreachable[:5]))
+        else:
+            parts.append("no token becomes unreachable")
+        parts.append(f"{len(self.changed_words):,} of {self.words_checked:,} words checked cut differently")
+        return "; ".join(parts)
+
+
+def check_edit(before, after, *, words: list[str] | None = None, text: str = "") -> EditReport:
+    """Compare `after` (an edited copy) with `before`: tokens that were reachable and are not any
+    more (health report of both), and which words cut differently — `words` in the model's
+    alphabet, plus the words of `text`, plus every token's own string."""
+    report = EditReport(before.vocab_size, after.vocab_size)
+    was = {t for _, t, _ in vocab_health(before).unreachable}
+    now = vocab_health(after).unreachable
+    report.newly_unreachable = [(i, t) for i, t, _ in now if t not in was]
+    candidates = list(words or [])
+    if text:
+        candidates += [w for w, _ in words_of(before, text)]
+    if isinstance(before.model, BPE) and isinstance(after.model, BPE):
+        candidates += list(before.model.vocab)
+        seen = dict.fromkeys(candidates)
+        report.words_checked = len(seen)
+        for w in seen:
+            a = [s for s, _ in before.model._word(w)]
+            b = [s for s, _ in after.model._word(w)]
+            if a != b:
+                report.changed_words.append((w, a, b))
+    elif text:
+        report.words_checked = 1
+        a, b = before.encode(text).tokens, after.encode(text).tokens
+        if a != b:
+            report.changed_words.append((text, a, b))
+    return report
