@@ -497,14 +497,18 @@ class TokenView(QAbstractScrollArea):
     def _reset_layout(self, *, keep_top: bool) -> None:
         """Drop every laid-out block and estimate all heights again (new encoding, width or font);
         with keep_top the block at the top of the viewport stays there."""
-        top_block = self._block_at(self.verticalScrollBar().value() - self.MARGIN) if keep_top and len(self._heights) else 0
+        top_block, offset = 0, 0.0
+        if keep_top and len(self._heights):
+            value = self.verticalScrollBar().value()
+            top_block = self._block_at(value - self.MARGIN)
+            offset = value - self._block_top_doc(top_block)  # (negative in the top margin)
         self._layouts.clear()
         self._layout_width = float(self.viewport().width())
         self._heights = self._estimate()
         self._exact = np.zeros(len(self._heights), bool)
         self._cum_dirty = True
         self._update_scrollbar()
-        self._set_scroll(self._block_top_doc(top_block) if keep_top else 0)
+        self._set_scroll(max(0.0, self._block_top_doc(top_block) + offset) if keep_top else 0)
         self.viewport().update()
 
     def _estimate(self, scale: float = 1.0) -> np.ndarray:
