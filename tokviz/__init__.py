@@ -7,8 +7,8 @@
 """
 from .core import AddedToken, Encoding, Source, Tokenizer
 from .errors import Cancelled, TokvizError
-from .formats import load, save
+from .formats import WRITE_FORMATS, can_write, load, save
 
 __version__ = "0.1.0"
 
-__all__ = ["load", "save", "Tokenizer", "Encoding", "AddedToken", "Source", "TokvizError", "Cancelled", "__version__"]
+__all__ = ["load", "save", "can_write", "WRITE_FORMATS", "Tokenizer", "Encoding", "AddedToken", "Source", "TokvizError", "Cancelled", "__version__"]

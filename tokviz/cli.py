@@ -5,6 +5,7 @@
     tokviz info -t TOK [--json]             format, model, vocab size, specials, pipeline
     tokviz bench -t TOK FILE... [--threads N] [--against tiktoken,hf,sentencepiece] [--json]
     tokviz train --model {bpe,bytelevel-bpe,wordpiece,unigram} --vocab-size N [options] -o OUT FILE...
+    tokviz export -t TOK --format FORMAT -o OUT [--scrub] [--force]
     tokviz health -t TOK [--json]
     tokviz compare -t A -t B [...] [FILE|-] [--json]
     tokviz stats -t TOK [-t TOK2 ...] [--corpus [LABEL=]PATH ...] [--table markdown|csv] [--json]
@@ -300,6 +301,8 @@ def cmd_train(args) -> int:
         model_options["end_of_word"] = args.end_of_word
     elif args.end_of_word != "separate":
         raise TokvizError("--end-of-word applies to --model bpe only")
+    if out.exists() and not args.force:  # (said before training, not after)
+        raise TokvizError("the file exists: use --force to replace it", out)
     bar = None if args.quiet else TerminalProgress()
     started = time.perf_counter()
     try:
@@ -309,13 +312,27 @@ def cmd_train(args) -> int:
         if bar is not None:
             bar.close()
     seconds = time.perf_counter() - started
-    save(tok, out)
+    save(tok, out, overwrite=args.force)
     report = {"model": args.model, "output": str(out), "vocab_size": tok.vocab_size, "seconds": round(seconds, 3),
               "files": [str(f) for f in args.files]}
     if args.json:
         print(json.dumps(report))
     else:
         print(f"trained {args.model} tokenizer: {tok.vocab_size} tokens in {seconds:.2f} s, written to {out}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    from .formats.writers import format_for_path, save_files, write_format
+
+    tok = _load(args.tokenizer, args.pattern)
+    out = Path(args.output).expanduser()
+    spec = write_format(args.format, out) if args.format else write_format(format_for_path(tok, out))
+    files = save_files(tok, out, format=spec.name, scrub=args.scrub, overwrite=args.force)
+    if args.json:
+        print(json.dumps({"format": spec.name, "files": [str(p) for p in files]}))
+    else:
+        print(f"wrote {spec.label}: " + ", ".join(str(p) for p in files))
     return 0
 
 
@@ -392,6 +409,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, choices=["bpe", "bytelevel-bpe", "wordpiece", "unigram"])
     p.add_argument("--vocab-size", type=int, required=True, help="size of the whole vocabulary")
     p.add_argument("-o", "--output", required=True, help="file to write: NAME.json (tokenizer.json) or vocab.txt")
+    p.add_argument("--force", action="store_true", help="replace the output file if it exists")
     p.add_argument("--pattern", help="bytelevel-bpe split pattern: gpt2 (default), cl100k, o200k, llama3, qwen2 or a regex")
     p.add_argument("--min-frequency", type=int, default=2, help="least count of a learned pair or piece (default 2)")
     p.add_argument("--special-tokens", help="comma-separated special tokens, given the first ids (e.g. <unk>,<s>,</s>)")
@@ -412,6 +430,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("export", help="write a tokenizer in another format (refused, with the reason, when the "
+                                      "format cannot hold it exactly)")
+    tok_arg(p)
+    p.add_argument("--format", help="hf-json, vocab-merges, tiktoken, sentencepiece, wordpiece-vocab, minbpe, "
+                                    "vocab-tsv or vocab-csv (default: from the output name)")
+    p.add_argument("-o", "--output", required=True, help="file to write (vocab-merges: a folder, or NAME for "
+                                                         "NAME-vocab.json + NAME-merges.txt)")
+    p.add_argument("--scrub", action="store_true", help="leave out training metadata (corpus paths, self-test text)")
+    p.add_argument("--force", action="store_true", help="replace existing files")
+    p.add_argument("--json", action="store_true", help="print the format and the files written as JSON")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("screenshot", help="render a view to a PNG (offscreen)")
     p.add_argument("view", help="explorer, merges, vocab, stats, compare or train")

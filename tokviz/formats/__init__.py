@@ -1,4 +1,5 @@
-"""Readers for the tokenizer files people have on disk, and `load`, which tells them apart."""
+"""Readers for the tokenizer files people have on disk, `load`, which tells them apart, and `save`
+(writers.py), which writes them."""
 from __future__ import annotations
 
 import os
@@ -7,6 +8,7 @@ from pathlib import Path
 from ..core.gcpause import paused_gc
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
+from .writers import WRITE_FORMATS, can_write, save, save_files
 
 FORMATS = ("hf-json", "gpt2", "tiktoken", "sentencepiece", "wordpiece-vocab", "minbpe")
 
@@ -115,34 +117,4 @@ def _read(format: str, target: Path, pattern: str | None) -> Tokenizer:
         raise TokvizError(f"file is too large or too deeply nested to load ({type(exc).__name__})", target) from None
 
 
-SAVE_FORMATS = ("hf-json", "wordpiece-vocab")
-
-
-def save(tokenizer: Tokenizer, path: str | os.PathLike, *, format: str | None = None) -> Path:
-    """Write `tokenizer` to `path`; the format follows the name (`*.json`: an HF tokenizer.json,
-    `*.txt`: a WordPiece vocab.txt) unless given.  Returns the path written.  The file is replaced
-    only once fully written; a tokenizer the format cannot hold raises TokvizError first."""
-    path = Path(path).expanduser()
-    if format is None:
-        suffix = path.suffix.lower()
-        format = {".json": "hf-json", ".txt": "wordpiece-vocab"}.get(suffix)
-        if format is None:
-            raise TokvizError(f"cannot tell the format from the name (use .json or .txt, or give format=)", path)
-    if format not in SAVE_FORMATS:
-        raise TokvizError(f"cannot write format {format!r} (writable: {', '.join(SAVE_FORMATS)})", path)
-    if not path.parent.is_dir():
-        raise TokvizError("the folder to write into does not exist", path)
-    try:
-        if format == "hf-json":
-            from .hf_json_writer import write_hf_json
-
-            write_hf_json(tokenizer, path)
-        else:
-            from .wordpiece_vocab import write_wordpiece_vocab
-
-            write_wordpiece_vocab(tokenizer, path)
-    except TokvizError as exc:
-        raise TokvizError(exc.reason, path) from None
-    except OSError as exc:
-        raise TokvizError(f"cannot write: {exc.strerror or exc}", path) from None
-    return path
+SAVE_FORMATS = tuple(WRITE_FORMATS)

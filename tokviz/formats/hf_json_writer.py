@@ -62,23 +62,78 @@ def tokenizer_to_json(tok: Tokenizer) -> dict:
     }
 
 
-def write_hf_json(tok: Tokenizer, path: str | os.PathLike) -> None:
+def write_hf_json(tok: Tokenizer, path: str | os.PathLike, *, overwrite: bool = True) -> None:
     """Write `tok` to `path` (atomically: a temporary file beside it, then a rename)."""
     text = json.dumps(tokenizer_to_json(tok), ensure_ascii=False, indent=2)
-    write_text_atomic(Path(path), text + "\n")
+    write_text_atomic(Path(path), text + "\n", overwrite=overwrite)
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` only once all of it is written: a failure leaves the old file."""
+def hf_json_problem(tok: Tokenizer) -> str | None:
+    """Why tokenizer.json cannot hold `tok` (None: it can), without building the document."""
+    if tok.text_normalizer is not None or tok.decode_fn is not None:
+        return (f"a {tok.source.format} tokenizer normalizes and decodes the whole text its own way, "
+                "which tokenizer.json cannot express; save it in its own format")
+    m = tok.model
+    if isinstance(m, BPE):
+        if m.ranks is None:
+            return ("this BPE ranks pairs by the merged token (a tiktoken file) and has no merge list; "
+                    "tokenizer.json needs one")
+        if m.end_symbol:
+            return (f"this BPE keeps {m.end_symbol!r} as a symbol of its own after each word; HF tokenizers' "
+                    "BPE can only glue it to the last character")
+    for part in _components(tok):
+        if to_json.dispatch(type(part)) is to_json.dispatch(object):
+            return f"{type(part).__name__} cannot be written to tokenizer.json"
+    return None
+
+
+def _components(tok: Tokenizer):
+    """Every pipeline component, nested sequences included."""
+    stack = [tok.model, tok.normalizer, tok.pre_tokenizer, tok.post_processor, tok.decoder]
+    while stack:
+        part = stack.pop()
+        if part is None:
+            continue
+        yield part
+        for attr in ("normalizers", "pre_tokenizers", "processors", "decoders"):
+            stack.extend(getattr(part, attr, None) or [])
+
+
+def write_text_atomic(path: Path, text: str, *, overwrite: bool = True) -> None:
+    """Replace `path` with `text` (UTF-8, "\\n" line ends) only once all of it is written."""
+    write_bytes_atomic(path, text.encode("utf-8"), overwrite=overwrite)
+
+
+def write_bytes_atomic(path: Path, data: bytes, *, overwrite: bool = True) -> None:
+    """Write `data` to a temporary file beside `path`, then rename it into place: a failure leaves
+    the old file (or none) and no temporary file.  With overwrite=False an existing `path` is
+    never replaced, even one that appears while writing."""
+    path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            _rename_no_replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _rename_no_replace(tmp: str, path: Path) -> None:
+    try:
+        os.link(tmp, path)  # fails with FileExistsError instead of replacing
+    except FileExistsError:
+        raise TokvizError("already exists (pass overwrite=True, or --force, to replace it)", path) from None
+    except OSError:  # no hard links on this file system: check, then rename
+        if path.exists():
+            raise TokvizError("already exists (pass overwrite=True, or --force, to replace it)", path) from None
+        os.replace(tmp, path)
+        return
+    os.unlink(tmp)
 
 
 @singledispatch

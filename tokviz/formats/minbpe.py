@@ -72,19 +72,13 @@ def read_minbpe(path: Path) -> Tokenizer:
 
 def write_minbpe(path: Path, pattern: str, merges: list[tuple[int, int]], special_tokens: dict[str, int]) -> None:
     """Write a minbpe `.model` file (atomically: a temporary file, then a rename)."""
-    import os
-    import tempfile
+    from .hf_json_writer import write_text_atomic
 
+    write_text_atomic(Path(path), minbpe_model_text(pattern, merges, special_tokens))
+
+
+def minbpe_model_text(pattern: str, merges: list[tuple[int, int]], special_tokens: dict[str, int]) -> str:
     lines = [MAGIC, pattern, str(len(special_tokens))]
     lines += [f"{s} {i}" for s, i in special_tokens.items()]
     lines += [f"{a} {b}" for a, b in merges]
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write("\n".join(lines) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    return "\n".join(lines) + "\n"

@@ -140,3 +140,45 @@ def as_string(value: bytes, what: str, source=None) -> str:
         return value.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TokvizError(f"{what} is not valid UTF-8 (byte {exc.start}: {value[exc.start:exc.start + 1]!r})", source) from None
+
+
+# ---- writing --------------------------------------------------------------------------------
+
+def encode_varint(value: int) -> bytes:
+    """Base-128 varint of `value`; a negative int32/int64 is written as its 64-bit two's complement."""
+    if value < 0:
+        value += 1 << 64
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def encode_key(number: int, wire: int) -> bytes:
+    return encode_varint(number << 3 | wire)
+
+
+def encode_field(number: int, wire: int, value: int | bytes) -> bytes:
+    """One field as `read_field` reads it back: VARINT, I32 and I64 values are ints (unsigned
+    bit patterns, see `float_bits`), LEN values are bytes."""
+    key = encode_key(number, wire)
+    if wire == VARINT:
+        return key + encode_varint(value)
+    if wire == LEN:
+        return key + encode_varint(len(value)) + bytes(value)
+    if wire == I32:
+        return key + _U32.pack(value)
+    if wire == I64:
+        return key + _U64.pack(value)
+    raise ValueError(f"unsupported wire type {wire}")
+
+
+def float_bits(value: float) -> int:
+    """The 32-bit pattern of a float field (the inverse of `as_float`)."""
+    return _U32.unpack(_FLOAT.pack(value))[0]
+
+
+def encode_string(number: int, text: str) -> bytes:
+    return encode_field(number, LEN, text.encode("utf-8"))

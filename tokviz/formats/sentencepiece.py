@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import struct
+import weakref
 from array import array
 from pathlib import Path
 
@@ -93,6 +94,10 @@ NORMALIZER_DEFAULTS = {
     "name": "", "precompiled_charsmap": b"", "add_dummy_prefix": True,
     "remove_extra_whitespaces": True, "escape_whitespaces": True,
 }
+# model -> the ModelProto fields other than pieces, as read (number, wire type, value), so that a
+# written .model keeps its specs byte for byte (see sentencepiece_writer).
+ORIGINAL_FIELDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
 _WIRE = {"str": LEN, "bytes": LEN, "strs": LEN, "bool": VARINT, "int": VARINT, "float": I32}
 
 
@@ -118,6 +123,7 @@ def parse_model_proto(data: bytes, source=None) -> dict:
     vocab = None  # piece -> first id, when the C reader read every piece
     trainer = normalizer = denormalizer = None
     self_tests = 0
+    other_fields: list[tuple[int, int, int | bytes]] = []
     pos, end = 0, len(data)
     while pos < end:
         if data[pos] == 0x0A:  # a run of pieces: read the usual layout fast, the rest field by field
@@ -128,6 +134,8 @@ def parse_model_proto(data: bytes, source=None) -> dict:
             if pos >= end:
                 break
         number, wire, value, pos = read_field(data, pos, end, source)
+        if number != 1:
+            other_fields.append((number, wire, value))
         if number == 1:
             expect(number, wire, LEN, "pieces", source)
             piece, score, kind = _parse_piece(value, len(pieces), source)
@@ -157,6 +165,7 @@ def parse_model_proto(data: bytes, source=None) -> dict:
     return {
         "pieces": pieces, "scores": scores, "types": types, "vocab": vocab, "trainer_spec": trainer,
         "normalizer_spec": normalizer, "denormalizer_spec": denormalizer, "self_test_samples": self_tests,
+        "other_fields": other_fields,
     }
 
 
@@ -299,6 +308,8 @@ def build_tokenizer(proto: dict, path) -> Tokenizer:
         unk_surface=trainer["unk_surface"],
         denormalizer=denormalizer,
     )
+    if "other_fields" in proto:
+        ORIGINAL_FIELDS[model] = proto["other_fields"]
     controls = [AddedToken(pieces[i], i, special=True) for i in table.special_ids if types[i] == CONTROL]
     extra = {
         "model_type": kind,

@@ -47,7 +47,7 @@ def read_wordpiece_vocab(path: Path) -> Tokenizer:
     )
 
 
-def write_wordpiece_vocab(tok: Tokenizer, path: Path) -> None:
+def write_wordpiece_vocab(tok: Tokenizer, path: Path, *, overwrite: bool = True) -> None:
     """One token per line in id order (BERT's vocab.txt); the ids must run 0..n-1 without gaps."""
     from ..core.models import WordPiece
     from .hf_json_writer import write_text_atomic
@@ -62,4 +62,4 @@ def write_wordpiece_vocab(tok: Tokenizer, path: Path) -> None:
     missing = next((i for i in range(len(by_id)) if i not in by_id), None)
     if missing is not None or any("\n" in t or "\r" in t for t in by_id.values()):
         raise TokvizError("vocab.txt needs ids 0..n-1 without gaps and tokens without line breaks")
-    write_text_atomic(path, "".join(by_id[i] + "\n" for i in range(len(by_id))))
+    write_text_atomic(path, "".join(by_id[i] + "\n" for i in range(len(by_id))), overwrite=overwrite)

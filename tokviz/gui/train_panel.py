@@ -383,21 +383,24 @@ class TrainPanel(QWidget):
         return list(zip(self._merge_x, self._merge_y))
 
     # ---- exporting ----------------------------------------------------------------------------------
-    def export(self, path: str | os.PathLike):
-        """Write the trained tokenizer (`tokviz.save`; the format follows the name)."""
+    def export(self, path: str | os.PathLike, *, overwrite: bool = False):
+        """Write the trained tokenizer (`tokviz.save`; the format follows the name; an existing
+        file is replaced only with overwrite=True — the save dialog has asked)."""
         from .. import save
 
         if self.result is None:
             raise TokvizError("nothing trained yet")
-        return save(self.result, path)
+        return save(self.result, path, overwrite=overwrite)
 
     def _ask_export(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "Export the trained tokenizer", "tokenizer.json",
-                                              "tokenizer.json (*.json);;WordPiece vocab.txt (*.txt);;All files (*)")
+        name, _ = QFileDialog.getSaveFileName(
+            self, "Export the trained tokenizer", "tokenizer.json",
+            "HF tokenizer.json (*.json);;WordPiece vocab.txt (*.txt);;tiktoken (*.tiktoken);;"
+            "sentencepiece or minbpe (*.model);;vocabulary listing (*.tsv *.csv);;All files (*)")
         if not name:
             return
         try:
-            out = self.export(name)
+            out = self.export(name, overwrite=True)  # (the dialog asked before replacing a file)
             self.status.setText(f"Written: {out}")
         except TokvizError as exc:
             self.status.setText(str(exc))
