@@ -73,11 +73,13 @@ from .merges_panel import MergesPanel
 from .stats_view import StatsView
 from .train_panel import TrainPanel
 from .vocab_view import VocabView
+from .session import Session
 from .settings import Settings
 from .style import DARK, LIGHT, chrome_qss, dark_palette, mono_font, system_prefers_dark
 from .token_view import TokenView
 from .workers import EncodeController, EncodeResult, FileEncodeJob, FileEncodeResult, LoadResult
 
+SESSION_SAVE_MS = 1500  # the work in progress is saved this long after the last change (gui/session.py)
 BIG_FILE_BYTES = 2 * 2**20  # above this a text file opens in big-file mode (see the module docstring)
 PREVIEW_BYTES = 64 * 1024  # how much of a big file the editor holds
 
@@ -173,6 +175,7 @@ class MainWindow(QMainWindow):
         self._cursor_moved_by_user = False  # outline the token at the cursor only once the user moves it
         self._starts: list[int] = []
         self._big: dict | None = None  # big-file mode: path, size, result (FileEncodeResult), state
+        self._restored_from: dict | None = None  # the unclean session this window restored, if any
         self._last_find = ""
         self._max_length: int | None = None
         self.setAcceptDrops(True)
@@ -206,6 +209,17 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._update_header()
 
+        # a run that did not close its window left work behind: restore it (when nothing else was asked)
+        self.session = Session(self.settings.session_path())
+        restored = self.session.pending() if (tokenizer is None and text is None and text_file is None) else None
+        self._session_timer = QTimer(self)
+        self._session_timer.setSingleShot(True)
+        self._session_timer.setInterval(SESSION_SAVE_MS)
+        self._session_timer.timeout.connect(self.save_session)
+        self.controller.encoded.connect(lambda _result: self._session_timer.start())
+        if restored is not None:
+            tokenizer, text, text_file = self._restore_session(restored)
+
         # the starting text
         if text is None and text_file is not None:
             if not self.open_text_file(text_file):
@@ -231,6 +245,27 @@ class MainWindow(QMainWindow):
                 )
             else:
                 self.open_tokenizer(path)
+
+    # ---- autosave -----------------------------------------------------------------------------------
+    def save_session(self) -> None:
+        """Save the work in progress now (it is also saved a moment after each change)."""
+        tok = self.controller.tokenizer
+        edited = self._loaded_text is None and self._big is None
+        self.session.save(text=self.editor_text() if edited else None, text_path=self._text_path,
+                          tokenizer_path=os.fspath(tok.source.path) if tok is not None and tok.source.path else None)
+
+    def _restore_session(self, state: dict):
+        """(tokenizer, text, text_file) to start with from an unclean session's state."""
+        tokenizer = state.get("tokenizer_path")
+        if tokenizer and not Path(tokenizer).exists():
+            tokenizer = None
+        text, text_file = state.get("text"), state.get("text_path")
+        if text is None and text_file and not Path(text_file).is_file():
+            text_file = None
+        self._restored_from = state
+        QTimer.singleShot(0, lambda: self.statusBar().showMessage(
+            "Restored the work of a session that did not close normally", 10_000))
+        return tokenizer, text, (text_file if text is None else None)
 
     # ---- construction ---------------------------------------------------------------------------
     def _build_ui(self) -> None:
@@ -1275,6 +1310,8 @@ class MainWindow(QMainWindow):
 
     # ---- lifetime -------------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:
+        self._session_timer.stop()
+        self.session.mark_clean()
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         self.library.shutdown()
         self.merges_panel.shutdown()

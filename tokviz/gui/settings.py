@@ -85,6 +85,10 @@ class Settings:
     def set_library_folders(self, folders: list[str]) -> None:
         self._set_list("library/folders", [[f] for f in folders])
 
+    def session_path(self) -> Path:
+        """Where the autosaved session lives: beside the settings file (gui/session.py)."""
+        return Path(self.qsettings.fileName()).with_name("session.json")
+
     # ---- compare view -------------------------------------------------------------------------------
     def compare_tokenizers(self) -> list[dict]:
         """The Compare view's panes: [{"path", "name", "encoding"}], in order."""
