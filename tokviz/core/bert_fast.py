@@ -6,7 +6,8 @@ by one regex.  Where that would differ from the reference classes — a combinin
 reference gives a base character the span of its whole cluster), a capital sigma (lower-casing
 depends on what follows), a character whose punctuation class the `regex` module's Unicode tables
 see differently from `unicodedata` — `needs_reference(text)` says so and callers use the classes.
-Used by the native WordPiece encoder (tokviz/native/bert.py) and the WordPiece trainer.
+Used by the WordPiece trainer (tokviz/train/wordpiece.py) to count words; encoding with the native
+extension does both stages in C instead (tokviz/native/bert.py, src/bert_pre.c).
 """
 from __future__ import annotations
 

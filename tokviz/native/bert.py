@@ -1,70 +1,113 @@
-"""BERT's WordPiece tokenizers natively: the fast path of tokviz.core.bert_fast (BertNormalizer as
-one str.translate, BertPreTokenizer as one regex) in front of the C WordPiece model, each word with
-the original span of every character.  Texts the fast path cannot do exactly go through the
-reference classes.
+"""BERT's WordPiece tokenizers natively, end to end: BertNormalizer, BertPreTokenizer and the
+WordPiece model in C (tokviz._native.BertEncoder, src/bert_pre.c + models.c) on raw text, with
+offsets into it, without the GIL and on several threads for a batch.  A text the C encoder
+hands back (None: today only a text of 2**28 characters or more) goes through the reference
+classes, its words still through the C model.
 
     >>> tok = tokviz.load("bert-minilm/tokenizer.json")
     >>> tok.native_encoder().describe()
-    'native WordPiece model, BERT normalizer and pre-tokenizer on a fast path'
+    'native BERT normalizer, pre-tokenizer and WordPiece model'
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from array import array
 
-from ..core.bert_fast import BertFastPath, bert_word_pattern
-from ..core.normalized import NormalizedString
-from . import NativeModel
+from . import NativeModel, _native
 
 
-@dataclass
-class _Piece:
-    """A word for NativeModel._run: its text and where its characters are in the original text
-    (`base` + position when they map one to one, else per-character `starts` / `ends`)."""
+def _packed(offsets, shift: int = 0) -> bytes:
+    flat = array("i")
+    for a, b in offsets:
+        flat.append(a - shift)
+        flat.append(b - shift)
+    return flat.tobytes()
 
-    text: str
-    base: int
-    starts: list[int] | None = None
-    ends: list[int] | None = None
+
+class _RawTextEncoder:
+    """What Tokenizer calls for a whole raw text (`native.encoder.encode`): the C encoder, or the
+    reference path for a text it hands back."""
+
+    def __init__(self, owner: NativeBert):
+        self.owner = owner
+        self.c = owner.c
+
+    def encode(self, text: str, base: int = 0, offsets: int = 2):
+        """ids, or (ids, offsets + base as packed int32 pairs) with offsets=2."""
+        got = self.c.encode(text, base, offsets)
+        if got is not None:
+            return got
+        from ..core.normalized import NormalizedString
+
+        ids, offs = self.owner.reference(NormalizedString(text, base), bool(offsets))
+        return (ids, _packed(offs)) if offsets else ids
 
 
 class NativeBert(NativeModel):
-    """NativeModel for a WordPiece tokenizer whose normalizer is BertNormalizer and whose
-    pre-tokenizer is BertPreTokenizer: it takes raw text (`normalizes`) and does both itself."""
+    """The native encoder of a WordPiece tokenizer whose normalizer is BertNormalizer and whose
+    pre-tokenizer is BertPreTokenizer: it takes raw text (`normalizes`), whole (`python_split`
+    false: the Tokenizer's single-call path)."""
 
     normalizes = True
+    python_split = False
 
     def __init__(self, model, normalizer, pre_tokenizer):
         super().__init__(model, pre_tokenizer, "WordPiece")
         self.normalizer = normalizer
-        self.fast = BertFastPath(normalizer)
+        strip = normalizer.lowercase if normalizer.strip_accents is None else normalizer.strip_accents
+        self.c = _native.BertEncoder(
+            model, bool(normalizer.clean_text), bool(normalizer.handle_chinese_chars), bool(strip), bool(normalizer.lowercase)
+        )
+        self.encoder = _RawTextEncoder(self)
 
     def describe(self) -> str:
-        return "native WordPiece model, BERT normalizer and pre-tokenizer on a fast path"
+        return "native BERT normalizer, pre-tokenizer and WordPiece model"
 
-    def _pieces(self, segments):
-        pieces = []
-        per_segment = []
-        for seg in segments:
-            got = self._words(seg)
-            pieces.extend(got)
-            per_segment.append(len(got))
-        return pieces, per_segment
+    def reference(self, seg, with_offsets: bool = True):
+        """The reference normalizer and pre-tokenizer in Python, the words through the C model:
+        ids, and offsets in the original text (or None)."""
+        normalized = self.normalizer.normalize(seg)
+        pieces = [p for p in self.pre_tokenizer.pre_tokenize([normalized]) if p.text]
+        ids, _, pairs = self._run(pieces, 1, with_offsets)
+        if not with_offsets:
+            return ids, None
+        return ids, list(zip(pairs[0::2], pairs[1::2]))
 
-    def _words(self, seg: NormalizedString) -> list:
-        text = seg.text
-        if not seg.is_identity or self.fast.needs_reference(text):
-            normalized = self.normalizer.normalize(seg)
-            return [p for p in self.pre_tokenizer.pre_tokenize([normalized]) if p.text]
-        table = self.fast.table
-        out = text.translate(table)
+    def encode_segment(self, seg, with_offsets: bool = True):
+        """ids (and offsets into the original text) of one raw segment."""
+        if seg.is_identity:
+            got = self.c.encode(seg.text, seg.base, 2 if with_offsets else 0)
+            if got is not None:
+                if not with_offsets:
+                    return got
+                ids, packed = got
+                pairs = memoryview(packed).cast("i")
+                return ids, list(zip(pairs[0::2], pairs[1::2]))
+        ids, offsets = self.reference(seg, with_offsets)
+        return (ids, offsets) if with_offsets else ids
+
+    def encode_many(self, segments, threads: int, with_offsets: bool = True, packed: bool = False):
+        """encode_segment over many segments, the native work on `threads` threads at once.
+
+        packed=True: (ids, offsets packed as int32 pairs relative to the segment's base) for each
+        segment, to be turned into offsets by `unpack` (Tokenizer.encode_batch; a segment at base 0
+        becomes a LazyEncoding as it is)."""
+        keep = with_offsets or packed
+        identity = [seg.is_identity for seg in segments]
+        texts = [seg.text if ok else "" for seg, ok in zip(segments, identity)]
+        results = self.c.encode_many(texts, threads, 2 if keep else 0)
+        for k, seg in enumerate(segments):
+            if results[k] is not None and identity[k]:
+                continue
+            ids, offsets = self.reference(seg, keep)
+            results[k] = (ids, _packed(offsets, seg.base)) if keep else ids
+        if packed or not with_offsets:
+            return results
+        return [self.unpack(seg, ids, offs) for seg, (ids, offs) in zip(segments, results)]
+
+    def unpack(self, seg, ids, packed):
+        """(ids, offsets in the original text) from a packed result of encode_many for `seg`."""
+        pairs = memoryview(packed).cast("i")
         base = seg.base
-        words = bert_word_pattern()[0].finditer(out)
-        if self.fast.keeps_positions(text):
-            return [_Piece(m.group(), base + m.start()) for m in words]
-        origin = []
-        for k, c in enumerate(text):
-            origin.extend([base + k] * len(table[ord(c)]))
-        return [
-            _Piece(m.group(), -1, origin[m.start():m.end()], [o + 1 for o in origin[m.start():m.end()]])
-            for m in words
-        ]
+        if not base:
+            return ids, list(zip(pairs[0::2], pairs[1::2]))
+        return ids, [(a + base, b + base) for a, b in zip(pairs[0::2], pairs[1::2])]

@@ -15,6 +15,10 @@
  * bases[k] >= 0, or mapped through spans[k] = (starts, ends) (see map_spans) when it is not None.
  * The words are copied to UTF-32 and matched with the GIL released, on up to `threads` threads.
  * Keys are hashed over code points (FNV-1a, extended one character at a time).
+ *
+ *   BertEncoder(model, clean_text, handle_chinese_chars, strip_accents, lowercase)
+ *       BERT end to end over a WordPieceModel: raw texts in, ids and offsets into them out, the
+ *       normalizer and pre-tokenizer in bert_pre.c (see the BertEncoder section below).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,11 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bert_pre.h"
 #include "models_common.h"
 #include "models.h"
 
 #define MAX_THREADS 256
-enum { RC_OK = 0, RC_NOMEM = 1, RC_NOUNK = 2, RC_SURROGATE = 3 };
+enum { RC_OK = 0, RC_NOMEM = 1, RC_NOUNK = 2, RC_SURROGATE = 3, RC_REFERENCE = 4 /* (BertEncoder) */ };
 enum { F_PREFIX = 1 };
 
 /* Adds a key (str) to the table; -1 with an exception on error. */
@@ -92,6 +97,7 @@ typedef struct {
     int kind;
     int ready;
     int busy; /* encode_words calls running without the GIL: __init__ must not free the tables */
+    unsigned generation; /* counts the __init__ calls (a BertEncoder rebuilds what it derived) */
     Table initial;    /* WordPiece: all tokens; Unigram: pieces and their prefixes */
     Table continuing; /* WordPiece: tokens after the prefix */
     int32_t unk_id;   /* -1: none */
@@ -538,6 +544,7 @@ static int WordPiece_init(Model *self, PyObject *args, PyObject *kw) {
         return -1;
     if (check_idle(self)) return -1;
     Model_clear(self);
+    self->generation++;
     self->kind = KIND_WORDPIECE;
     self->unk_id = unk_id < 0 ? -1 : unk_id;
     self->max_input_chars = max_input;
@@ -662,10 +669,528 @@ static PyTypeObject UnigramType = {
     .tp_methods = Model_methods,
 };
 
+/* ---- BertEncoder: BERT's normalizer, pre-tokenizer and WordPiece on raw texts ---------------
+ *
+ *   BertEncoder(model, clean_text, handle_chinese_chars, strip_accents, lowercase)
+ *       over a WordPieceModel; strip_accents already resolved (None follows lowercase).
+ *   encode(text, base=0, offsets=2) -> (ids, offsets as packed int32 start/end pairs + base), or
+ *       the ids alone with offsets=0; None for a text left to the Python reference (bert_pre.c
+ *       takes every rule of the reference; only texts of 2**28 characters or more).  Offsets are
+ *       into the raw text.
+ *   encode_many(texts, threads=1, offsets=2) -> [encode(text) for each text] (base 0), on
+ *       `threads` threads without the GIL.
+ *   normalize(text) -> (normalized text, starts, ends) or None: BertNormalizer alone (tests).
+ *
+ * A word's candidate pieces are first looked up in a Bloom filter of the model's keys (a few bits
+ * per key in 64-bit words, small enough for the L2 cache): most of WordPiece's longest-first
+ * probes are misses, which then cost no visit to the large hash table. */
+#define ID_OBJECTS_MAX (1 << 22) /* ids below this get a shared int object */
+
+typedef struct {
+    uint64_t *words;
+    size_t mask;
+} Bloom;
+
+static inline uint64_t bloom_mix(uint64_t h) {
+    h ^= h >> 31;
+    return h * 0x9E3779B97F4A7C15ULL;
+}
+
+static inline uint64_t bloom_bits(uint64_t m) { return (1ULL << (m & 63)) | (1ULL << ((m >> 6) & 63)); }
+
+static inline int bloom_may_have(const Bloom *b, uint64_t h) {
+    uint64_t m = bloom_mix(h), bits = bloom_bits(m);
+    return (b->words[(m >> 40) & b->mask] & bits) == bits;
+}
+
+/* A filter of every key of t (by its hash); -1 when out of memory. */
+static int bloom_build(Bloom *b, const Table *t) {
+    size_t keys = 0;
+    if (t->slots)
+        for (size_t i = 0; i <= t->mask; i++) keys += t->slots[i].len != 0;
+    size_t n = 64;
+    while (n < keys / 2 && n < ((size_t)1 << 24)) n <<= 1; /* about 32 bits per key */
+    uint64_t *words = calloc(n, sizeof(uint64_t));
+    if (!words) return -1;
+    if (t->slots)
+        for (size_t i = 0; i <= t->mask; i++) {
+            if (!t->slots[i].len) continue;
+            uint64_t m = bloom_mix(t->slots[i].h);
+            words[(m >> 40) & (n - 1)] |= bloom_bits(m);
+        }
+    free(b->words);
+    b->words = words;
+    b->mask = n - 1;
+    return 0;
+}
+
+typedef struct {
+    PyObject_HEAD
+    Model *model;
+    int options;            /* BERT_* */
+    int prepared;
+    unsigned generation;    /* of the model when the filters were built */
+    Bloom initial, continuing;
+    PyObject **id_objects;  /* ids [0, n_id_objects) as int objects */
+    size_t n_id_objects;
+} BertEncoder;
+
+typedef struct {
+    BertScratch pre;
+    uint64_t *hashes;
+    size_t hcap;
+} BertThreadScratch;
+
+static void bert_thread_scratch_free(BertThreadScratch *s) {
+    bert_scratch_free(&s->pre);
+    free(s->hashes);
+    memset(s, 0, sizeof *s);
+}
+
+/* WordPiece on word w[0:n) of the normalized text, each token with its span in the raw text
+ * (st/en: the spans of the word's characters). */
+static int bert_word(const BertEncoder *e, const uint32_t *w, size_t n, const int32_t *st, const int32_t *en,
+                     uint64_t *hashes, Out *o) {
+    const Model *m = e->model;
+    size_t mark = o->n;
+    if ((Py_ssize_t)n > m->max_input_chars) goto unknown;
+    size_t start = 0;
+    while (start < n) {
+        size_t end = n - start < m->max_token_chars ? n : start + m->max_token_chars;
+        uint64_t h = H0;
+        for (size_t k = start; k < end; k++) hashes[k - start] = h = HSTEP(h, w[k]);
+        const Table *t = start ? &m->continuing : &m->initial;
+        const Bloom *b = start ? &e->continuing : &e->initial;
+        int32_t found = -1;
+        for (; end > start; end--) {
+            uint64_t hk = hashes[end - start - 1];
+            if (!bloom_may_have(b, hk)) continue;
+            const Slot *slot = table_find(t, w + start, end - start, hk);
+            if (slot && slot->id >= 0) {
+                found = slot->id;
+                break;
+            }
+        }
+        if (found < 0) goto unknown;
+        if (out_push(o, found, st[start], en[end - 1])) return RC_NOMEM;
+        start = end;
+    }
+    return RC_OK;
+unknown:
+    o->n = mark;
+    if (m->unk_id < 0) return RC_NOUNK;
+    return out_push(o, m->unk_id, st[0], en[n - 1]) ? RC_NOMEM : RC_OK;
+}
+
+typedef struct {
+    int kind;
+    const void *data;
+    size_t n;
+} BertText;
+
+/* The tokens of one raw text into o (o->n = 0 first); an RC_* code. */
+static int bert_encode_text(const BertEncoder *e, const BertText *text, BertThreadScratch *s, Out *o) {
+    o->n = 0;
+    if (s->hcap < e->model->max_token_chars + 1) {
+        uint64_t *h = realloc(s->hashes, (e->model->max_token_chars + 1) * sizeof(uint64_t));
+        if (!h) return RC_NOMEM;
+        s->hashes = h;
+        s->hcap = e->model->max_token_chars + 1;
+    }
+    const BertChars *t;
+    int rc = bert_pre_tokenize(e->options, text->kind, text->data, text->n, &s->pre, &t);
+    if (rc == BERT_NOMEM) return RC_NOMEM;
+    if (rc == BERT_SURROGATE) return RC_SURROGATE;
+    if (rc == BERT_NEEDS_REFERENCE) return RC_REFERENCE;
+    const uint32_t *words = s->pre.words;
+    for (size_t k = 0; k < s->pre.n_words; k++) {
+        size_t a = words[2 * k], b = words[2 * k + 1];
+        rc = bert_word(e, t->cp + a, b - a, t->start + a, t->end + a, s->hashes, o);
+        if (rc) return rc;
+    }
+    return RC_OK;
+}
+
+static void bert_set_error(int rc) {
+    if (rc == RC_NOMEM)
+        PyErr_NoMemory();
+    else if (rc == RC_NOUNK)
+        PyErr_SetString(PyExc_ValueError, "no unknown token for a word that needs one");
+    else if (rc == RC_SURROGATE)
+        PyErr_SetString(PyExc_ValueError, "a lone surrogate cannot be encoded");
+    else
+        PyErr_SetString(PyExc_SystemError, "unexpected BertEncoder error");
+}
+
+static void bert_free_ids(BertEncoder *self) {
+    if (self->id_objects)
+        for (size_t i = 0; i < self->n_id_objects; i++) Py_XDECREF(self->id_objects[i]);
+    free(self->id_objects);
+    self->id_objects = NULL;
+    self->n_id_objects = 0;
+}
+
+/* Builds the filters and id objects for the model as it is now (again after a model __init__);
+ * -1 with an exception on error. */
+static int bert_prepare(BertEncoder *self) {
+    Model *m = self->model;
+    if (!m || !m->ready || m->kind != KIND_WORDPIECE) {
+        PyErr_SetString(PyExc_RuntimeError, "BertEncoder: the WordPiece model is not initialized");
+        return -1;
+    }
+    if (self->prepared && self->generation == m->generation) return 0;
+    self->prepared = 0;
+    if (bloom_build(&self->initial, &m->initial) || bloom_build(&self->continuing, &m->continuing)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int64_t max_id = m->unk_id;
+    const Table *tables[2] = {&m->initial, &m->continuing};
+    for (int k = 0; k < 2; k++)
+        if (tables[k]->slots)
+            for (size_t i = 0; i <= tables[k]->mask; i++)
+                if (tables[k]->slots[i].len && tables[k]->slots[i].id > max_id) max_id = tables[k]->slots[i].id;
+    bert_free_ids(self);
+    size_t n = max_id < 0 ? 0 : (size_t)max_id + 1;
+    if (n > ID_OBJECTS_MAX) n = ID_OBJECTS_MAX;
+    self->id_objects = calloc(n + 1, sizeof(PyObject *));
+    if (!self->id_objects) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        self->id_objects[i] = PyLong_FromSize_t(i);
+        if (!self->id_objects[i]) {
+            self->n_id_objects = i;
+            bert_free_ids(self);
+            return -1;
+        }
+    }
+    self->n_id_objects = n;
+    self->generation = m->generation;
+    self->prepared = 1;
+    return 0;
+}
+
+static PyObject *bert_id(const BertEncoder *e, int32_t id) {
+    if (id >= 0 && (size_t)id < e->n_id_objects) {
+        Py_INCREF(e->id_objects[id]);
+        return e->id_objects[id];
+    }
+    return PyLong_FromLong(id);
+}
+
+/* ids, or (ids, packed offsets + base); None for RC_REFERENCE; NULL with an exception. */
+static PyObject *bert_result(const BertEncoder *e, int rc, const Out *o, int offsets, Py_ssize_t base) {
+    if (rc == RC_REFERENCE) Py_RETURN_NONE;
+    if (rc != RC_OK) {
+        bert_set_error(rc);
+        return NULL;
+    }
+    PyObject *ids = PyList_New((Py_ssize_t)o->n);
+    if (!ids) return NULL;
+    for (size_t k = 0; k < o->n; k++) {
+        PyObject *v = bert_id(e, o->ids[k]);
+        if (!v) {
+            Py_DECREF(ids);
+            return NULL;
+        }
+        PyList_SET_ITEM(ids, (Py_ssize_t)k, v);
+    }
+    /* Only ints: no cycle can go through the list, and the cyclic collector need not walk its
+       items (the first collection after a batch walked all of them: 8% of the batch's time). */
+    PyObject_GC_UnTrack(ids);
+    if (!offsets) return ids;
+    PyObject *packed = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(o->n * 2 * sizeof(int32_t)));
+    if (!packed) {
+        Py_DECREF(ids);
+        return NULL;
+    }
+    int32_t *p = (int32_t *)PyBytes_AS_STRING(packed);
+    for (size_t k = 0; k < 2 * o->n; k++) p[k] = (int32_t)(o->offs[k] + base);
+    PyObject *res = PyTuple_Pack(2, ids, packed);
+    Py_DECREF(ids);
+    Py_DECREF(packed);
+    return res;
+}
+
+/* The text of a str argument; -1 with an exception. */
+static int bert_text_of(PyObject *obj, BertText *t) {
+    if (!PyUnicode_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "expected str, got %.80s", Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(obj) < 0) return -1;
+#endif
+    t->kind = PyUnicode_KIND(obj);
+    t->data = PyUnicode_DATA(obj);
+    t->n = (size_t)PyUnicode_GET_LENGTH(obj);
+    return 0;
+}
+
+static int check_offsets_mode(int offsets) {
+    if (offsets == 0 || offsets == 2) return 0;
+    PyErr_SetString(PyExc_ValueError, "offsets: 0 (none) or 2 (packed)");
+    return -1;
+}
+
+static PyObject *BertEncoder_encode(BertEncoder *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"text", "base", "offsets", NULL};
+    PyObject *text;
+    Py_ssize_t base = 0;
+    int offsets = 2;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "U|ni:encode", kwlist, &text, &base, &offsets)) return NULL;
+    if (check_offsets_mode(offsets) || bert_prepare(self)) return NULL;
+    if (base < 0 || base > INT32_MAX / 2) {
+        PyErr_SetString(PyExc_ValueError, "base out of range");
+        return NULL;
+    }
+    BertText t;
+    if (bert_text_of(text, &t)) return NULL;
+    BertThreadScratch s = {0};
+    Out o = {0};
+    int rc;
+    self->model->busy++;
+    Py_BEGIN_ALLOW_THREADS
+    rc = bert_encode_text(self, &t, &s, &o);
+    Py_END_ALLOW_THREADS
+    self->model->busy--;
+    bert_thread_scratch_free(&s);
+    PyObject *res = bert_result(self, rc, &o, offsets, base);
+    out_free(&o);
+    return res;
+}
+
+/* ---- encode_many: the calling thread and threads - 1 workers take the texts one by one; the
+ * calling thread also turns the finished ones into Python objects, in order, and encodes a text
+ * itself whenever the next one to convert is not ready: N threads busy, never N + 1. */
+
+typedef struct {
+    const BertEncoder *enc;
+    const BertText *texts;
+    Out *outs;
+    int *rcs;
+    char *done;
+    size_t n_texts;
+    size_t next;
+    int cancel;
+    pthread_mutex_t lock;
+    pthread_cond_t finished;
+} BertBatch;
+
+static int bert_batch_step(BertBatch *b, BertThreadScratch *s) {
+    pthread_mutex_lock(&b->lock);
+    size_t k = b->cancel ? b->n_texts : b->next;
+    if (k < b->n_texts) b->next++;
+    pthread_mutex_unlock(&b->lock);
+    if (k >= b->n_texts) return 0;
+    /* A local Out, stored when the text is done: neighbouring texts' Outs share cache lines. */
+    Out out = {0};
+    int rc = bert_encode_text(b->enc, &b->texts[k], s, &out);
+    pthread_mutex_lock(&b->lock);
+    b->outs[k] = out;
+    b->rcs[k] = rc;
+    b->done[k] = 1;
+    pthread_cond_broadcast(&b->finished);
+    pthread_mutex_unlock(&b->lock);
+    return 1;
+}
+
+static void *bert_batch_worker(void *arg) {
+    BertBatch *b = arg;
+    BertThreadScratch s = {0};
+    while (bert_batch_step(b, &s)) {
+    }
+    bert_thread_scratch_free(&s);
+    return NULL;
+}
+
+static PyObject *BertEncoder_encode_many(BertEncoder *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"texts", "threads", "offsets", NULL};
+    PyObject *seq;
+    int threads = 1, offsets = 2;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|ii:encode_many", kwlist, &seq, &threads, &offsets)) return NULL;
+    if (check_offsets_mode(offsets) || bert_prepare(self)) return NULL;
+    /* A private tuple: nothing can drop the texts while the threads read them. */
+    PyObject *fast = PySequence_Tuple(seq);
+    if (!fast) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(fast);
+    if (threads < 1) threads = 1;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    if (threads > n) threads = n > 0 ? (int)n : 1;
+    BertBatch b;
+    memset(&b, 0, sizeof b);
+    b.enc = self;
+    b.n_texts = (size_t)n;
+    BertText *texts = calloc((size_t)n + 1, sizeof(BertText));
+    b.texts = texts;
+    b.outs = calloc((size_t)n + 1, sizeof(Out));
+    b.rcs = calloc((size_t)n + 1, sizeof(int));
+    b.done = calloc((size_t)n + 1, 1);
+    pthread_t *tids = calloc((size_t)threads, sizeof(pthread_t));
+    PyObject *result = NULL;
+    int started = 0, sync_ready = 0, busy = 0;
+    BertThreadScratch scratch = {0};
+    if (!texts || !b.outs || !b.rcs || !b.done || !tids) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (bert_text_of(PyTuple_GET_ITEM(fast, k), &texts[k])) goto done;
+    result = PyList_New(n);
+    if (!result) goto done;
+    if (pthread_mutex_init(&b.lock, NULL) != 0) goto nomem;
+    if (pthread_cond_init(&b.finished, NULL) != 0) {
+        pthread_mutex_destroy(&b.lock);
+        goto nomem;
+    }
+    sync_ready = 1;
+    self->model->busy++;
+    busy = 1;
+    for (int k = 0; k < threads - 1; k++) { /* (if some cannot start, the others do the work) */
+        if (pthread_create(&tids[k], NULL, bert_batch_worker, &b) != 0) break;
+        started = k + 1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int rc, ready;
+        for (;;) {
+            pthread_mutex_lock(&b.lock);
+            ready = b.done[k];
+            rc = b.rcs[k];
+            pthread_mutex_unlock(&b.lock);
+            if (ready) break;
+            int took;
+            Py_BEGIN_ALLOW_THREADS
+            took = bert_batch_step(&b, &scratch);
+            if (!took) { /* every text is taken: text k is being encoded by a worker */
+                pthread_mutex_lock(&b.lock);
+                while (!b.done[k]) pthread_cond_wait(&b.finished, &b.lock);
+                pthread_mutex_unlock(&b.lock);
+            }
+            Py_END_ALLOW_THREADS
+        }
+        PyObject *item = bert_result(self, rc, &b.outs[k], offsets, 0);
+        out_free(&b.outs[k]);
+        if (!item) {
+            Py_CLEAR(result);
+            break;
+        }
+        PyList_SET_ITEM(result, k, item);
+    }
+    goto done;
+nomem:
+    Py_CLEAR(result);
+    PyErr_NoMemory();
+done:
+    if (sync_ready) {
+        pthread_mutex_lock(&b.lock);
+        b.cancel = 1;
+        pthread_mutex_unlock(&b.lock);
+        Py_BEGIN_ALLOW_THREADS
+        for (int k = 0; k < started; k++) pthread_join(tids[k], NULL);
+        Py_END_ALLOW_THREADS
+        pthread_cond_destroy(&b.finished);
+        pthread_mutex_destroy(&b.lock);
+    }
+    if (busy) self->model->busy--;
+    bert_thread_scratch_free(&scratch);
+    if (b.outs)
+        for (Py_ssize_t k = 0; k < n; k++) out_free(&b.outs[k]);
+    free(texts);
+    free(b.outs);
+    free(b.rcs);
+    free(b.done);
+    free(tids);
+    Py_DECREF(fast);
+    return result;
+}
+
+static PyObject *BertEncoder_normalize(BertEncoder *self, PyObject *arg) {
+    BertText t;
+    if (bert_text_of(arg, &t)) return NULL;
+    BertScratch s = {0};
+    const BertChars *c = NULL;
+    int rc = bert_pre_tokenize(self->options, t.kind, t.data, t.n, &s, &c);
+    PyObject *res = NULL;
+    if (rc == BERT_NEEDS_REFERENCE) {
+        res = Py_None;
+        Py_INCREF(res);
+    } else if (rc != BERT_OK) {
+        bert_set_error(rc == BERT_NOMEM ? RC_NOMEM : RC_SURROGATE);
+    } else {
+        PyObject *text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, c->cp, (Py_ssize_t)c->n);
+        PyObject *starts = PyList_New((Py_ssize_t)c->n), *ends = PyList_New((Py_ssize_t)c->n);
+        int ok = text && starts && ends;
+        for (size_t k = 0; ok && k < c->n; k++) {
+            PyObject *a = PyLong_FromLong(c->start[k]), *b = PyLong_FromLong(c->end[k]);
+            if (a) PyList_SET_ITEM(starts, (Py_ssize_t)k, a);
+            if (b) PyList_SET_ITEM(ends, (Py_ssize_t)k, b);
+            ok = a && b;
+        }
+        if (ok) res = PyTuple_Pack(3, text, starts, ends);
+        Py_XDECREF(text);
+        Py_XDECREF(starts);
+        Py_XDECREF(ends);
+    }
+    bert_scratch_free(&s);
+    return res;
+}
+
+static int BertEncoder_init(BertEncoder *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"model", "clean_text", "handle_chinese_chars", "strip_accents", "lowercase", NULL};
+    PyObject *model;
+    int clean, chinese, strip, lower;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!pppp:BertEncoder", kwlist, &WordPieceType, &model, &clean, &chinese,
+                                     &strip, &lower))
+        return -1;
+    if (self->model && self->model->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the encoder is running in another thread");
+        return -1;
+    }
+    Py_INCREF(model);
+    Py_XSETREF(self->model, (Model *)model);
+    self->options = (clean ? BERT_CLEAN : 0) | (chinese ? BERT_CHINESE : 0) | (strip ? BERT_STRIP : 0)
+                    | (lower ? BERT_LOWER : 0);
+    self->prepared = 0;
+    return bert_prepare(self);
+}
+
+static void BertEncoder_dealloc(BertEncoder *self) {
+    free(self->initial.words);
+    free(self->continuing.words);
+    bert_free_ids(self);
+    Py_XDECREF(self->model);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef BertEncoder_methods[] = {
+    {"encode", (PyCFunction)(void (*)(void))BertEncoder_encode, METH_VARARGS | METH_KEYWORDS,
+     "encode(text, base=0, offsets=2) -> (ids, packed int32 start/end pairs + base) into the raw text, ids "
+     "alone with offsets=0, or None when the text needs the Python reference. Releases the GIL."},
+    {"encode_many", (PyCFunction)(void (*)(void))BertEncoder_encode_many, METH_VARARGS | METH_KEYWORDS,
+     "encode_many(texts, threads=1, offsets=2) -> a list of encode() results, computed on `threads` threads."},
+    {"normalize", (PyCFunction)BertEncoder_normalize, METH_O,
+     "normalize(text) -> (normalized text, starts, ends) or None: BertNormalizer alone."},
+    {NULL},
+};
+
+static PyTypeObject BertEncoderType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tokviz._native.BertEncoder",
+    .tp_basicsize = sizeof(BertEncoder),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "BertEncoder(model, clean_text, handle_chinese_chars, strip_accents, lowercase): BERT's normalizer, "
+              "pre-tokenizer and a WordPieceModel on raw text",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)BertEncoder_init,
+    .tp_dealloc = (destructor)BertEncoder_dealloc,
+    .tp_methods = BertEncoder_methods,
+};
+
 int tv_models_add(PyObject *m) {
-    PyTypeObject *types[] = {&WordPieceType, &UnigramType};
-    const char *names[] = {"WordPieceModel", "UnigramModel"};
-    for (int k = 0; k < 2; k++) {
+    PyTypeObject *types[] = {&WordPieceType, &UnigramType, &BertEncoderType};
+    const char *names[] = {"WordPieceModel", "UnigramModel", "BertEncoder"};
+    for (int k = 0; k < 3; k++) {
         if (PyType_Ready(types[k]) < 0) return -1;
         Py_INCREF(types[k]);
         if (PyModule_AddObject(m, names[k], (PyObject *)types[k]) < 0) {
