@@ -52,6 +52,7 @@ def test_diff_marks_where_the_cuts_differ(qtbot, view):
         view.add_tokenizer(b, "B")
     result = blocker.args[0]
     assert result.names == ["A", "B"]
+    qtbot.waitUntil(lambda: bool(view.panes[1].view.marks()), timeout=2_000)  # (the marks arrive pane by pane)
     assert view.panes[0].view.marks() == {1}  # A's 'cd' starts at 2, where B does not cut
     assert view.panes[1].view.marks() == {1, 2}  # B's 'bc' (1) and 'd' (3)
     assert "3 characters" not in view.summary.text() and "42.9%" in view.summary.text()

@@ -355,7 +355,9 @@ class CompareView(QWidget):
                 return  # stale: the set or the text changed since
             self.comparison = result
             for k, pane in enumerate(self.panes):
-                pane.view.set_marks(result.differing_tokens(k))
+                # one pane repainted at a time: all at once is one long paint of every pane
+                marks = result.differing_tokens(k)
+                QTimer.singleShot(25 * k, self, lambda p=pane, m=marks: self._mark(p, m))
             self._show_table(result.rows)
             self.words.clear()
             for w in result.split_words:
@@ -369,6 +371,10 @@ class CompareView(QWidget):
 
         self._diff_runner.submit(lambda: compare_text(tokenizers, text, encodings=encodings, seconds=seconds), done,
                                  lambda exc: self.summary.setText(f"Could not compare: {describe_error(exc)}"))
+
+    def _mark(self, pane: ComparePane, marks) -> None:
+        if not self._closed and pane in self.panes:
+            pane.view.set_marks(marks)
 
     def _show_table(self, rows: list[dict]) -> None:
         self.table.clear()
