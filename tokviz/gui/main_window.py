@@ -69,6 +69,7 @@ from .ids_panel import IdsPanel
 from .library_panel import LibraryPanel
 from .compare_view import CompareView
 from .edit_panel import EditPanel
+from .export_dialog import ExportDialog
 from .merges_panel import MergesPanel
 from .stats_view import StatsView
 from .train_panel import TrainPanel
@@ -420,6 +421,11 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.action_open_text)
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addSeparator()
+        self.action_export = QAction("&Export tokenizer…", self)
+        self.action_export.setShortcut(QKeySequence("Ctrl+E"))
+        self.action_export.triggered.connect(self.export_tokenizer)
+        file_menu.addAction(self.action_export)
         file_menu.addSeparator()
         file_menu.addAction(self.action_quit)
 
@@ -1176,6 +1182,18 @@ class MainWindow(QMainWindow):
             if not saved and self.controller.tokenizer is not None:
                 self.compare_view.add_tokenizer(self.controller.tokenizer)
         self.compare_view.set_text(self.current_text())
+
+    def export_tokenizer(self) -> ExportDialog | None:
+        """Open the export dialog for the current tokenizer (File ▸ Export tokenizer…)."""
+        tok = self.controller.tokenizer
+        if tok is None:
+            self.statusBar().showMessage("No tokenizer to export", 4000)
+            return None
+        dialog = ExportDialog(tok, self)
+        dialog.accepted.connect(lambda: self.statusBar().showMessage(
+            "Written: " + ", ".join(str(p) for p in dialog.written), 8000))
+        dialog.open()
+        return dialog
 
     def use_trained_tokenizer(self, tok: Tokenizer) -> None:
         """Open a tokenizer trained in the Training panel in the explorer, and in the Compare tab
