@@ -1057,6 +1057,9 @@ static PyObject *result_of(const Encoder *e, const Out *o, int mode) {
         Py_INCREF(v);
         PyList_SET_ITEM(ids, (Py_ssize_t)i, v);
     }
+    /* Only ints: no reference cycle can go through it, and the collector need not walk it (a
+       batch's lists hold millions of items: walking them was a serial pass after every batch). */
+    PyObject_GC_UnTrack(ids);
     if (mode == 0) return ids;
     PyObject *offs;
     if (mode == 2) {
@@ -1114,24 +1117,44 @@ static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
     return r;
 }
 
+/* encode_many's shared state: the texts, their results, which are done, and the next one to take.
+ * Workers and the calling thread take texts one at a time (costs differ a lot from text to text);
+ * the calling thread also turns finished results into Python lists in order, while the workers go
+ * on encoding, and encodes a text itself whenever the next one to list is not ready. */
 typedef struct {
     const Encoder *e;
     const Text *texts;
     Out *outs;
-    size_t first, last;
-    int rc;
-} Job;
+    int *rcs;
+    char *done;
+    size_t n, next;
+    int cancel;
+    pthread_mutex_t lock;
+    pthread_cond_t finished;
+} Flow;
 
-static void *run_job(void *arg) {
-    Job *j = arg;
+/* Take the next text and encode it; 0 when none is left. */
+static int flow_step(Flow *f, Scratch *s) {
+    pthread_mutex_lock(&f->lock);
+    size_t k = f->cancel ? f->n : f->next;
+    if (k < f->n) f->next++;
+    pthread_mutex_unlock(&f->lock);
+    if (k >= f->n) return 0;
+    Out out = {0}; /* local while it grows: neighbouring results must not share cache lines */
+    int rc = encode_text(f->e, &f->texts[k], 0, s, &out);
+    pthread_mutex_lock(&f->lock);
+    f->outs[k] = out;
+    f->rcs[k] = rc;
+    f->done[k] = 1;
+    pthread_cond_broadcast(&f->finished);
+    pthread_mutex_unlock(&f->lock);
+    return 1;
+}
+
+static void *flow_worker(void *arg) {
     Scratch s = {0};
-    int rc = RC_OK;
-    for (size_t k = j->first; k < j->last && rc == RC_OK; k++) {
-        Out out = {0}; /* local while it grows (see run_job in models.c) */
-        rc = encode_text(j->e, &j->texts[k], 0, &s, &out);
-        j->outs[k] = out;
+    while (flow_step(arg, &s)) {
     }
-    j->rc = rc;
     scratch_free(&s);
     return NULL;
 }
@@ -1150,9 +1173,8 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
     Out *outs = calloc((size_t)n + 1, sizeof(Out));
     /* Own references to the texts: while the GIL is released another thread may change the list. */
     PyObject **held = calloc((size_t)n + 1, sizeof(PyObject *));
-    Job *jobs = NULL;
     pthread_t *tids = NULL;
-    int n_jobs = 0;
+    int workers = 0;
     size_t total = 0;
     if (!texts || !outs || !held) {
         PyErr_NoMemory();
@@ -1178,35 +1200,52 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
     if (threads > MAX_THREADS) threads = MAX_THREADS;
     if ((Py_ssize_t)threads > n) threads = n > 0 ? (int)n : 1;
     if (total < 4096) threads = 1; /* not worth a thread */
-    jobs = calloc((size_t)threads, sizeof(Job));
+    Flow f;
+    memset(&f, 0, sizeof(f));
+    f.e = self;
+    f.texts = texts;
+    f.outs = outs;
+    f.n = (size_t)n;
+    f.rcs = calloc((size_t)n + 1, sizeof(int));
+    f.done = calloc((size_t)n + 1, 1);
     tids = calloc((size_t)threads, sizeof(pthread_t));
-    if (!jobs || !tids) {
+    if (!f.rcs || !f.done || !tids) {
+        free(f.rcs);
+        free(f.done);
         PyErr_NoMemory();
         goto done;
     }
-    /* Contiguous runs of texts of about equal size. */
-    size_t k = 0, seen = 0;
-    for (int t = 0; t < threads; t++) {
-        size_t goal = t == threads - 1 ? total : total / (size_t)threads * (size_t)(t + 1);
-        Job *j = &jobs[t];
-        j->e = self;
-        j->texts = texts;
-        j->outs = outs;
-        j->first = k;
-        while (k < (size_t)n && (t == threads - 1 || seen < goal)) seen += texts[k++].n;
-        j->last = k;
-        n_jobs = t + 1;
+    if (pthread_mutex_init(&f.lock, NULL) != 0 || pthread_cond_init(&f.finished, NULL) != 0) {
+        free(f.rcs);
+        free(f.done);
+        PyErr_NoMemory();
+        goto done;
     }
-    Py_BEGIN_ALLOW_THREADS
-    run_jobs(run_job, jobs, sizeof(Job), n_jobs, tids);
-    Py_END_ALLOW_THREADS
-    for (int t = 0; t < n_jobs; t++)
-        if (jobs[t].rc) {
-            set_error(jobs[t].rc);
-            goto done;
-        }
+    for (int t = 0; t < threads - 1; t++) { /* (if some cannot start, the others do the work) */
+        if (pthread_create(&tids[t], NULL, flow_worker, &f) != 0) break;
+        workers = t + 1;
+    }
+    Scratch scratch = {0};
     result = PyList_New(n);
     for (Py_ssize_t i = 0; result && i < n; i++) {
+        for (;;) {
+            pthread_mutex_lock(&f.lock);
+            int ready = f.done[i];
+            pthread_mutex_unlock(&f.lock);
+            if (ready) break;
+            Py_BEGIN_ALLOW_THREADS
+            if (!flow_step(&f, &scratch)) { /* every text is taken: text i is being encoded */
+                pthread_mutex_lock(&f.lock);
+                while (!f.done[i]) pthread_cond_wait(&f.finished, &f.lock);
+                pthread_mutex_unlock(&f.lock);
+            }
+            Py_END_ALLOW_THREADS
+        }
+        if (f.rcs[i]) {
+            set_error(f.rcs[i]);
+            Py_CLEAR(result);
+            break;
+        }
         PyObject *r = result_of(self, &outs[i], mode);
         if (!r) {
             Py_CLEAR(result);
@@ -1215,6 +1254,17 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
         PyList_SET_ITEM(result, i, r);
         out_free(&outs[i]);
     }
+    scratch_free(&scratch);
+    pthread_mutex_lock(&f.lock);
+    f.cancel = 1;
+    pthread_mutex_unlock(&f.lock);
+    Py_BEGIN_ALLOW_THREADS
+    for (int t = 0; t < workers; t++) pthread_join(tids[t], NULL);
+    Py_END_ALLOW_THREADS
+    pthread_cond_destroy(&f.finished);
+    pthread_mutex_destroy(&f.lock);
+    free(f.rcs);
+    free(f.done);
 done:
     if (outs)
         for (Py_ssize_t i = 0; i < n; i++) out_free(&outs[i]);
@@ -1223,7 +1273,6 @@ done:
     if (held)
         for (Py_ssize_t i = 0; i < n; i++) Py_XDECREF(held[i]);
     free(held);
-    free(jobs);
     free(tids);
     Py_DECREF(items);
     return result;
