@@ -169,3 +169,17 @@ def test_the_set_of_panes_persists(qtbot, make_window, tmp_path):
                     and all(p.encoding is not None for p in second.compare_view.panes), timeout=30_000)
     assert [p.name() for p in second.compare_view.panes] == [e["name"] for e in saved]
     assert second.compare_view.text() == "other text"
+
+
+def test_long_texts_are_encoded_in_pieces_with_the_same_result():
+    from tokviz.gui.compare_view import encode_in_pieces
+
+    parts = [(SHARED / "corpus" / f"{n}.txt").read_text(encoding="utf-8")[:120_000] for n in ("en", "zh", "code", "multi")]
+    text = "\n".join(parts)
+    for rel in ("qwen2.5/tokenizer.json", "llama3/tokenizer.json", "bert-minilm/tokenizer.json",
+                "sentencepiece/unigram_8k.model"):
+        tok = tokviz.load(shared_tokenizer(rel))
+        pieces, whole = encode_in_pieces(tok, text), tok.encode(text)
+        assert list(pieces.ids) == whole.ids, rel
+        assert list(pieces.offsets) == [tuple(o) for o in whole.offsets], rel
+        assert list(pieces.special) == list(whole.special) and pieces.text == text

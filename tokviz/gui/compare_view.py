@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 from ..analysis.compare import Comparison, compare_text
 from ..analysis.corpus_stats import table_csv, table_markdown, unique_name
 from ..core.gcpause import freeze_long_lived
-from ..core.token_array import TokenArray, offsets_arrays
+from ..core.token_array import TokenArray, TokenArrayBuilder, offsets_arrays
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import TokenView
 from .workers import TaskRunner, describe_error
@@ -75,6 +75,31 @@ class _Source:
         from ..formats.discover import Found
 
         return Found(self.name, Path(self.path), "tiktoken", "dropped", self.encoding).load()
+
+
+PIECE_CHARS = 64 * 1024
+
+
+def encode_in_pieces(tok, text: str) -> TokenArray:
+    """`tok.encode(text)` as a TokenArray (cheap to show, see the module docstring).  A long text
+    is encoded piece by piece, cut where the encoding provably does not depend on what follows
+    (`core.streaming.safe_cuts`, the same ids): a normalizer or a regex over a whole megabyte is
+    one call that holds the GIL, and the window would stall meanwhile."""
+    from ..core.streaming import safe_cuts, stream_plan
+
+    # (a sentencepiece normalizer works on the whole text: a cut would move a '▁' token's start;
+    # its native encoder holds no lock anyway)
+    if len(text) <= 4 * PIECE_CHARS or stream_plan(tok) is not None or tok.text_normalizer is not None:
+        enc = tok.encode(text)
+        starts, ends = offsets_arrays(enc)
+        return TokenArray(text, enc.ids, starts, ends, enc.special, tok)
+    builder = TokenArrayBuilder(tok)
+    start = 0
+    for end in [*safe_cuts(tok, text, PIECE_CHARS), len(text)]:
+        if end > start:
+            builder.add(tok.encode(text[start:end]), start)
+            start = end
+    return builder.build()
 
 
 class ComparePane(QFrame):
@@ -311,10 +336,8 @@ class CompareView(QWidget):
         def work():
             tok.encode("warm up")  # (a first call builds the native encoder: not part of the time)
             t0 = time.perf_counter()
-            enc = tok.encode(text)
+            tokens = encode_in_pieces(tok, text)
             seconds = time.perf_counter() - t0
-            starts, ends = offsets_arrays(enc)
-            tokens = TokenArray(text, enc.ids, starts, ends, enc.special, tok)  # (cheap to show, see the module docstring)
             tokens.prepare_blocks(TokenView.BLOCK_TOKENS)
             return tokens, seconds
 
