@@ -123,15 +123,7 @@ def screenshot(
             raise errors[0]
         if not done:
             raise TokvizError(f"the {view} view did not finish loading within {timeout:.0f} s")
-        for _ in range(3):  # deliver pending layout/resize events before grabbing
-            app.sendPostedEvents()
-            app.processEvents()
-        pixmap = window.grab()
-        out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if not pixmap.save(str(out), "PNG"):
-            raise TokvizError("could not write the PNG", out)
-        return out
+        return _save_png(app, window, Path(out))
     finally:
         window.close()
         window.deleteLater()
@@ -165,17 +157,9 @@ def _merges(app, tokenizers: list[str], text_file: str | None, out: Path, width:
                 word, source = max(words, key=lambda w: len(w[0]))
             panel.trace_text(source)
             panel.set_step(max(1, panel.step_count() // 2))
-        for _ in range(3):
-            app.sendPostedEvents()
-            app.processEvents()
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if not panel.grab().save(str(out), "PNG"):
-            raise TokvizError("could not write the PNG", out)
-        return out
+        return _save_png(app, panel, out)
     finally:
-        panel.shutdown()
-        panel.close()
-        panel.deleteLater()
+        _dispose(panel)
 
 
 def _statistics(view: str, app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
@@ -202,17 +186,9 @@ def _statistics(view: str, app, tokenizers, text_file, out: Path, width: int, he
             raise TokvizError(f"the {view} view did not finish within {timeout:.0f} s")
         if view == "stats" and done[0] is None:
             raise TokvizError(widget.status.text())
-        for _ in range(3):
-            app.sendPostedEvents()
-            app.processEvents()
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if not widget.grab().save(str(out), "PNG"):
-            raise TokvizError("could not write the PNG", out)
-        return out
+        return _save_png(app, widget, out)
     finally:
-        widget.shutdown()
-        widget.close()
-        widget.deleteLater()
+        _dispose(widget)
 
 
 def _compare(app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
@@ -237,17 +213,9 @@ def _compare(app, tokenizers, text_file, out: Path, width: int, height: int, tim
             view.add_tokenizer(tok)
         if not wait_until(lambda: bool(done), timeout):
             raise TokvizError(f"the compare view did not finish within {timeout:.0f} s")
-        for _ in range(3):
-            app.sendPostedEvents()
-            app.processEvents()
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if not view.grab().save(str(out), "PNG"):
-            raise TokvizError("could not write the PNG", out)
-        return out
+        return _save_png(app, view, out)
     finally:
-        view.shutdown()
-        view.close()
-        view.deleteLater()
+        _dispose(view)
 
 
 def _train(app, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
@@ -269,14 +237,24 @@ def _train(app, text_file, out: Path, width: int, height: int, timeout: float) -
             raise TokvizError(f"training did not finish within {timeout:.0f} s")
         if panel.result is None:
             raise TokvizError(panel.status.text())
-        for _ in range(3):
-            app.sendPostedEvents()
-            app.processEvents()
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if not panel.grab().save(str(out), "PNG"):
-            raise TokvizError("could not write the PNG", out)
-        return out
+        return _save_png(app, panel, out)
     finally:
-        panel.shutdown()
-        panel.close()
-        panel.deleteLater()
+        _dispose(panel)
+
+
+def _save_png(app, widget, out: Path) -> Path:
+    """Grab `widget` into the PNG `out`, once the pending layout and resize events are delivered."""
+    for _ in range(3):
+        app.sendPostedEvents()
+        app.processEvents()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not widget.grab().save(str(out), "PNG"):
+        raise TokvizError("could not write the PNG", out)
+    return out
+
+
+def _dispose(widget) -> None:
+    """Stop a view's workers and close it."""
+    widget.shutdown()
+    widget.close()
+    widget.deleteLater()
