@@ -344,3 +344,21 @@ def test_model_reinitialized_under_the_encoder():
     assert enc.encode("a b", 0, 0) == [0, 1]
     model.__init__({"b": 7, "[UNK]": 1}, {"b": 8}, 1, 100, 5)
     assert enc.encode("a bb", 0, 0) == [1, 7, 8]
+
+
+def test_tables_of_another_unicode_version_are_not_used(monkeypatch):
+    """A Python whose unicodedata differs from the one the C tables came from keeps the Python
+    normalizer and pre-tokenizer (with the C WordPiece model): same ids, no silent difference."""
+    import tokviz.native as native_module
+    from tokviz.native.bert import NativeBert
+
+    path = TOKENIZERS / "bert-minilm" / "tokenizer.json"
+    if not path.exists():
+        pytest.skip("shared tokenizer not found")
+    monkeypatch.setattr(native_module._native, "BERT_UNICODE_VERSION", "0.0.0")
+    tok = tokviz.load(path)
+    encoder = tok.native_encoder()
+    assert encoder is not None and not isinstance(encoder, NativeBert)
+    reference = tokviz.load(path).use_native(False)
+    text = "Héllo, WORLD! 中文 naïve ΟΔΟΣ"
+    assert tok.encode(text).ids == reference.encode(text).ids

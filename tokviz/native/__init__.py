@@ -370,7 +370,9 @@ def model_encoder_for(tokenizer) -> NativeModel | None:
             native = _native.WordPieceModel(
                 model.vocab, continuing, unk, int(model.max_input_chars_per_word), int(model.max_token_chars)
             )
-            if type(tokenizer.normalizer) is _norm.BertNormalizer and type(tokenizer.pre_tokenizer) is _pre.BertPreTokenizer:
+            if (type(tokenizer.normalizer) is _norm.BertNormalizer and type(tokenizer.pre_tokenizer) is _pre.BertPreTokenizer
+                    and getattr(_native, "BERT_UNICODE_VERSION", None) == unicodedata.unidata_version):
+                # (the C tables must know the same characters as the Python reference's unicodedata)
                 from .bert import NativeBert
 
                 return NativeBert(native, tokenizer.normalizer, tokenizer.pre_tokenizer)

@@ -22,6 +22,8 @@
 
 #include "bert_tables.h"
 
+const char *const bert_unicode_version = BT_UNICODE_VERSION;
+
 enum { SIGMA = 0x3A3, SMALL_SIGMA = 0x3C3, FINAL_SIGMA = 0x3C2 };
 enum { HANGUL_COUNT = 11172, JAMO_V_COUNT = 21, JAMO_T_COUNT = 28 };
 

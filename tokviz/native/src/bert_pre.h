@@ -17,6 +17,10 @@ enum {
     BERT_NEEDS_REFERENCE = 3 /* left to the Python classes (today only texts of BERT_MAX_CHARS or more) */
 };
 
+/* The unicodedata version the tables were generated from ("14.0.0"): the Python side uses the C
+ * path only when its own unicodedata is the same (the reference classes read it). */
+extern const char *const bert_unicode_version;
+
 /* Longer texts are left to the reference (BERT_NEEDS_REFERENCE). */
 #define BERT_MAX_CHARS ((size_t)1 << 28)
 

@@ -1188,6 +1188,7 @@ static PyTypeObject BertEncoderType = {
 };
 
 int tv_models_add(PyObject *m) {
+    if (PyModule_AddStringConstant(m, "BERT_UNICODE_VERSION", bert_unicode_version) < 0) return -1;
     PyTypeObject *types[] = {&WordPieceType, &UnigramType, &BertEncoderType};
     const char *names[] = {"WordPieceModel", "UnigramModel", "BertEncoder"};
     for (int k = 0; k < 3; k++) {
