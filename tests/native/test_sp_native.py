@@ -173,6 +173,47 @@ def test_batch_threads(name):
     assert tok.encode_ids_batch(texts, threads=2) == [e.ids for e in one]
 
 
+def test_bpe_word_cache_across_calls_threads_and_overflow():
+    """The BPE word cache is kept between calls, shared by a call's threads, and one of a pool per
+    concurrent call: hits give what merging gives, also once a cache is full (more words than it
+    holds) and after clear_cache."""
+    import threading
+
+    tok, py_tok = _tok("bpe_8k"), _python_tok("bpe_8k")
+    rng = random.Random(11)
+    letters = "abcdefghijklmnopqrstuvwxyzéüßабвгд中文字"
+    # 200,000 distinct words: more than one cache holds (2**17), so it fills up mid-call
+    words = sorted({"".join(rng.choices(letters, k=rng.randint(3, 9))) for _ in range(230_000)})[:200_000]
+    texts = [" ".join(words[i : i + 500]) for i in range(0, len(words), 500)]
+    sample = rng.sample(range(len(texts)), 12)
+    want = {k: py_tok.encode(texts[k]) for k in sample}
+
+    tok.clear_cache()
+    for threads in (2, 1, 2):  # cold shared cache, then warm (a full one is emptied when taken)
+        got = tok.encode_batch(texts, threads=threads)
+        for k in sample:
+            assert got[k].ids == want[k].ids and got[k].offsets == want[k].offsets
+
+    results, errors = {}, []
+
+    def encode_alone(k):  # concurrent calls: each takes its own cache of the pool
+        try:
+            results[k] = [tok.encode(texts[j]) for j in sample]
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    runners = [threading.Thread(target=encode_alone, args=(k,)) for k in range(4)]
+    for r in runners:
+        r.start()
+    for r in runners:
+        r.join()
+    assert not errors
+    for encodings in results.values():
+        assert [e.ids for e in encodings] == [want[k].ids for k in sample]
+    tok.clear_cache()
+    assert tok.encode(texts[sample[0]]).ids == want[sample[0]].ids
+
+
 @pytest.mark.parametrize("name", MODELS)
 def test_lone_surrogates(name):
     tok = _tok(name)

@@ -40,7 +40,7 @@ class SentencePieceNativeEncoder:
         return f"native sentencepiece ({self.kind})"
 
     def clear_cache(self) -> None:
-        """Nothing to forget: the BPE word cache lives only for one call."""
+        """Forget the words the BPE word caches hold (they are kept between calls)."""
         self.encoder.clear_cache()
 
     def encode_segment(self, seg, with_offsets: bool = True):

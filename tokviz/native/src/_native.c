@@ -28,22 +28,18 @@
 #include "scan.h"
 #include "sp_pieces.h"
 #include "models.h"
+#include "piece_cache.h"
 
 #define NO_RANK INT32_MAX
 #ifndef SHORT_PIECE
 #define SHORT_PIECE 16 /* up to this many bytes: merge by rescanning an array; beyond, the heap */
 #endif
-#define CACHE_SLOTS 8     /* independent caches; a call uses whichever is free */
 #ifndef CACHE_MAX_KEY
 #define CACHE_MAX_KEY 128 /* longer pieces are not cached */
 #endif
 #ifndef CACHE_BITS
 #define CACHE_BITS 17 /* 2**CACHE_BITS pieces per cache (see cache_put when it is full) */
 #endif
-#define CACHE_ENTRIES (1 << CACHE_BITS)
-#define CACHE_KEY_BYTES (CACHE_ENTRIES * 32)
-#define CACHE_ID_COUNT (CACHE_ENTRIES * 8)
-#define BLOCK_ENTRIES 64 /* a thread reserves cache space for this many pieces at a time */
 #define MAX_THREADS 256
 #ifndef BLOOM_BITS
 #define BLOOM_BITS 12 /* at least this many filter bits a key (up to twice): a few % false hits */
@@ -51,23 +47,6 @@
 #define MAX_LISTED_LEN 256 /* token lengths the first-byte filter of whole-piece lookups covers */
 
 /* ---- hashing ------------------------------------------------------------------------------ */
-
-static inline uint64_t hash_bytes(const uint8_t *p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ULL ^ (n * 0x9E3779B97F4A7C15ULL);
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0x100000001b3ULL;
-        h ^= h >> 29;
-        p += 8;
-        n -= 8;
-    }
-    while (n--) h = (h ^ *p++) * 0x100000001b3ULL;
-    h ^= h >> 32;
-    h *= 0xd6e8feb86659fd93ULL;
-    h ^= h >> 32;
-    return h;
-}
 
 static inline uint64_t hash_pair(uint64_t key) {
     key *= 0x9E3779B97F4A7C15ULL;
@@ -115,145 +94,6 @@ typedef struct {
     int32_t rank, merged; /* rank NO_RANK: the pair does not merge */
 } PairMerge;
 
-/* ---- the piece cache ---------------------------------------------------------------------- */
-
-typedef struct {
-    uint64_t hash;
-    uint32_t key_off, ids_off;
-    uint16_t key_len, n_ids;
-} CacheEntry;
-
-/* One call (encode, or encode_many with all its threads) holds a cache's lock while it uses it.
- * The threads of one encode_many share the cache without further locking: a thread reserves space
- * for BLOCK_ENTRIES entries at a time with atomic counters, writes an entry there, then publishes
- * it by setting its slot (release; readers load slots with acquire).  A shared cache is only
- * cleared by its holder while no thread encodes with it (see take_cache); when it fills up
- * meanwhile it stops taking entries.
- * Aligned to its own cache lines: threads using neighbouring caches must not share one. */
-typedef struct {
-    _Alignas(64) pthread_mutex_t lock;
-    _Atomic uint64_t *slots; /* hash tag << 32 | entry index + 1; 0 = empty; 2 * CACHE_ENTRIES of them */
-    CacheEntry *entries;
-    uint8_t *keys;
-    int32_t *ids;
-    _Atomic size_t n_entries, keys_used, ids_used; /* (reserved: may run past the capacity) */
-    char pad[64];
-} Cache;
-
-static void cache_free(Cache *c) {
-    free(c->slots);
-    free(c->entries);
-    free(c->keys);
-    free(c->ids);
-    c->slots = NULL;
-    c->entries = NULL;
-    c->keys = NULL;
-    c->ids = NULL;
-}
-
-static int cache_init(Cache *c) {
-    memset(c, 0, sizeof(*c));
-    return pthread_mutex_init(&c->lock, NULL) != 0 ? -1 : 0;
-}
-
-/* The tables are allocated by the first thread that uses the cache (most encoders use one). */
-static int cache_alloc(Cache *c) {
-    if (c->slots) return 0;
-    c->slots = calloc(2 * CACHE_ENTRIES, sizeof(*c->slots));
-    c->entries = malloc(CACHE_ENTRIES * sizeof(CacheEntry));
-    c->keys = malloc(CACHE_KEY_BYTES);
-    c->ids = malloc(CACHE_ID_COUNT * sizeof(int32_t));
-    if (!c->slots || !c->entries || !c->keys || !c->ids) {
-        cache_free(c);
-        return -1;
-    }
-    return 0;
-}
-
-/* Only while no other thread uses the cache. */
-static void cache_clear(Cache *c) {
-    memset((void *)c->slots, 0, 2 * CACHE_ENTRIES * sizeof(*c->slots));
-    atomic_store_explicit(&c->n_entries, 0, memory_order_relaxed);
-    atomic_store_explicit(&c->keys_used, 0, memory_order_relaxed);
-    atomic_store_explicit(&c->ids_used, 0, memory_order_relaxed);
-}
-
-static int cache_full(const Cache *c, size_t len, size_t n_ids) {
-    return atomic_load_explicit(&c->n_entries, memory_order_relaxed) >= CACHE_ENTRIES ||
-           atomic_load_explicit(&c->keys_used, memory_order_relaxed) + len > CACHE_KEY_BYTES ||
-           atomic_load_explicit(&c->ids_used, memory_order_relaxed) + n_ids > CACHE_ID_COUNT;
-}
-
-/* The cached ids of a piece (count in *n_ids), or NULL. */
-static const int32_t *cache_get(Cache *c, const uint8_t *key, size_t len, uint64_t h, size_t *n_ids) {
-    size_t mask = 2 * CACHE_ENTRIES - 1;
-    uint64_t tag = h & 0xFFFFFFFF00000000ULL;
-    for (size_t s = h & mask;; s = (s + 1) & mask) {
-        uint64_t e = atomic_load_explicit(&c->slots[s], memory_order_acquire);
-        if (!e) return NULL;
-        if ((e & 0xFFFFFFFF00000000ULL) != tag) continue; /* another piece: no need to look at it */
-        const CacheEntry *ent = &c->entries[(uint32_t)e - 1];
-        if (ent->hash == h && ent->key_len == len && memcmp(c->keys + ent->key_off, key, len) == 0) {
-            *n_ids = ent->n_ids;
-            return c->ids + ent->ids_off;
-        }
-    }
-}
-
-/* The space a thread has reserved in a cache and not used yet (all zero: none). */
-typedef struct {
-    size_t entry, entry_end, key, key_end, id, id_end;
-} CacheBlock;
-
-/* Reserve the next block of the cache for a thread; false when the cache is full. */
-static int cache_reserve(Cache *c, CacheBlock *b) {
-    memset(b, 0, sizeof(*b));
-    if (cache_full(c, BLOCK_ENTRIES * 32, BLOCK_ENTRIES * 8)) return 0;
-    size_t e = atomic_fetch_add_explicit(&c->n_entries, BLOCK_ENTRIES, memory_order_relaxed);
-    size_t k = atomic_fetch_add_explicit(&c->keys_used, BLOCK_ENTRIES * 32, memory_order_relaxed);
-    size_t i = atomic_fetch_add_explicit(&c->ids_used, BLOCK_ENTRIES * 8, memory_order_relaxed);
-    if (e + BLOCK_ENTRIES > CACHE_ENTRIES || k + BLOCK_ENTRIES * 32 > CACHE_KEY_BYTES ||
-        i + BLOCK_ENTRIES * 8 > CACHE_ID_COUNT)
-        return 0; /* (another thread took the last block) */
-    *b = (CacheBlock){e, e + BLOCK_ENTRIES, k, k + BLOCK_ENTRIES * 32, i, i + BLOCK_ENTRIES * 8};
-    return 1;
-}
-
-/* Add a piece, in the thread's block `b`.  `shared`: other threads may use the cache meanwhile
- * (a full cache then takes no more entries; else it is emptied first). */
-static void cache_put(Cache *c, CacheBlock *b, const uint8_t *key, size_t len, uint64_t h, const int32_t *ids,
-                      size_t n_ids, int shared) {
-    if (len > CACHE_MAX_KEY || n_ids > CACHE_MAX_KEY) return;
-    if (b->entry == b->entry_end || b->key + len > b->key_end || b->id + n_ids > b->id_end) {
-        if (!cache_reserve(c, b)) {
-            if (shared) return;
-            cache_clear(c);
-            if (!cache_reserve(c, b)) return;
-        }
-    }
-    size_t index = b->entry++;
-    CacheEntry *ent = &c->entries[index];
-    ent->hash = h;
-    ent->key_off = (uint32_t)b->key;
-    ent->key_len = (uint16_t)len;
-    ent->ids_off = (uint32_t)b->id;
-    ent->n_ids = (uint16_t)n_ids;
-    memcpy(c->keys + b->key, key, len);
-    memcpy(c->ids + b->id, ids, n_ids * sizeof(int32_t));
-    b->key += len;
-    b->id += n_ids;
-    uint64_t value = (h & 0xFFFFFFFF00000000ULL) | (uint32_t)(index + 1);
-    size_t mask = 2 * CACHE_ENTRIES - 1;
-    /* At most CACHE_ENTRIES of the 2 * CACHE_ENTRIES slots are ever set: a free one is found. */
-    for (size_t s = h & mask;; s = (s + 1) & mask) {
-        uint64_t expected = 0;
-        if (atomic_load_explicit(&c->slots[s], memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_strong_explicit(&c->slots[s], &expected, value, memory_order_release,
-                                                    memory_order_relaxed))
-            return;
-    }
-}
-
 /* ---- the encoder ---------------------------------------------------------------------------- */
 
 
@@ -282,8 +122,7 @@ typedef struct {
                               on the thread holding the GIL, while the others encode) */
     Bloom pair_filter;  /* of pmap (empty while it is built) */
     Bloom token_filter; /* of bmap, for whole-piece lookups */
-    Cache *caches; /* CACHE_SLOTS of them, 64-byte aligned (see Cache) */
-    int n_caches;
+    CachePool caches; /* piece bytes -> ids */
 } Encoder;
 
 /* The id of the token with these bytes (h = hash_bytes(p, n)), or -1. */
@@ -580,12 +419,6 @@ static int piece_bytes(const tv_text *t, ptrdiff_t a, ptrdiff_t b, Scratch *s, s
     return ENC_OK;
 }
 
-/* The piece cache a call encodes with (cache NULL: none); shared by the call's threads or not. */
-typedef struct {
-    Cache *cache;
-    int shared;
-} CacheUse;
-
 /* Tokens of one piece's bytes, appended to out (ids only). */
 static int encode_piece(const Encoder *e, CacheUse use, Scratch *s, const uint8_t *bytes, size_t len, Out *out,
                         int offsets) {
@@ -595,7 +428,7 @@ static int encode_piece(const Encoder *e, CacheUse use, Scratch *s, const uint8_
         out->ids[out->n++] = e->byte_id[bytes[0]];
         return ENC_OK;
     }
-    int cached = cache && len <= CACHE_MAX_KEY;
+    int cached = cache && len <= cache->shape.max_key;
     int whole = e->ignore_merges && may_be_token(e, bytes, len);
     uint64_t h = cached || whole ? hash_bytes(bytes, len) : 0;
     /* Short pieces are mostly tokens (words of alphabetic text): the filter would only cost them. */
@@ -622,30 +455,6 @@ static int encode_piece(const Encoder *e, CacheUse use, Scratch *s, const uint8_
     if (cached) cache_put(cache, &s->block, bytes, len, h, out->ids + out->n, m, use.shared);
     out->n += m;
     return ENC_OK;
-}
-
-/* A free piece cache for a call (the first one first: a cache that stays with one caller stays in
- * the memory caches).  NULL when all are busy or out of memory (encode without one).  A cache
- * that its last user (shared) left nearly full is emptied now, while nobody else uses it. */
-static Cache *take_cache(Encoder *e) {
-    for (int k = 0; k < e->n_caches; k++) {
-        Cache *c = &e->caches[k];
-        if (pthread_mutex_trylock(&c->lock) != 0) continue;
-        if (cache_alloc(c) == 0) {
-            if (atomic_load_explicit(&c->n_entries, memory_order_relaxed) > CACHE_ENTRIES / 4 * 3 ||
-                atomic_load_explicit(&c->keys_used, memory_order_relaxed) > CACHE_KEY_BYTES / 4 * 3 ||
-                atomic_load_explicit(&c->ids_used, memory_order_relaxed) > CACHE_ID_COUNT / 4 * 3)
-                cache_clear(c);
-            return c;
-        }
-        pthread_mutex_unlock(&c->lock);
-        return NULL;
-    }
-    return NULL;
-}
-
-static void give_cache(Cache *c) {
-    if (c) pthread_mutex_unlock(&c->lock);
 }
 
 /* Encode the whole text (no Python calls: runs without the GIL). */
@@ -919,9 +728,9 @@ static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
     if (text_check_active(&check) && !text_check_passes(&check, &t)) {
         rc = ENC_REJECTED;
     } else {
-        CacheUse cache = {take_cache(self), 0};
+        CacheUse cache = {cache_take(&self->caches), 0};
         rc = encode_text(self, &t, cache, &s, &o, offsets);
-        give_cache(cache.cache);
+        cache_give(cache.cache);
     }
     Py_END_ALLOW_THREADS
     scratch_free(&s);
@@ -1039,7 +848,7 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
     /* One cache for all the threads: each learns the pieces the others met (with a cache each,
        every thread would merge the common pieces of the batch once more). */
     b.cache.shared = threads > 1;
-    Py_BEGIN_ALLOW_THREADS b.cache.cache = take_cache(self);
+    Py_BEGIN_ALLOW_THREADS b.cache.cache = cache_take(&self->caches);
     Py_END_ALLOW_THREADS
     for (int k = 0; k < threads - 1; k++) { /* (if some cannot start, the others do the work) */
         if (pthread_create(&tids[k], NULL, batch_worker, &b) != 0) break;
@@ -1091,7 +900,7 @@ done:
         Py_BEGIN_ALLOW_THREADS for (int k = 0; k < started; k++) pthread_join(tids[k], NULL);
         Py_END_ALLOW_THREADS pthread_cond_destroy(&b.finished);
         pthread_mutex_destroy(&b.lock);
-        give_cache(b.cache.cache);
+        cache_give(b.cache.cache);
     }
     if (b.outs)
         for (Py_ssize_t k = 0; k < n; k++) out_free(&b.outs[k]);
@@ -1158,11 +967,7 @@ static void Encoder_dealloc(Encoder *self) {
     free(self->pair_filter.words);
     free(self->token_filter.words);
     free(self->long_firsts);
-    for (int k = 0; k < self->n_caches; k++) {
-        cache_free(&self->caches[k]);
-        pthread_mutex_destroy(&self->caches[k].lock);
-    }
-    free(self->caches);
+    cache_pool_free(&self->caches);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1369,23 +1174,17 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
     }
     for (size_t k = 0; k < self->n_ids; k++)
         if (!(self->id_objects[k] = PyLong_FromSize_t(k))) return -1;
-    self->caches = aligned_alloc(64, CACHE_SLOTS * sizeof(Cache));
-    for (int k = 0; self->caches && k < CACHE_SLOTS; k++) { /* (none: encode without caches) */
-        if (cache_init(&self->caches[k]) != 0) break;
-        self->n_caches = k + 1;
-    }
+    cache_pool_init(&self->caches, (CacheShape){.entries = (size_t)1 << CACHE_BITS, .key_bytes = 32, .vals = 8,
+                                                .max_key = CACHE_MAX_KEY, .max_vals = CACHE_MAX_KEY});
     self->ready = 1;
     return 0;
 }
 
 static PyObject *Encoder_clear_cache(Encoder *self, PyObject *unused) {
     if (check_ready(self)) return NULL;
-    for (int k = 0; k < self->n_caches; k++) {
-        Cache *c = &self->caches[k];
-        Py_BEGIN_ALLOW_THREADS pthread_mutex_lock(&c->lock);
-        Py_END_ALLOW_THREADS if (c->slots) cache_clear(c);
-        pthread_mutex_unlock(&c->lock);
-    }
+    Py_BEGIN_ALLOW_THREADS
+    cache_pool_clear(&self->caches);
+    Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
 

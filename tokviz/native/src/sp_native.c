@@ -9,7 +9,8 @@
  *   unigram_encode()  SentencePieceUnigram.viterbi, with its single-precision path scores and the
  *                     re-basing at +-100000.
  *   bpe_merge()       SentencePieceBPE.merge + _resegment, word by word when the Python model's
- *                     `by_word` says so (then with a per-thread word cache).
+ *                     `by_word` says so (then with a word cache shared by the call's threads and kept
+ *                     between calls, piece_cache.h).
  *   finish()          _finish: byte fallback, or one fused unknown per run.
  *
  *   SentencePieceEncoder(kind, match, scores, unk_id, unk_score, byte_ids, normalizer_symbols,
@@ -36,12 +37,14 @@
 #include <string.h>
 
 #include "models_common.h"
+#include "piece_cache.h"
 
 #define MAX_THREADS 256
 #define SPACE_MARK 0x2581u /* '▁' */
 #define SCORE_RESET 100000.0
 #define MAX_LEN (INT32_MAX / 2)  /* longest text, and longest normalized text, handled */
-#define CACHE_LIMIT (1u << 16)   /* words kept per thread by the BPE word cache */
+#define CACHE_WORDS (1u << 17)   /* words kept by a BPE word cache */
+#define CACHE_LONGEST 256        /* longer words (code points) are not cached */
 
 enum { RC_OK = 0, RC_NOMEM = 1, RC_SURROGATE = 2, RC_TOOLONG = 3, RC_INTERNAL = 4 };
 enum { KIND_UNIGRAM = 0, KIND_BPE = 1 };
@@ -429,6 +432,7 @@ typedef struct {
     int32_t *root_edge;    /* Unigram: per BMP character, its edge from the trie's root (-1: none) */
     PyObject **id_objects; /* the int object of every id: results are lists of them */
     int add_dummy_prefix, remove_extra, escape, suffix, by_word, has_unused;
+    CachePool word_caches; /* BPE by word: a word's code points -> its (id, start, end) triples */
 } Encoder;
 
 /* Whether no user-defined symbol and no charsmap rule starts at text[i] = c (BMP), found from c's
@@ -463,22 +467,6 @@ typedef struct {
     int32_t left, right, size;
 } Pair;
 
-typedef struct {
-    uint64_t h;
-    size_t off;   /* word in `keys`, tokens in `toks` (id, start, end triples) */
-    uint32_t len;
-    uint32_t ntoks;
-    size_t toks_off;
-} CacheSlot;
-
-typedef struct {
-    CacheSlot *slots;
-    size_t mask, used;
-    uint32_t *keys;
-    size_t keys_len, keys_cap;
-    int32_t *toks;
-    size_t toks_len, toks_cap;
-} WordCache;
 
 typedef struct {
     Norm norm;
@@ -499,16 +487,10 @@ typedef struct {
     size_t touched_n, touched_cap;
     int32_t *stack;
     size_t stack_cap;
-    WordCache cache;
+    CacheUse cache;   /* BPE: the word cache of the call (set by the caller) */
+    CacheBlock block; /* this thread's free room in it */
     Out raw; /* (id, start, end) in normalized characters, before finish() */
 } Scratch;
-
-static void cache_free(WordCache *c) {
-    free(c->slots);
-    free(c->keys);
-    free(c->toks);
-    memset(c, 0, sizeof *c);
-}
 
 static void scratch_free(Scratch *s) {
     norm_free(&s->norm);
@@ -525,7 +507,6 @@ static void scratch_free(Scratch *s) {
     free(s->rev_left);
     free(s->touched);
     free(s->stack);
-    cache_free(&s->cache);
     out_free(&s->raw);
     memset(s, 0, sizeof *s);
 }
@@ -875,71 +856,30 @@ reset:
     return rc;
 }
 
-/* Doubles the word cache's slot table (from 1024 slots up to 2 * CACHE_LIMIT): a small first table
- * keeps a short call from paying for a large one.  -1 on no memory (the cache stays as it is). */
-static int cache_grow(WordCache *c) {
-    size_t slots = c->slots ? 2 * (c->mask + 1) : 1024;
-    CacheSlot *table = calloc(slots, sizeof(CacheSlot));
-    if (!table) return -1;
-    for (size_t k = 0; c->slots && k <= c->mask; k++) {
-        if (!c->slots[k].len) continue;
-        size_t i = slot_index(c->slots[k].h) & (slots - 1);
-        while (table[i].len) i = (i + 1) & (slots - 1);
-        table[i] = c->slots[k];
-    }
-    free(c->slots);
-    c->slots = table;
-    c->mask = slots - 1;
-    return 0;
-}
-
-/* The tokens of the word w[p:q] from the per-thread cache, or merged and then cached. */
+/* The tokens of the word w[p:q] from the call's word cache, or merged (and then cached). */
 static int bpe_word(const Encoder *e, Scratch *s, const uint32_t *w, size_t p, size_t q) {
-    WordCache *c = &s->cache;
-    size_t len = q - p;
-    uint64_t h = hash_of(w + p, len);
-    if (!c->slots && cache_grow(c)) return bpe_merge(e, s, w, p, q);
-    size_t i = slot_index(h) & c->mask;
-    for (;;) {
-        CacheSlot *slot = &c->slots[i];
-        if (!slot->len) break;
-        if (slot->h == h && slot->len == len && memcmp(c->keys + slot->off, w + p, len * sizeof(uint32_t)) == 0) {
-            const int32_t *tok = c->toks + slot->toks_off;
-            for (uint32_t k = 0; k < slot->ntoks; k++, tok += 3)
-                if (out_push(&s->raw, tok[0], tok[1] + (int32_t)p, tok[2] + (int32_t)p)) return RC_NOMEM;
-            return RC_OK;
-        }
-        i = (i + 1) & c->mask;
+    Cache *c = s->cache.cache;
+    size_t len = q - p, bytes = len * sizeof(uint32_t);
+    if (!c || len > CACHE_LONGEST) return bpe_merge(e, s, w, p, q);
+    uint64_t h = hash_bytes((const uint8_t *)(w + p), bytes);
+    size_t n_vals;
+    const int32_t *tok = cache_get(c, w + p, bytes, h, &n_vals);
+    if (tok) {
+        for (size_t k = 0; k < n_vals; k += 3)
+            if (out_push(&s->raw, tok[k], tok[k + 1] + (int32_t)p, tok[k + 2] + (int32_t)p)) return RC_NOMEM;
+        return RC_OK;
     }
     size_t mark = s->raw.n;
     int rc = bpe_merge(e, s, w, p, q);
-    if (rc || len == 0 || len > 1024) return rc;
-    if (c->used >= CACHE_LIMIT) { /* full: start over (cheap, and keeps memory bounded) */
-        memset(c->slots, 0, (c->mask + 1) * sizeof(CacheSlot));
-        c->used = c->keys_len = c->toks_len = 0;
-    } else if (2 * (c->used + 1) > c->mask + 1 && cache_grow(c)) {
-        return RC_OK; /* no room to remember it: fine */
-    }
-    i = slot_index(h) & c->mask;
-    while (c->slots[i].len) i = (i + 1) & c->mask;
     size_t ntoks = s->raw.n - mark;
-    if (grow((void **)&c->keys, &c->keys_cap, c->keys_len + len, sizeof(uint32_t))
-        || grow((void **)&c->toks, &c->toks_cap, c->toks_len + 3 * ntoks, sizeof(int32_t)))
-        return RC_OK; /* no room to remember it: fine */
-    CacheSlot *slot = &c->slots[i];
-    slot->h = h;
-    slot->len = (uint32_t)len;
-    slot->off = c->keys_len;
-    slot->ntoks = (uint32_t)ntoks;
-    slot->toks_off = c->toks_len;
-    memcpy(c->keys + c->keys_len, w + p, len * sizeof(uint32_t));
-    c->keys_len += len;
+    if (rc || ntoks > CACHE_LONGEST) return rc;
+    int32_t toks[3 * CACHE_LONGEST]; /* (id, start, end) relative to the word */
     for (size_t k = 0; k < ntoks; k++) {
-        c->toks[c->toks_len++] = s->raw.ids[mark + k];
-        c->toks[c->toks_len++] = s->raw.offs[2 * (mark + k)] - (int32_t)p;
-        c->toks[c->toks_len++] = s->raw.offs[2 * (mark + k) + 1] - (int32_t)p;
+        toks[3 * k] = s->raw.ids[mark + k];
+        toks[3 * k + 1] = s->raw.offs[2 * (mark + k)] - (int32_t)p;
+        toks[3 * k + 2] = s->raw.offs[2 * (mark + k) + 1] - (int32_t)p;
     }
-    c->used++;
+    cache_put(c, &s->block, w + p, bytes, h, toks, 3 * ntoks, s->cache.shared);
     return RC_OK;
 }
 
@@ -1109,7 +1049,9 @@ static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
     Out out = {0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
+    s.cache.cache = cache_take(&self->word_caches);
     rc = encode_text(self, &t, (int32_t)base, &s, &out);
+    cache_give(s.cache.cache);
     scratch_free(&s);
     Py_END_ALLOW_THREADS
     PyObject *r = rc ? (set_error(rc), NULL) : result_of(self, &out, mode);
@@ -1123,6 +1065,7 @@ static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
  * on encoding, and encodes a text itself whenever the next one to list is not ready. */
 typedef struct {
     const Encoder *e;
+    CacheUse cache; /* shared by all the threads */
     const Text *texts;
     Out *outs;
     int *rcs;
@@ -1152,7 +1095,7 @@ static int flow_step(Flow *f, Scratch *s) {
 }
 
 static void *flow_worker(void *arg) {
-    Scratch s = {0};
+    Scratch s = {.cache = ((Flow *)arg)->cache};
     while (flow_step(arg, &s)) {
     }
     scratch_free(&s);
@@ -1221,11 +1164,16 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
         PyErr_NoMemory();
         goto done;
     }
+    /* One word cache for all the threads: each learns the words the others met. */
+    f.cache.shared = threads > 1;
+    Py_BEGIN_ALLOW_THREADS
+    f.cache.cache = cache_take(&self->word_caches);
+    Py_END_ALLOW_THREADS
     for (int t = 0; t < threads - 1; t++) { /* (if some cannot start, the others do the work) */
         if (pthread_create(&tids[t], NULL, flow_worker, &f) != 0) break;
         workers = t + 1;
     }
-    Scratch scratch = {0};
+    Scratch scratch = {.cache = f.cache};
     result = PyList_New(n);
     for (Py_ssize_t i = 0; result && i < n; i++) {
         for (;;) {
@@ -1260,6 +1208,7 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
     pthread_mutex_unlock(&f.lock);
     Py_BEGIN_ALLOW_THREADS
     for (int t = 0; t < workers; t++) pthread_join(tids[t], NULL);
+    cache_give(f.cache.cache);
     Py_END_ALLOW_THREADS
     pthread_cond_destroy(&f.finished);
     pthread_mutex_destroy(&f.lock);
@@ -1309,7 +1258,9 @@ static PyObject *Encoder_normalize(Encoder *self, PyObject *args) {
 }
 
 static PyObject *Encoder_clear_cache(Encoder *self, PyObject *unused) {
-    /* The BPE word caches live in each call's threads: nothing is kept between calls. */
+    Py_BEGIN_ALLOW_THREADS
+    cache_pool_clear(&self->word_caches);
+    Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
 
@@ -1343,6 +1294,7 @@ static void Encoder_free_tables(Encoder *self) {
     self->charsmap.units = NULL;
     self->charsmap.strings = NULL;
     self->plain = NULL;
+    cache_pool_free(&self->word_caches);
     self->ready = 0;
 }
 
@@ -1652,6 +1604,10 @@ static PyObject *Encoder_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
             self->root_edge[c] = edge ? (int32_t)(edge - self->lattice.edges) : -1;
         }
     }
+    if (kind == KIND_BPE && self->by_word)
+        cache_pool_init(&self->word_caches,
+                        (CacheShape){.entries = CACHE_WORDS, .key_bytes = 48, .vals = 24,
+                                     .max_key = CACHE_LONGEST * sizeof(uint32_t), .max_vals = 3 * CACHE_LONGEST});
     PyBuffer_Release(&charsmap);
     self->ready = 1;
     return (PyObject *)self;
@@ -1670,7 +1626,7 @@ static PyMethodDef Encoder_methods[] = {
      "encode_many(texts, threads=1, mode=2): encode() of each text, on up to `threads` threads."},
     {"normalize", (PyCFunction)Encoder_normalize, METH_VARARGS,
      "normalize(text) -> (normalized, starts, ends): the normalizer alone, with each character's original span."},
-    {"clear_cache", (PyCFunction)Encoder_clear_cache, METH_NOARGS, "Nothing is cached between calls: a no-op."},
+    {"clear_cache", (PyCFunction)Encoder_clear_cache, METH_NOARGS, "Forget the cached words of the BPE word caches (benchmarks: a cold start)."},
     {NULL, NULL, 0, NULL},
 };
 
