@@ -85,13 +85,13 @@ modules = [
     # encoders: byte-level BPE (with the pre-tokenizer scanners), WordPiece, HF Unigram, .model reading
     native_module("_native", ["_native.c", "sp_pieces.c", "models.c", "bert_pre.c"],
                   ["scan.h", "unicode_tables.h", "nfc_tables.h", "sp_pieces.h", "models.h", "models_common.h",
-                   "bert_pre.h", "bert_tables.h", "piece_cache.h"]),
+                   "bert_pre.h", "bert_tables.h", "piece_cache.h", "batch.h"]),
     # the Unigram trainer's core: seeds, EM over the lattices, pruning (tokviz/train/unigram.py)
     native_module("_unigramtrain", ["unigram_train.c"]),
     # BPE training core: piece counting on threads, incremental merge learning
     native_module("_bpetrain", ["bpe_train.c"], ["scan.h", "unicode_tables.h"]),
     # sentencepiece .model encoding end to end: normalizer, Unigram / BPE, byte fallback
-    native_module("_spnative", ["sp_native.c"], ["models_common.h", "piece_cache.h"]),
+    native_module("_spnative", ["sp_native.c"], ["models_common.h", "piece_cache.h", "batch.h"]),
     # "".join of a big file's pieces without holding the GIL (core/token_array.py)
     native_module("_textjoin", ["text_join.c"]),
 ]

@@ -28,6 +28,7 @@
 #include "scan.h"
 #include "sp_pieces.h"
 #include "models.h"
+#include "batch.h"
 #include "piece_cache.h"
 
 #define NO_RANK INT32_MAX
@@ -40,7 +41,6 @@
 #ifndef CACHE_BITS
 #define CACHE_BITS 17 /* 2**CACHE_BITS pieces per cache (see cache_put when it is full) */
 #endif
-#define MAX_THREADS 256
 #ifndef BLOOM_BITS
 #define BLOOM_BITS 12 /* at least this many filter bits a key (up to twice): a few % false hits */
 #endif
@@ -744,56 +744,44 @@ static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
     return res;
 }
 
-/* ---- encode_many: a list of texts on N threads ------------------------------------------------
- * The calling thread and `threads - 1` workers encode the texts (without the GIL).  The calling
- * thread also turns the finished ones into Python lists, in order, and encodes a text itself
- * whenever the next one to list is not ready yet: N threads stay busy, never N + 1. */
+/* ---- encode_many: a list of texts on N threads (batch.h), sharing one piece cache ---------- */
 
 typedef struct {
     Encoder *enc;
     tv_text *texts;
     Out *outs;
-    int *rcs;
-    char *done;
-    size_t n_texts;
-    size_t next; /* next text to take */
-    int cancel;  /* the caller gave up (an error): take no more texts */
-    pthread_mutex_t lock;
-    pthread_cond_t finished;
-    int offsets;
+    int offsets, untracked;
     const TextCheck *check; /* NULL: encode every text as it is */
     CacheUse cache;         /* taken by the calling thread for all the batch's threads */
 } Batch;
 
-/* Take the next text nobody has taken and encode it; false when none is left. */
-static int batch_step(Batch *b, Scratch *s) {
-    pthread_mutex_lock(&b->lock);
-    size_t k = b->cancel ? b->n_texts : b->next;
-    if (k < b->n_texts) b->next++;
-    pthread_mutex_unlock(&b->lock);
-    if (k >= b->n_texts) return 0;
+static int batch_encode(void *ctx, size_t k, void *scratch) {
+    Batch *b = ctx;
+    if (b->check && !text_check_passes(b->check, &b->texts[k])) return ENC_REJECTED;
     /* Into a local Out, stored when done: the threads write the counts of neighbouring texts'
        results on every token, and these must not share a cache line. */
     Out out = {0};
-    int rc = b->check && !text_check_passes(b->check, &b->texts[k]) ? ENC_REJECTED
-                                                                     : encode_text(b->enc, &b->texts[k], b->cache, s, &out, b->offsets);
-    pthread_mutex_lock(&b->lock);
+    int rc = encode_text(b->enc, &b->texts[k], b->cache, scratch, &out, b->offsets);
     b->outs[k] = out;
-    b->rcs[k] = rc;
-    b->done[k] = 1;
-    pthread_cond_broadcast(&b->finished);
-    pthread_mutex_unlock(&b->lock);
-    return 1;
+    return rc;
 }
 
-static void *batch_worker(void *arg) {
-    Batch *b = arg;
-    Scratch s = {0};
-    while (batch_step(b, &s)) {
-    }
-    scratch_free(&s);
-    return NULL;
+static PyObject *batch_result(void *ctx, size_t k, int rc) {
+    Batch *b = ctx;
+    PyObject *item;
+    if (rc == ENC_REJECTED)
+        item = Py_NewRef(Py_None);
+    else
+        item = rc == ENC_OK ? out_to_python(b->enc, &b->outs[k], b->offsets, 0) : (set_error(rc), NULL);
+    out_free(&b->outs[k]);
+    /* A list of ints cannot be part of a reference cycle: untracked, the collector never walks
+       the batch's id lists (a whole pass over every id, on the GIL, after the batch). */
+    if (item && rc == ENC_OK && b->untracked)
+        PyObject_GC_UnTrack(b->offsets == OFFSETS_NONE ? item : PyTuple_GET_ITEM(item, 0));
+    return item;
 }
+
+static void batch_scratch_free(void *scratch) { scratch_free(scratch); }
 
 static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"texts", "threads", "offsets", "form", "stops", "untracked", NULL};
@@ -802,113 +790,44 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
     if (check_ready(self) || !PyArg_ParseTupleAndKeywords(args, kw, "O|iiiOp:encode_many", kwlist, &seq, &threads,
                                                           &offsets, &form, &stops, &untracked))
         return NULL;
-    /* A private tuple: nothing can drop the texts while the threads read them. */
     if (offsets < OFFSETS_NONE || offsets > OFFSETS_PACKED) {
         PyErr_SetString(PyExc_ValueError, "offsets: 0 (none), 1 (tuples) or 2 (packed)");
         return NULL;
     }
     TextCheck check;
     if (text_check_init(&check, form, stops)) return NULL;
+    /* A private tuple: nothing can drop the texts while the threads read them. */
     PyObject *fast = PySequence_Tuple(seq);
     if (!fast) {
         text_check_free(&check);
         return NULL;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(fast);
-    if (threads < 1) threads = 1;
-    if (threads > MAX_THREADS) threads = MAX_THREADS;
-    if (threads > n) threads = n > 0 ? (int)n : 1;
-    Batch b;
-    memset(&b, 0, sizeof(b));
-    b.enc = self;
-    b.n_texts = (size_t)n;
-    b.offsets = offsets;
+    Batch b = {.enc = self, .offsets = offsets, .untracked = untracked};
     b.check = text_check_active(&check) ? &check : NULL;
     b.texts = calloc((size_t)n + 1, sizeof(tv_text));
     b.outs = calloc((size_t)n + 1, sizeof(Out));
-    b.rcs = calloc((size_t)n + 1, sizeof(int));
-    b.done = calloc((size_t)n + 1, 1);
-    pthread_t *tids = calloc((size_t)threads, sizeof(pthread_t));
     PyObject *result = NULL;
-    int started = 0, sync_ready = 0;
-    if (!b.texts || !b.outs || !b.rcs || !b.done || !tids) {
+    if (!b.texts || !b.outs) {
         PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t k = 0; k < n; k++)
         if (text_of(PyTuple_GET_ITEM(fast, k), &b.texts[k])) goto done;
-    result = PyList_New(n);
-    if (!result) goto done;
-    if (pthread_mutex_init(&b.lock, NULL) != 0) goto nomem;
-    if (pthread_cond_init(&b.finished, NULL) != 0) {
-        pthread_mutex_destroy(&b.lock);
-        goto nomem;
-    }
-    sync_ready = 1;
     /* One cache for all the threads: each learns the pieces the others met (with a cache each,
        every thread would merge the common pieces of the batch once more). */
-    b.cache.shared = threads > 1;
-    Py_BEGIN_ALLOW_THREADS b.cache.cache = cache_take(&self->caches);
+    b.cache.shared = threads > 1 && n > 1;
+    Py_BEGIN_ALLOW_THREADS
+    b.cache.cache = cache_take(&self->caches);
     Py_END_ALLOW_THREADS
-    for (int k = 0; k < threads - 1; k++) { /* (if some cannot start, the others do the work) */
-        if (pthread_create(&tids[k], NULL, batch_worker, &b) != 0) break;
-        started = k + 1;
-    }
-    Scratch scratch = {0};
-    for (Py_ssize_t k = 0; k < n; k++) {
-        int rc, ready;
-        for (;;) {
-            pthread_mutex_lock(&b.lock);
-            ready = b.done[k];
-            rc = b.rcs[k];
-            pthread_mutex_unlock(&b.lock);
-            if (ready) break;
-            int took;
-            Py_BEGIN_ALLOW_THREADS took = batch_step(&b, &scratch);
-            if (!took) { /* every text is taken: text k is being encoded by a worker */
-                pthread_mutex_lock(&b.lock);
-                while (!b.done[k]) pthread_cond_wait(&b.finished, &b.lock);
-                pthread_mutex_unlock(&b.lock);
-            }
-            Py_END_ALLOW_THREADS
-        }
-        PyObject *item;
-        if (rc == ENC_REJECTED)
-            item = Py_NewRef(Py_None);
-        else
-            item = rc == ENC_OK ? out_to_python(self, &b.outs[k], offsets, 0) : (set_error(rc), NULL);
-        out_free(&b.outs[k]);
-        /* A list of ints cannot be part of a reference cycle: untracked, the collector never walks
-           the batch's id lists (a whole pass over every id, on the GIL, after the batch). */
-        if (item && rc == ENC_OK && untracked) PyObject_GC_UnTrack(offsets == OFFSETS_NONE ? item : PyTuple_GET_ITEM(item, 0));
-        if (!item) {
-            Py_CLEAR(result);
-            break;
-        }
-        PyList_SET_ITEM(result, k, item);
-    }
-    scratch_free(&scratch);
-    goto done;
-nomem:
-    Py_CLEAR(result);
-    PyErr_NoMemory();
+    BatchJob job = {&b, (size_t)n, batch_encode, batch_result, sizeof(Scratch), batch_scratch_free};
+    result = batch_run(&job, threads);
+    cache_give(b.cache.cache);
 done:
-    if (sync_ready) {
-        pthread_mutex_lock(&b.lock);
-        b.cancel = 1;
-        pthread_mutex_unlock(&b.lock);
-        Py_BEGIN_ALLOW_THREADS for (int k = 0; k < started; k++) pthread_join(tids[k], NULL);
-        Py_END_ALLOW_THREADS pthread_cond_destroy(&b.finished);
-        pthread_mutex_destroy(&b.lock);
-        cache_give(b.cache.cache);
-    }
     if (b.outs)
         for (Py_ssize_t k = 0; k < n; k++) out_free(&b.outs[k]);
     free(b.texts);
     free(b.outs);
-    free(b.rcs);
-    free(b.done);
-    free(tids);
     Py_DECREF(fast);
     text_check_free(&check);
     return result;

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "bert_pre.h"
 #include "models_common.h"
 #include "models.h"
@@ -962,49 +963,32 @@ static PyObject *BertEncoder_encode(BertEncoder *self, PyObject *args, PyObject 
     return res;
 }
 
-/* ---- encode_many: the calling thread and threads - 1 workers take the texts one by one; the
- * calling thread also turns the finished ones into Python objects, in order, and encodes a text
- * itself whenever the next one to convert is not ready: N threads busy, never N + 1. */
+/* ---- encode_many: the texts on N threads (batch.h) ---------------------------------------------- */
 
 typedef struct {
-    const BertEncoder *enc;
+    BertEncoder *enc;
     const BertText *texts;
     Out *outs;
-    int *rcs;
-    char *done;
-    size_t n_texts;
-    size_t next;
-    int cancel;
-    pthread_mutex_t lock;
-    pthread_cond_t finished;
+    int offsets;
 } BertBatch;
 
-static int bert_batch_step(BertBatch *b, BertThreadScratch *s) {
-    pthread_mutex_lock(&b->lock);
-    size_t k = b->cancel ? b->n_texts : b->next;
-    if (k < b->n_texts) b->next++;
-    pthread_mutex_unlock(&b->lock);
-    if (k >= b->n_texts) return 0;
+static int bert_batch_encode(void *ctx, size_t k, void *scratch) {
+    BertBatch *b = ctx;
     /* A local Out, stored when the text is done: neighbouring texts' Outs share cache lines. */
     Out out = {0};
-    int rc = bert_encode_text(b->enc, &b->texts[k], s, &out);
-    pthread_mutex_lock(&b->lock);
+    int rc = bert_encode_text(b->enc, &b->texts[k], scratch, &out);
     b->outs[k] = out;
-    b->rcs[k] = rc;
-    b->done[k] = 1;
-    pthread_cond_broadcast(&b->finished);
-    pthread_mutex_unlock(&b->lock);
-    return 1;
+    return rc;
 }
 
-static void *bert_batch_worker(void *arg) {
-    BertBatch *b = arg;
-    BertThreadScratch s = {0};
-    while (bert_batch_step(b, &s)) {
-    }
-    bert_thread_scratch_free(&s);
-    return NULL;
+static PyObject *bert_batch_result(void *ctx, size_t k, int rc) {
+    BertBatch *b = ctx;
+    PyObject *item = bert_result(b->enc, rc, &b->outs[k], b->offsets, 0);
+    out_free(&b->outs[k]);
+    return item;
 }
+
+static void bert_batch_scratch_free(void *scratch) { bert_thread_scratch_free(scratch); }
 
 static PyObject *BertEncoder_encode_many(BertEncoder *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"texts", "threads", "offsets", NULL};
@@ -1016,92 +1000,25 @@ static PyObject *BertEncoder_encode_many(BertEncoder *self, PyObject *args, PyOb
     PyObject *fast = PySequence_Tuple(seq);
     if (!fast) return NULL;
     Py_ssize_t n = PyTuple_GET_SIZE(fast);
-    if (threads < 1) threads = 1;
-    if (threads > MAX_THREADS) threads = MAX_THREADS;
-    if (threads > n) threads = n > 0 ? (int)n : 1;
-    BertBatch b;
-    memset(&b, 0, sizeof b);
-    b.enc = self;
-    b.n_texts = (size_t)n;
     BertText *texts = calloc((size_t)n + 1, sizeof(BertText));
-    b.texts = texts;
-    b.outs = calloc((size_t)n + 1, sizeof(Out));
-    b.rcs = calloc((size_t)n + 1, sizeof(int));
-    b.done = calloc((size_t)n + 1, 1);
-    pthread_t *tids = calloc((size_t)threads, sizeof(pthread_t));
+    BertBatch b = {.enc = self, .texts = texts, .outs = calloc((size_t)n + 1, sizeof(Out)), .offsets = offsets};
     PyObject *result = NULL;
-    int started = 0, sync_ready = 0, busy = 0;
-    BertThreadScratch scratch = {0};
-    if (!texts || !b.outs || !b.rcs || !b.done || !tids) {
+    if (!texts || !b.outs) {
         PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t k = 0; k < n; k++)
         if (bert_text_of(PyTuple_GET_ITEM(fast, k), &texts[k])) goto done;
-    result = PyList_New(n);
-    if (!result) goto done;
-    if (pthread_mutex_init(&b.lock, NULL) != 0) goto nomem;
-    if (pthread_cond_init(&b.finished, NULL) != 0) {
-        pthread_mutex_destroy(&b.lock);
-        goto nomem;
-    }
-    sync_ready = 1;
     self->model->busy++;
-    busy = 1;
-    for (int k = 0; k < threads - 1; k++) { /* (if some cannot start, the others do the work) */
-        if (pthread_create(&tids[k], NULL, bert_batch_worker, &b) != 0) break;
-        started = k + 1;
-    }
-    for (Py_ssize_t k = 0; k < n; k++) {
-        int rc, ready;
-        for (;;) {
-            pthread_mutex_lock(&b.lock);
-            ready = b.done[k];
-            rc = b.rcs[k];
-            pthread_mutex_unlock(&b.lock);
-            if (ready) break;
-            int took;
-            Py_BEGIN_ALLOW_THREADS
-            took = bert_batch_step(&b, &scratch);
-            if (!took) { /* every text is taken: text k is being encoded by a worker */
-                pthread_mutex_lock(&b.lock);
-                while (!b.done[k]) pthread_cond_wait(&b.finished, &b.lock);
-                pthread_mutex_unlock(&b.lock);
-            }
-            Py_END_ALLOW_THREADS
-        }
-        PyObject *item = bert_result(self, rc, &b.outs[k], offsets, 0);
-        out_free(&b.outs[k]);
-        if (!item) {
-            Py_CLEAR(result);
-            break;
-        }
-        PyList_SET_ITEM(result, k, item);
-    }
-    goto done;
-nomem:
-    Py_CLEAR(result);
-    PyErr_NoMemory();
+    BatchJob job = {&b, (size_t)n, bert_batch_encode, bert_batch_result, sizeof(BertThreadScratch),
+                    bert_batch_scratch_free};
+    result = batch_run(&job, threads);
+    self->model->busy--;
 done:
-    if (sync_ready) {
-        pthread_mutex_lock(&b.lock);
-        b.cancel = 1;
-        pthread_mutex_unlock(&b.lock);
-        Py_BEGIN_ALLOW_THREADS
-        for (int k = 0; k < started; k++) pthread_join(tids[k], NULL);
-        Py_END_ALLOW_THREADS
-        pthread_cond_destroy(&b.finished);
-        pthread_mutex_destroy(&b.lock);
-    }
-    if (busy) self->model->busy--;
-    bert_thread_scratch_free(&scratch);
     if (b.outs)
         for (Py_ssize_t k = 0; k < n; k++) out_free(&b.outs[k]);
     free(texts);
     free(b.outs);
-    free(b.rcs);
-    free(b.done);
-    free(tids);
     Py_DECREF(fast);
     return result;
 }

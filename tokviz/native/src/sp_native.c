@@ -37,9 +37,9 @@
 #include <string.h>
 
 #include "models_common.h"
+#include "batch.h"
 #include "piece_cache.h"
 
-#define MAX_THREADS 256
 #define SPACE_MARK 0x2581u /* '▁' */
 #define SCORE_RESET 100000.0
 #define MAX_LEN (INT32_MAX / 2)  /* longest text, and longest normalized text, handled */
@@ -1059,48 +1059,33 @@ static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
     return r;
 }
 
-/* encode_many's shared state: the texts, their results, which are done, and the next one to take.
- * Workers and the calling thread take texts one at a time (costs differ a lot from text to text);
- * the calling thread also turns finished results into Python lists in order, while the workers go
- * on encoding, and encodes a text itself whenever the next one to list is not ready. */
+/* encode_many: the texts on `threads` threads (batch.h), with one word cache for all of them. */
 typedef struct {
     const Encoder *e;
-    CacheUse cache; /* shared by all the threads */
+    CacheUse cache;
     const Text *texts;
     Out *outs;
-    int *rcs;
-    char *done;
-    size_t n, next;
-    int cancel;
-    pthread_mutex_t lock;
-    pthread_cond_t finished;
-} Flow;
+    int mode;
+} SpBatch;
 
-/* Take the next text and encode it; 0 when none is left. */
-static int flow_step(Flow *f, Scratch *s) {
-    pthread_mutex_lock(&f->lock);
-    size_t k = f->cancel ? f->n : f->next;
-    if (k < f->n) f->next++;
-    pthread_mutex_unlock(&f->lock);
-    if (k >= f->n) return 0;
+static int sp_batch_encode(void *ctx, size_t k, void *scratch) {
+    SpBatch *b = ctx;
+    Scratch *s = scratch;
+    s->cache = b->cache;
     Out out = {0}; /* local while it grows: neighbouring results must not share cache lines */
-    int rc = encode_text(f->e, &f->texts[k], 0, s, &out);
-    pthread_mutex_lock(&f->lock);
-    f->outs[k] = out;
-    f->rcs[k] = rc;
-    f->done[k] = 1;
-    pthread_cond_broadcast(&f->finished);
-    pthread_mutex_unlock(&f->lock);
-    return 1;
+    int rc = encode_text(b->e, &b->texts[k], 0, s, &out);
+    b->outs[k] = out;
+    return rc;
 }
 
-static void *flow_worker(void *arg) {
-    Scratch s = {.cache = ((Flow *)arg)->cache};
-    while (flow_step(arg, &s)) {
-    }
-    scratch_free(&s);
-    return NULL;
+static PyObject *sp_batch_result(void *ctx, size_t k, int rc) {
+    SpBatch *b = ctx;
+    PyObject *r = rc ? (set_error(rc), NULL) : result_of(b->e, &b->outs[k], b->mode);
+    out_free(&b->outs[k]);
+    return r;
 }
+
+static void sp_batch_scratch_free(void *scratch) { scratch_free(scratch); }
 
 static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"texts", "threads", "mode", NULL};
@@ -1116,8 +1101,6 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
     Out *outs = calloc((size_t)n + 1, sizeof(Out));
     /* Own references to the texts: while the GIL is released another thread may change the list. */
     PyObject **held = calloc((size_t)n + 1, sizeof(PyObject *));
-    pthread_t *tids = NULL;
-    int workers = 0;
     size_t total = 0;
     if (!texts || !outs || !held) {
         PyErr_NoMemory();
@@ -1139,81 +1122,16 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
         texts[k] = text_of(s);
         total += texts[k].n;
     }
-    if (threads < 1) threads = 1;
-    if (threads > MAX_THREADS) threads = MAX_THREADS;
-    if ((Py_ssize_t)threads > n) threads = n > 0 ? (int)n : 1;
     if (total < 4096) threads = 1; /* not worth a thread */
-    Flow f;
-    memset(&f, 0, sizeof(f));
-    f.e = self;
-    f.texts = texts;
-    f.outs = outs;
-    f.n = (size_t)n;
-    f.rcs = calloc((size_t)n + 1, sizeof(int));
-    f.done = calloc((size_t)n + 1, 1);
-    tids = calloc((size_t)threads, sizeof(pthread_t));
-    if (!f.rcs || !f.done || !tids) {
-        free(f.rcs);
-        free(f.done);
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (pthread_mutex_init(&f.lock, NULL) != 0 || pthread_cond_init(&f.finished, NULL) != 0) {
-        free(f.rcs);
-        free(f.done);
-        PyErr_NoMemory();
-        goto done;
-    }
+    SpBatch b = {.e = self, .texts = texts, .outs = outs, .mode = mode};
     /* One word cache for all the threads: each learns the words the others met. */
-    f.cache.shared = threads > 1;
+    b.cache.shared = threads > 1 && n > 1;
     Py_BEGIN_ALLOW_THREADS
-    f.cache.cache = cache_take(&self->word_caches);
+    b.cache.cache = cache_take(&self->word_caches);
     Py_END_ALLOW_THREADS
-    for (int t = 0; t < threads - 1; t++) { /* (if some cannot start, the others do the work) */
-        if (pthread_create(&tids[t], NULL, flow_worker, &f) != 0) break;
-        workers = t + 1;
-    }
-    Scratch scratch = {.cache = f.cache};
-    result = PyList_New(n);
-    for (Py_ssize_t i = 0; result && i < n; i++) {
-        for (;;) {
-            pthread_mutex_lock(&f.lock);
-            int ready = f.done[i];
-            pthread_mutex_unlock(&f.lock);
-            if (ready) break;
-            Py_BEGIN_ALLOW_THREADS
-            if (!flow_step(&f, &scratch)) { /* every text is taken: text i is being encoded */
-                pthread_mutex_lock(&f.lock);
-                while (!f.done[i]) pthread_cond_wait(&f.finished, &f.lock);
-                pthread_mutex_unlock(&f.lock);
-            }
-            Py_END_ALLOW_THREADS
-        }
-        if (f.rcs[i]) {
-            set_error(f.rcs[i]);
-            Py_CLEAR(result);
-            break;
-        }
-        PyObject *r = result_of(self, &outs[i], mode);
-        if (!r) {
-            Py_CLEAR(result);
-            break;
-        }
-        PyList_SET_ITEM(result, i, r);
-        out_free(&outs[i]);
-    }
-    scratch_free(&scratch);
-    pthread_mutex_lock(&f.lock);
-    f.cancel = 1;
-    pthread_mutex_unlock(&f.lock);
-    Py_BEGIN_ALLOW_THREADS
-    for (int t = 0; t < workers; t++) pthread_join(tids[t], NULL);
-    cache_give(f.cache.cache);
-    Py_END_ALLOW_THREADS
-    pthread_cond_destroy(&f.finished);
-    pthread_mutex_destroy(&f.lock);
-    free(f.rcs);
-    free(f.done);
+    BatchJob job = {&b, (size_t)n, sp_batch_encode, sp_batch_result, sizeof(Scratch), sp_batch_scratch_free};
+    result = batch_run(&job, threads);
+    cache_give(b.cache.cache);
 done:
     if (outs)
         for (Py_ssize_t i = 0; i < n; i++) out_free(&outs[i]);
@@ -1222,7 +1140,6 @@ done:
     if (held)
         for (Py_ssize_t i = 0; i < n; i++) Py_XDECREF(held[i]);
     free(held);
-    free(tids);
     Py_DECREF(items);
     return result;
 }

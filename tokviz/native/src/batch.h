@@ -1,0 +1,147 @@
+/* encode_many's engine, shared by the encoders (_native.c, models.c, sp_native.c): a list of texts
+ * on N threads.  The calling thread and N - 1 workers take the texts one at a time (their costs
+ * differ a lot), without the GIL.  The calling thread also turns the finished ones into Python
+ * objects, in order, and encodes a text itself whenever the next one to convert is not ready yet:
+ * N threads stay busy, never N + 1.  Header-only (static functions). */
+#ifndef TOKVIZ_BATCH_H
+#define TOKVIZ_BATCH_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BATCH_MAX_THREADS 256
+
+/* What a batch does with text k:
+ *   encode(ctx, k, scratch): without the GIL, on any thread; stores its result where result() finds
+ *     it and returns a code (0: done; other codes are handed to result());
+ *   result(ctx, k, code): with the GIL, in order of k: the Python object for text k (NULL with an
+ *     exception: the batch stops).
+ * Each thread has a scratch of scratch_size bytes, zeroed at first, freed by scratch_free (its
+ * contents; may be NULL) when the thread is done. */
+typedef struct {
+    void *ctx;
+    size_t n;
+    int (*encode)(void *ctx, size_t k, void *scratch);
+    PyObject *(*result)(void *ctx, size_t k, int code);
+    size_t scratch_size;
+    void (*scratch_free)(void *scratch);
+} BatchJob;
+
+typedef struct {
+    const BatchJob *job;
+    int *codes;
+    char *done;
+    size_t next; /* next text to take */
+    int cancel;  /* the caller gave up (an error): take no more texts */
+    pthread_mutex_t lock;
+    pthread_cond_t finished;
+} BatchRun;
+
+/* Take the next text nobody has taken and encode it; false when none is left. */
+static int batch_step(BatchRun *r, void *scratch) {
+    pthread_mutex_lock(&r->lock);
+    size_t k = r->cancel ? r->job->n : r->next;
+    if (k < r->job->n) r->next++;
+    pthread_mutex_unlock(&r->lock);
+    if (k >= r->job->n) return 0;
+    int code = r->job->encode(r->job->ctx, k, scratch);
+    pthread_mutex_lock(&r->lock);
+    r->codes[k] = code;
+    r->done[k] = 1;
+    pthread_cond_broadcast(&r->finished);
+    pthread_mutex_unlock(&r->lock);
+    return 1;
+}
+
+static void batch_drop_scratch(const BatchJob *job, void *scratch) {
+    if (scratch && job->scratch_free) job->scratch_free(scratch);
+    free(scratch);
+}
+
+static void *batch_worker(void *arg) {
+    BatchRun *r = arg;
+    void *scratch = calloc(1, r->job->scratch_size);
+    if (scratch)
+        while (batch_step(r, scratch)) {
+        }
+    batch_drop_scratch(r->job, scratch);
+    return NULL;
+}
+
+/* The list [result(ctx, k, code) for k in range(n)], the texts encoded on `threads` threads; NULL
+ * with an exception.  Call with the GIL. */
+static PyObject *batch_run(const BatchJob *job, int threads) {
+    size_t n = job->n;
+    if (threads < 1) threads = 1;
+    if (threads > BATCH_MAX_THREADS) threads = BATCH_MAX_THREADS;
+    if ((size_t)threads > n) threads = n > 0 ? (int)n : 1;
+    BatchRun r;
+    memset(&r, 0, sizeof(r));
+    r.job = job;
+    r.codes = calloc(n + 1, sizeof(int));
+    r.done = calloc(n + 1, 1);
+    pthread_t *tids = calloc((size_t)threads, sizeof(pthread_t));
+    void *scratch = calloc(1, job->scratch_size);
+    PyObject *result = PyList_New((Py_ssize_t)n);
+    int sync_ready = 0, started = 0;
+    if (!r.codes || !r.done || !tids || !scratch || !result) goto nomem;
+    if (pthread_mutex_init(&r.lock, NULL) != 0) goto nomem;
+    if (pthread_cond_init(&r.finished, NULL) != 0) {
+        pthread_mutex_destroy(&r.lock);
+        goto nomem;
+    }
+    sync_ready = 1;
+    for (int t = 0; t < threads - 1; t++) { /* (if some cannot start, the others do the work) */
+        if (pthread_create(&tids[t], NULL, batch_worker, &r) != 0) break;
+        started = t + 1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        int code, ready;
+        for (;;) {
+            pthread_mutex_lock(&r.lock);
+            ready = r.done[k];
+            code = r.codes[k];
+            pthread_mutex_unlock(&r.lock);
+            if (ready) break;
+            Py_BEGIN_ALLOW_THREADS
+            if (!batch_step(&r, scratch)) { /* every text is taken: text k is being encoded */
+                pthread_mutex_lock(&r.lock);
+                while (!r.done[k]) pthread_cond_wait(&r.finished, &r.lock);
+                pthread_mutex_unlock(&r.lock);
+            }
+            Py_END_ALLOW_THREADS
+        }
+        PyObject *item = job->result(job->ctx, k, code);
+        if (!item) {
+            Py_CLEAR(result);
+            break;
+        }
+        PyList_SET_ITEM(result, (Py_ssize_t)k, item);
+    }
+    goto done;
+nomem:
+    Py_CLEAR(result);
+    PyErr_NoMemory();
+done:
+    if (sync_ready) {
+        pthread_mutex_lock(&r.lock);
+        r.cancel = 1;
+        pthread_mutex_unlock(&r.lock);
+        Py_BEGIN_ALLOW_THREADS
+        for (int t = 0; t < started; t++) pthread_join(tids[t], NULL);
+        Py_END_ALLOW_THREADS
+        pthread_cond_destroy(&r.finished);
+        pthread_mutex_destroy(&r.lock);
+    }
+    batch_drop_scratch(job, scratch);
+    free(r.codes);
+    free(r.done);
+    free(tids);
+    return result;
+}
+
+#endif
