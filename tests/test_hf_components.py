@@ -185,3 +185,34 @@ def test_digits_splits_every_numeric_character_like_hf():
         ref = pre_tokenizers.Digits(individual_digits=individual)
         for text in ("a²bⅫc٣d½e໐f〇g", "12½x", "¼\ue000", "abc 123 ４５"):
             assert Digits(individual).pre_tokenize_str(text) == ref.pre_tokenize_str(text)
+
+
+def test_unigram_byte_fallback_without_byte_pieces_like_hf(tmp_path):
+    """byte_fallback on, but the vocabulary has only some <0xNN> pieces: a character whose bytes
+    all have pieces becomes them, any other the unknown token (as HF does; no crash)."""
+    vocab = [("<unk>", 0.0), ("a", -1.0), ("b", -2.0), ("ab", -1.5), ("<0xC3>", -5.0), ("<0xA9>", -5.0)]
+    hf = tk.Tokenizer(models.Unigram(vocab, unk_id=0, byte_fallback=True))
+    path = tmp_path / "tokenizer.json"
+    path.write_text(hf.to_str(), encoding="utf-8")
+    tok = tokviz.load(path)
+    for text in ["abé", "a中b", "é中é", "中", "aab\u00e9\u00e9x"]:
+        assert tok.encode(text).ids == hf.encode(text).ids, text
+
+
+@pytest.mark.parametrize("start, stop", [(0, 0), (1, 0), (0, 2), (1, 1), (2, 1)])
+def test_strip_decoder_like_hf(start, stop, tmp_path):
+    """(HF panics when a token has fewer `content` characters than start + stop: not compared.)"""
+    hf = tk.Tokenizer(models.WordLevel({"_a_": 0, "__b": 1, "c__": 2, "___": 3, "d": 4}, unk_token="d"))
+    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    hf.decoder = decoders.Strip(content="_", left=start, right=stop)
+    path = tmp_path / "tokenizer.json"
+    path.write_text(hf.to_str(), encoding="utf-8")
+    ids = [0, 1, 2, 3, 4, 1, 0]
+    assert tokviz.load(path).decode(ids) == hf.decode(ids)
+
+
+def test_strip_decoder_takes_at_most_what_is_there():
+    from tokviz.core.decoders import Strip
+
+    assert Strip("_", 1024, 1024).decode_chain(["__a_b__", "____", "x"]) == ["a_b", "", "x"]
+    assert Strip("_", 1, 2).decode_chain(["__a___"]) == ["_a_"]

@@ -126,17 +126,16 @@ class Strip(Decoder):
     stop: int = 0
 
     def decode_chain(self, tokens):
-        out = []
-        for t in tokens:
-            a, b = 0, len(t)
-            for _ in range(self.start):
-                if a < b and t[a] == self.content:
-                    a += 1
-            for _ in range(self.stop):
-                if b > a and t[b - 1] == self.content:
-                    b -= 1
-            out.append(t[a:b])
-        return out
+        return [self._strip(t) for t in tokens]
+
+    def _strip(self, t: str) -> str:
+        """t without up to `start` leading and `stop` trailing `content` characters."""
+        if len(self.content) != 1:  # (HF's content is one character: anything else never matches)
+            return t
+        a = len(t) - len(t.lstrip(self.content))
+        t = t[min(a, self.start):]
+        b = len(t) - len(t.rstrip(self.content))
+        return t[: len(t) - min(b, self.stop)]
 
 
 @dataclass

@@ -88,15 +88,24 @@ class Unigram(Model):
         if cached is not None:
             return cached
         out: list[Token] = []
-        for id, a, b in self.viterbi(text):
+        path = self.viterbi(text)
+        i = 0
+        while i < len(path):
+            id, a, b = path[i]
+            i += 1
             if id >= 0:
                 out.append((id, a, b))
                 continue
             if self.byte_fallback:
-                for k in range(a, b):
-                    for byte in text[k].encode("utf-8"):
-                        out.append((self.vocab[f"<0x{byte:02X}>"], k, k + 1))
-                continue
+                # HF fuses a run of unknown characters first, then byte-falls-back the run as a whole
+                while self.fuse_unk and i < len(path) and path[i][0] < 0 and path[i][1] == b:
+                    b = path[i][2]
+                    i += 1
+                pieces = [(self.vocab.get(f"<0x{byte:02X}>"), k) for k in range(a, b) for byte in text[k].encode("utf-8")]
+                if all(piece is not None for piece, _ in pieces):
+                    out.extend((piece, k, k + 1) for piece, k in pieces)
+                    continue
+                # a byte without its <0xNN> piece: the unknown token, as HF tokenizers does
             if self.unk_id is None:
                 from ...errors import TokvizError
 
