@@ -6,8 +6,10 @@ import os
 from pathlib import Path
 
 from ..core.gcpause import paused_gc
+from ..core.limits import check_tokenizer_ids
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
+from ._util import identify_binary, open_regular_file
 from .writers import WRITE_FORMATS, can_write, save, save_files
 
 FORMATS = ("hf-json", "gpt2", "tiktoken", "sentencepiece", "wordpiece-vocab", "minbpe")
@@ -18,7 +20,25 @@ _FOLDER_FILES = ("tokenizer.json", "vocab.json", "tokenizer.model", "vocab.txt")
 
 def detect(path: Path) -> tuple[str, Path]:
     """(format, path to read) for a file or folder, or a TokvizError saying why not."""
+    try:
+        return _detect(path)
+    except OSError as exc:
+        raise TokvizError(f"cannot read: {exc.strerror or exc}", path) from None
+
+
+def _head(path: Path, size: int) -> bytes:
+    with open_regular_file(path) as fh:
+        head = fh.read(max(size, 64))
+    why = identify_binary(head)
+    if why is not None:
+        raise TokvizError(why, path)
+    return head[:size]
+
+
+def _detect(path: Path) -> tuple[str, Path]:
     if not path.exists():
+        if path.is_symlink():
+            raise TokvizError("is a broken symbolic link or a loop of symbolic links", path)
         raise TokvizError("no such file or folder", path)
     if path.is_dir():
         for name in _FOLDER_FILES:
@@ -44,17 +64,14 @@ def detect(path: Path) -> tuple[str, Path]:
     if suffix == ".json":
         return "hf-json", path
     if suffix == ".model":
-        with open(path, "rb") as fh:
-            head = fh.read(16)
+        head = _head(path, 16)
         return ("minbpe" if head.startswith(b"minbpe v") else "sentencepiece"), path
     if name == "vocab.txt" or suffix == ".txt":
-        with open(path, "rb") as fh:
-            first = fh.readline(200).split()
+        first = _head(path, 200).split(b"\n", 1)[0].split()
         if len(first) == 2 and first[1].isdigit():
             return "tiktoken", path
         return "wordpiece-vocab", path
-    with open(path, "rb") as fh:
-        head = fh.read(64)
+    head = _head(path, 64)
     if head.lstrip().startswith(b"{"):
         return "hf-json", path
     if head.startswith(b"minbpe v"):
@@ -81,7 +98,9 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
             raise TokvizError(f"unknown format {format!r} (known: {', '.join(FORMATS)})", path)
         target = path
     with paused_gc():
-        return _read(format, target, pattern)
+        tokenizer = _read(format, target, pattern)
+    check_tokenizer_ids(tokenizer, target)
+    return tokenizer
 
 
 def _read(format: str, target: Path, pattern: str | None) -> Tokenizer:

@@ -3,31 +3,99 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from itertools import repeat
 from pathlib import Path
 
+from ..core.limits import check_fits_in_memory
 from ..errors import TokvizError
 
 # Refuse absurd files before reading them into memory (a vocabulary file is at most tens of MB).
 MAX_TOKENIZER_FILE = 1 << 30
+# Parsed, a tokenizer file takes several times its size in memory (JSON objects, dicts, tables).
+LOAD_MEMORY_FACTOR = 8
+
+# Leading bytes of files that are not tokenizers or text, and what each one is.
+_COMPRESSED = (
+    (b"\x1f\x8b", "gzip-compressed", "gunzip"),
+    (b"PK\x03\x04", "a zip archive", "unzip"),
+    (b"PK\x05\x06", "an (empty) zip archive", "unzip"),
+    (b"\xfd7zXZ\x00", "xz-compressed", "unxz"),
+    (b"BZh", "bzip2-compressed", "bunzip2"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "unzstd"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "7z x"),
+)
+_BINARY = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"\x7fELF", "an ELF executable or library"),
+    (b"MZ", "a Windows executable"),
+    (b"\x93NUMPY", "a NumPy array file"),
+)
 
 
-def read_bytes(path: Path) -> bytes:
+def identify_binary(head: bytes) -> str | None:
+    """Why a file starting with `head` is neither a tokenizer nor text, or None when it may be:
+    compressed files and archives (never decompressed: a small .gz can hide gigabytes), pickles
+    (never loaded: unpickling runs code), images and executables.
+
+    >>> identify_binary(b"\\x1f\\x8b\\x08\\x00")
+    'the file is gzip-compressed; tokviz does not decompress files: decompress it first (gunzip)'
+    """
+    for magic, kind, tool in _COMPRESSED:
+        if head.startswith(magic) and not (magic == b"BZh" and not head[3:4].isdigit()):
+            return f"the file is {kind}; tokviz does not decompress files: decompress it first ({tool})"
+    if len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
+        return ("the file is a Python pickle; tokviz never loads pickles (unpickling can run arbitrary code): "
+                "save the tokenizer as tokenizer.json, .model or .tiktoken instead")
+    for magic, kind in _BINARY:
+        if head.startswith(magic) and not (magic == b"MZ" and b"\x00" not in head[:64]):
+            return f"the file is {kind}, not a tokenizer or text (binary data, not UTF-8)"
+    return None
+
+
+def open_regular_file(path: Path):
+    """`path` opened for reading in binary, refused unless it is a regular file: a pipe,
+    /dev/zero or a terminal would block or never end."""
     try:
-        size = path.stat().st_size
-        if size > MAX_TOKENIZER_FILE:
-            raise TokvizError(f"file is {size / 2**30:.1f} GB, too large to be a tokenizer", path)
-        return path.read_bytes()
-    except TokvizError:
-        raise
+        fh = open(path, "rb")
     except IsADirectoryError:
         raise TokvizError("is a folder, expected a file", path) from None
     except OSError as exc:
         raise TokvizError(f"cannot read: {exc.strerror or exc}", path) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise TokvizError("not a regular file (a pipe, device or socket cannot be read as a tokenizer)", path)
+    except BaseException:
+        fh.close()
+        raise
+    return fh
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of a tokenizer file, after checking that it is a regular file, not compressed,
+    a pickle or another binary format, and small enough to load in the memory available."""
+    with open_regular_file(path) as fh:
+        try:
+            size = os.fstat(fh.fileno()).st_size
+            if size > MAX_TOKENIZER_FILE:
+                raise TokvizError(f"file is {size / 2**30:.1f} GB, too large to be a tokenizer (limit 1 GB)", path)
+            check_fits_in_memory(size, LOAD_MEMORY_FACTOR, path, "loading it")
+            head = fh.read(64)
+            why = identify_binary(head)
+            if why is not None:
+                raise TokvizError(why, path)
+            return head + fh.read(max(0, size - len(head)))
+        except OSError as exc:
+            raise TokvizError(f"cannot read: {exc.strerror or exc}", path) from None
 
 
 def read_text(path: Path) -> str:
     data = read_bytes(path)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise TokvizError("the file is UTF-16 text; tokviz reads UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)", path)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -42,6 +110,8 @@ def read_json(path: Path):
         raise TokvizError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path) from None
     except RecursionError:
         raise TokvizError("JSON is nested too deeply", path) from None
+    except ValueError as exc:  # e.g. a number of more than 4300 digits
+        raise TokvizError(f"malformed JSON: a number is too long to read ({exc})", path) from None
 
 
 class Fields:
@@ -101,12 +171,81 @@ def stem(path: Path) -> str:
 
 def first_bad_merge_line(vocab: dict[str, int], lines: list[str]) -> tuple[int, str] | None:
     """Check "a b" merge lines in bulk: (index, reason) of the first line that is not exactly two
-    tokens whose concatenation is in the vocabulary, or None when all are fine."""
+    non-empty tokens whose concatenation is in the vocabulary, or None when all are fine."""
     if lines and set(map(str.count, lines, repeat(" "))) != {1}:
         i = next(i for i, line in enumerate(lines) if line.count(" ") != 1)
         return i, f"expected two tokens separated by one space, got {lines[i][:60]!r}"
+    if any(map(str.startswith, lines, repeat(" "))) or any(map(str.endswith, lines, repeat(" "))):
+        i = next(i for i, line in enumerate(lines) if line.startswith(" ") or line.endswith(" "))
+        return i, f"merge {lines[i]!r} has an empty part: {SELF_MERGE}"
     merged = list(map(str.replace, lines, repeat(" "), repeat(""), repeat(1)))
     if not all(map(vocab.__contains__, merged)):
         i = next(i for i, m in enumerate(merged) if m not in vocab)
         return i, f"merge {lines[i]!r} makes {merged[i]!r}, which is not in the vocabulary"
     return None
+
+
+SELF_MERGE = "a merge must join two non-empty tokens (joining the empty token makes a token out of itself)"
+
+
+def first_surrogate(strings) -> str | None:
+    """The first string holding a lone surrogate (JSON can write "\\ud800", which is no character
+    and cannot be encoded as UTF-8), or None."""
+    joined = "".join(strings)
+    if joined.isascii():
+        return None
+    try:
+        joined.encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        return next(s for s in strings if _has_surrogate(s))
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def surrogate_message(text: str, what: str) -> str:
+    bad = next(c for c in text if 0xD800 <= ord(c) <= 0xDFFF)
+    return (f"{what} {text!r} holds a lone surrogate U+{ord(bad):04X}, which is not a character "
+            "(invalid Unicode that cannot be encoded as UTF-8)")
+
+
+def first_duplicate_id(vocab: dict[str, int]) -> tuple[str, str, int] | None:
+    """(first token, second token, id) for two tokens that share an id, or None."""
+    if len(set(vocab.values())) == len(vocab):
+        return None
+    seen: dict[int, str] = {}
+    for token, i in vocab.items():
+        if i in seen:
+            return seen[i], token, i
+        seen[i] = token
+    return None
+
+
+def check_vocab(vocab: dict, fail) -> None:
+    """A token -> id map: ids are integers within `limits.check_ids`, each id names one token,
+    tokens are valid Unicode.  `fail(message)` raises (a Fields' fail, to name the place)."""
+    from ..core.limits import MAX_ID, max_sane_id
+
+    ids = vocab.values()
+    if vocab and (set(map(type, ids)) != {int} or min(ids) < 0 or max(ids) > max_sane_id(len(vocab))):
+        limit = max_sane_id(len(vocab))
+        for token, i in vocab.items():
+            if type(i) is not int or i < 0:
+                fail(f"token {token!r} has id {i!r}, expected a non-negative integer")
+            if i > MAX_ID:
+                fail(f"token {token!r} has id {i}, which is too large: ids must be below 2**31")
+            if i > limit:
+                fail(f"token {token!r} has id {i}, out of range for a vocabulary of {len(vocab)} tokens "
+                     f"(ids up to {limit} are accepted)")
+    dup = first_duplicate_id(vocab)
+    if dup is not None:
+        fail(f"tokens {dup[0]!r} and {dup[1]!r} both have id {dup[2]} (duplicate ids)")
+    bad = first_surrogate(vocab)
+    if bad is not None:
+        fail(surrogate_message(bad, "token"))

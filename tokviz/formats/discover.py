@@ -58,9 +58,13 @@ class Found:
             return load(self.path)  # (detected again: a recent file may have changed since)
         from .tiktoken_file import read_tiktoken
 
+        from ..core.limits import check_tokenizer_ids
+
         try:
             with paused_gc():
-                return read_tiktoken(self.path, TIKTOKEN_PATTERNS[self.encoding], name=self.encoding)
+                tokenizer = read_tiktoken(self.path, TIKTOKEN_PATTERNS[self.encoding], name=self.encoding)
+            check_tokenizer_ids(tokenizer, self.path)
+            return tokenizer
         except TokvizError as exc:
             raise TokvizError(exc.reason, self.path) from None
 

@@ -15,7 +15,8 @@ from ..core.models import BPE
 from ..core.patterns import GPT2_PATTERN, QWEN2_PATTERN
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
-from ._util import Fields, first_bad_merge_line, read_json, read_text
+from ..core.limits import max_sane_id
+from ._util import Fields, check_vocab, first_bad_merge_line, read_json, read_text
 
 
 def read_merge_lines(path: Path) -> list[str]:
@@ -26,6 +27,10 @@ def read_merge_lines(path: Path) -> list[str]:
     return [line for line in lines if line]
 
 
+def _fail(message: str, path: Path):
+    raise TokvizError(message, path)
+
+
 def read_gpt2(folder: Path) -> Tokenizer:
     vocab_path, merges_path = folder / "vocab.json", folder / "merges.txt"
     for p in (vocab_path, merges_path):
@@ -33,9 +38,7 @@ def read_gpt2(folder: Path) -> Tokenizer:
             raise TokvizError("not found: the GPT-2 layout needs vocab.json and merges.txt side by side", p)
     vocab = read_json(vocab_path)
     Fields({"vocab": vocab}, vocab_path).get("vocab", dict, required=True)
-    for tok, i in vocab.items():
-        if type(i) is not int or i < 0:
-            raise TokvizError(f"token {tok!r} has id {i!r}, expected a non-negative integer", vocab_path)
+    check_vocab(vocab, lambda message: _fail(message, vocab_path))
     lines = read_merge_lines(merges_path)
     bad = first_bad_merge_line(vocab, lines)
     if bad is not None:
@@ -51,6 +54,8 @@ def read_gpt2(folder: Path) -> Tokenizer:
             f = Fields(spec, config_path, f"added_tokens_decoder.{key}")
             if not key.isdigit():
                 f.fail("key must be a token id")
+            if len(key) > 10 or int(key) > max_sane_id(len(vocab)):
+                f.fail(f"token id {key} is out of range for a vocabulary of {len(vocab)} tokens")
             special = f.get("special", bool, True)
             added.append(AddedToken(f.get("content", str, required=True), int(key), special=special,
                                     lstrip=f.get("lstrip", bool, False), rstrip=f.get("rstrip", bool, False),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 from pathlib import Path
 
 from ..core import decoders as dec
@@ -14,7 +15,7 @@ from ..core.charsmap import CharsMap
 from ..core.models import BPE, Unigram, WordLevel, WordPiece
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
-from ._util import Fields, first_bad_merge_line, read_json, stem
+from ._util import SELF_MERGE, Fields, check_vocab, first_bad_merge_line, first_surrogate, read_json, stem, surrogate_message
 
 
 def read_hf_json(path: Path) -> Tokenizer:
@@ -28,11 +29,19 @@ def read_hf_json(path: Path) -> Tokenizer:
     post_processor = _post_processor(root.obj("post_processor"))
     decoder = _decoder(root.obj("decoder"))
     added = []
+    ids_of_added: dict[int, str] = {}
     for f in root.items("added_tokens") if root.has("added_tokens") else []:
+        token_id = _id(f, "id")
+        content = f.get("content", str, required=True)
+        if token_id in ids_of_added:
+            f.fail(f"id {token_id} of {content!r} is already the id of added token {ids_of_added[token_id]!r} (duplicate ids)")
+        if first_surrogate([content]) is not None:
+            f.fail(surrogate_message(content, "content"))
+        ids_of_added[token_id] = content
         added.append(
             AddedToken(
-                content=f.get("content", str, required=True),
-                id=_id(f, "id"),
+                content=content,
+                id=token_id,
                 special=f.get("special", bool, False),
                 lstrip=f.get("lstrip", bool, False),
                 rstrip=f.get("rstrip", bool, False),
@@ -40,6 +49,7 @@ def read_hf_json(path: Path) -> Tokenizer:
                 normalized=f.get("normalized", bool, not f.get("special", bool, False)),
             )
         )
+    _check_post_processor_ids(root.obj("post_processor"), model, ids_of_added)
     name = Path(path).parent.name if Path(path).name == "tokenizer.json" else stem(path)
     extra = {}
     if root.has("truncation"):
@@ -66,6 +76,29 @@ def _id(f: Fields, key: str) -> int:
     return value
 
 
+def _check_post_processor_ids(f: Fields | None, model, ids_of_added: dict[int, str]) -> None:
+    """The special tokens a post-processor adds must be tokens: an id no token has cannot be
+    shown or decoded (and a huge one would size tables by id)."""
+    if f is None:
+        return
+    known = set(model.vocab.values())
+    for where, token_id in _post_processor_ids(f):
+        if token_id not in known and token_id not in ids_of_added:
+            f.fail(f"{where}: id {token_id} is the id of no token in the vocabulary or the added tokens")
+
+
+def _post_processor_ids(f: Fields) -> list[tuple[str, int]]:
+    kind = f.type_name()
+    if kind in ("BertProcessing", "RobertaProcessing"):
+        return [(key, f.data[key][1]) for key in ("sep", "cls")]
+    if kind == "TemplateProcessing":
+        specials = f.data.get("special_tokens") or {}
+        return [(f"special_tokens.{name}", i) for name, spec in specials.items() for i in spec["ids"]]
+    if kind == "Sequence":
+        return [pair for sub in f.items("processors") for pair in _post_processor_ids(sub)]
+    return []
+
+
 def _space_marker(pre_tokenizer, decoder) -> str | None:
     for component in _walk(pre_tokenizer) + _walk(decoder):
         if isinstance(component, (pre.Metaspace, dec.Metaspace)):
@@ -89,11 +122,7 @@ def _walk(component) -> list:
 
 def _vocab_dict(f: Fields) -> dict[str, int]:
     vocab = f.get("vocab", dict, required=True)
-    ids = vocab.values()
-    if vocab and (set(map(type, ids)) != {int} or min(ids) < 0 or max(ids) >= 1 << 31):
-        for tok, i in vocab.items():
-            if type(i) is not int or i < 0 or i >= 1 << 31:
-                f.fail(f"vocab entry {tok!r} has id {i!r}, expected a non-negative integer")
+    check_vocab(vocab, lambda message: f.fail(f"vocab: {message}"))
     return vocab
 
 
@@ -119,7 +148,12 @@ def _model(f: Fields):
         for i, item in enumerate(raw):
             if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], (int, float))):
                 f.fail(f"vocab[{i}] should be [piece, score], got {item!r:.60}")
+            if not math.isfinite(item[1]):
+                f.fail(f"vocab[{i}] {item[0]!r} has the score {item[1]}, expected a finite number")
             pieces.append((item[0], float(item[1])))
+        bad = first_surrogate([p for p, _ in pieces])
+        if bad is not None:
+            f.fail(surrogate_message(bad, "piece"))
         unk_id = f.get("unk_id", int)
         if unk_id is not None and not 0 <= unk_id < len(pieces):
             f.fail(f"unk_id {unk_id} is outside the vocabulary of {len(pieces)}")
@@ -148,6 +182,8 @@ def _bpe(f: Fields) -> BPE:
             if not isinstance(parts, list) or len(parts) != 2 or not all(type(x) is str for x in parts):
                 f.fail(f"merges[{i}] should be 'a b' or [a, b], got {m!r:.60}")
             a, b = parts
+            if not a or len(b) <= len(prefix):
+                f.fail(f"merges[{i}] ({a!r}, {b!r}) has an empty part: {SELF_MERGE}")
             for t in (a, b, a + b[len(prefix):]):
                 if t not in vocab:
                     f.fail(f"merges[{i}] ({a!r}, {b!r}) uses {t!r}, which is not in the vocabulary")
@@ -309,6 +345,16 @@ def _post_processor(f: Fields | None):
 
 # ---- decoders ---------------------------------------------------------------------------
 
+MAX_STRIP = 1024  # characters a Strip decoder may remove from each end of a token
+
+
+def _count(f: Fields, key: str) -> int:
+    value = f.get(key, int, 0)
+    if not 0 <= value <= MAX_STRIP:
+        f.fail(f"{key} {value} is out of range (0 to {MAX_STRIP} characters)")
+    return value
+
+
 def _decoder(f: Fields | None):
     if f is None:
         return None
@@ -326,7 +372,7 @@ def _decoder(f: Fields | None):
     if kind == "Fuse":
         return dec.Fuse()
     if kind == "Strip":
-        return dec.Strip(f.get("content", str, " "), f.get("start", int, 0), f.get("stop", int, 0))
+        return dec.Strip(f.get("content", str, " "), _count(f, "start"), _count(f, "stop"))
     if kind == "Replace":
         pattern, is_regex = _pattern(f)
         return dec.Replace(pattern, f.get("content", str, ""), is_regex)

@@ -12,6 +12,7 @@ from ..core.added import AddedToken
 from ..core.bytelevel import bytes_to_unicode
 from ..core.models import BPE
 from ..core.tokenizer import Source, Tokenizer
+from ..core.limits import MAX_ID
 from ..errors import TokvizError
 from ._util import read_text
 
@@ -37,6 +38,11 @@ def read_minbpe(path: Path) -> Tokenizer:
         content, _, num = line.rpartition(" ")
         if not content or not num.isdigit():
             raise TokvizError(f"line {4 + k}: expected 'token id', got {line[:60]!r}", path)
+        if len(num) > 10 or int(num) > MAX_ID:
+            raise TokvizError(f"line {4 + k}: special token id {num[:40]} is too large (ids must be below 2**31)", path)
+        taken = next((c for c, i in specials if i == int(num)), None)
+        if taken is not None:
+            raise TokvizError(f"line {4 + k}: special tokens {taken!r} and {content!r} both have id {num}", path)
         specials.append((content, int(num)))
     token_bytes = [bytes([b]) for b in range(256)]
     merges: list[tuple[str, str]] = []
@@ -46,6 +52,8 @@ def read_minbpe(path: Path) -> Tokenizer:
         parts = line.split()
         if len(parts) != 2 or not all(p.isdigit() for p in parts):
             raise TokvizError(f"line {lineno}: expected two token ids, got {line[:60]!r}", path)
+        if max(map(len, parts)) > 10:
+            raise TokvizError(f"line {lineno}: merge uses id {max(parts, key=len)[:40]}, which is not defined yet", path)
         a, b = int(parts[0]), int(parts[1])
         if a >= len(token_bytes) or b >= len(token_bytes):
             raise TokvizError(f"line {lineno}: merge uses id {max(a, b)}, which is not defined yet", path)

@@ -17,6 +17,7 @@ from ..core.bytelevel import many_bytes_to_unicode
 from ..core.models import BPE
 from ..core.patterns import TIKTOKEN_PATTERNS, TIKTOKEN_SPECIALS
 from ..core.tokenizer import Source, Tokenizer
+from ..core.limits import MAX_ID, max_sane_id
 from ..errors import TokvizError
 from ._util import read_bytes, stem
 
@@ -30,11 +31,13 @@ def read_ranks(path: Path) -> dict[bytes, int]:
             tokens = list(map(partial(binascii.a2b_base64, strict_mode=True), fields[0::2]))
             ranks = dict(zip(tokens, map(int, fields[1::2])))
             values = ranks.values()
-            if len(ranks) == len(lines) and min(values) >= 0 and max(values) < 1 << 31:
+            if (len(ranks) == len(lines) and min(values) >= 0 and max(values) <= max_sane_id(len(ranks))
+                    and len(set(values)) == len(ranks)):
                 return ranks
         except (binascii.Error, ValueError):
             pass
     ranks = {}
+    token_of_rank: dict[int, bytes] = {}
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -43,14 +46,20 @@ def read_ranks(path: Path) -> dict[bytes, int]:
             raise TokvizError(f"line {lineno}: expected 'base64 rank', got {line[:60]!r}", path)
         try:
             token = base64.b64decode(parts[0], validate=True)
-            rank = int(parts[1])
         except (binascii.Error, ValueError):
-            raise TokvizError(f"line {lineno}: invalid base64 or rank in {line[:60]!r}", path) from None
-        if rank < 0 or rank >= 1 << 31:
-            raise TokvizError(f"line {lineno}: rank {rank} out of range", path)
+            raise TokvizError(f"line {lineno}: invalid base64 token {parts[0][:40]!r}", path) from None
+        rank_text = parts[1][:40].decode("utf-8", "replace")
+        if not parts[1].isdigit():
+            raise TokvizError(f"line {lineno}: rank {rank_text!r} is not a non-negative whole number", path)
+        if len(parts[1]) > 10 or int(parts[1]) > MAX_ID:
+            raise TokvizError(f"line {lineno}: rank {rank_text} is out of range (ranks must be below 2**31)", path)
+        rank = int(parts[1])
         if token in ranks:
             raise TokvizError(f"line {lineno}: token {token!r} appears twice", path)
+        if rank in token_of_rank:
+            raise TokvizError(f"line {lineno}: rank {rank} is given to two tokens, {token_of_rank[rank]!r} and {token!r}", path)
         ranks[token] = rank
+        token_of_rank[rank] = token
     if not ranks:
         raise TokvizError("no ranks in file (empty or not a .tiktoken file)", path)
     return ranks

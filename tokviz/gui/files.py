@@ -3,16 +3,22 @@ from __future__ import annotations
 
 import codecs
 import os
+import stat
 from pathlib import Path
 
+from ..core.limits import check_fits_in_memory
 from ..errors import TokvizError
 from ..formats import detect
+from ..formats._util import identify_binary
 
 TOKENIZER = "tokenizer"
 TEXT = "text"
 
-# Beyond this a text file is refused (the explorer view is not virtualised yet).
+# Beyond this `read_text_file` refuses a file (the window opens big files in big-file mode instead).
 MAX_TEXT_BYTES = 64 * 1024 * 1024
+# Big-file mode keeps the whole text (1-2 bytes a byte) and a TokenArray of 13 bytes a token
+# (a token is 1 to 4 bytes of text): about this many times the file's size in memory, at worst.
+WHOLE_FILE_MEMORY_FACTOR = 8
 
 
 def classify_path(path: str | os.PathLike) -> str:
@@ -50,17 +56,43 @@ def _looks_like_vocab(path: Path, sample: int = 200) -> bool:
 def _existing_file(path: str | os.PathLike) -> Path:
     path = Path(path).expanduser()
     if not path.exists():
+        if path.is_symlink():
+            raise TokvizError("is a broken symbolic link or a loop of symbolic links", path)
         raise TokvizError("no such file", path)
     if path.is_dir():
         raise TokvizError("is a folder, not a text file", path)
     return path
 
 
+def _open_text(path: Path):
+    """`path` opened in binary, refused unless it is a regular file (a pipe or /dev/zero never ends)."""
+    try:
+        fh = open(path, "rb")
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            fh.close()
+            raise TokvizError("not a regular file (a pipe, device or socket cannot be opened as text)", path)
+    except OSError as exc:
+        raise TokvizError(f"cannot read the file: {exc.strerror or exc}", path) from None
+    return fh
+
+
+def _looks_like_utf16(head: bytes) -> bool:
+    """UTF-16 without a byte-order mark: ASCII-range text leaves a NUL in every other byte."""
+    sample = head[:4096]
+    if len(sample) < 16:
+        return False
+    evens, odds = sample[0::2], sample[1::2]
+    return max(evens.count(0), odds.count(0)) > 0.4 * len(odds) and min(evens.count(0), odds.count(0)) < 0.05 * len(odds)
+
+
 def _decode(data: bytes, path: Path, *, final: bool = True) -> str:
     """UTF-8 text of `data` (a byte-order mark dropped), or a TokvizError saying why it is not
     text: UTF-16, binary, or not UTF-8 (with the offending byte, offset and line).  With
     final=False a character cut at the end of `data` is left out."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    why = identify_binary(data[:64])
+    if why is not None:
+        raise TokvizError(why, path)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or _looks_like_utf16(data):
         raise TokvizError("the file is UTF-16 text; tokviz opens UTF-8 text (convert it with iconv -f UTF-16 -t UTF-8)", path)
     if b"\x00" in data[:8192]:
         raise TokvizError("this looks like a binary file (it contains NUL bytes), not text", path)
@@ -77,30 +109,43 @@ def _decode(data: bytes, path: Path, *, final: bool = True) -> str:
 
 def read_text_file(path: str | os.PathLike) -> str:
     """The UTF-8 text of `path` (a UTF-8 byte-order mark is dropped), or a TokvizError saying
-    clearly why not: missing, a folder, too large, binary, or not UTF-8 (with the offending byte)."""
+    clearly why not: missing, a folder, too large, compressed, binary, or not UTF-8 (with the
+    offending byte).  Files over MAX_TEXT_BYTES are refused before reading: the explorer opens
+    them in big-file mode (`read_text_head` and streaming encoding) instead."""
     path = _existing_file(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_TEXT_BYTES:
-            raise TokvizError(
-                f"text file is too large ({size / 1e6:.0f} MB; the explorer opens up to {MAX_TEXT_BYTES // 2**20} MB)",
-                path,
-            )
-        data = path.read_bytes()
-    except OSError as exc:
-        raise TokvizError(f"cannot read the file: {exc.strerror or exc}", path) from None
+    with _open_text(path) as fh:
+        try:
+            size = os.fstat(fh.fileno()).st_size
+            if size > MAX_TEXT_BYTES:
+                raise TokvizError(
+                    f"text file is too large ({size / 1e6:.0f} MB; the explorer opens up to {MAX_TEXT_BYTES // 2**20} MB)",
+                    path,
+                )
+            data = fh.read(size)
+        except OSError as exc:
+            raise TokvizError(f"cannot read the file: {exc.strerror or exc}", path) from None
     return _decode(data, path)
 
 
+def check_whole_file_encoding(path: str | os.PathLike, size: int) -> None:
+    """Refuse a text file whose whole-file encoding (its text and a TokenArray of its tokens,
+    WHOLE_FILE_MEMORY_FACTOR times its size) would not fit in the memory available."""
+    check_fits_in_memory(size, WHOLE_FILE_MEMORY_FACTOR, path, "encoding the whole file")
+
+
 def read_text_head(path: str | os.PathLike, nbytes: int) -> str:
-    """The text of the first `nbytes` bytes of a UTF-8 file of any size (a character cut by the
-    limit is left out, a byte-order mark dropped), with the same checks and messages as
-    `read_text_file` for what it reads."""
+    """The text of the first `nbytes` bytes of a UTF-8 file (a character cut by the limit is left
+    out, a byte-order mark dropped), with the same checks and messages as `read_text_file` for
+    what it reads.  This is how big-file mode starts, and big-file mode then encodes the whole
+    file and keeps its tokens: a file too large for that in the memory available is refused here
+    (`check_whole_file_encoding`), with a message saying so, rather than failing hours later."""
     path = _existing_file(path)
-    try:
-        with open(path, "rb") as fh:
+    with _open_text(path) as fh:
+        try:
+            size = os.fstat(fh.fileno()).st_size
+            check_whole_file_encoding(path, size)
             data = fh.read(nbytes)
             more = bool(fh.read(1))
-    except OSError as exc:
-        raise TokvizError(f"cannot read the file: {exc.strerror or exc}", path) from None
+        except OSError as exc:
+            raise TokvizError(f"cannot read the file: {exc.strerror or exc}", path) from None
     return _decode(data, path, final=not more)
