@@ -175,9 +175,11 @@ def first_bad_merge_line(vocab: dict[str, int], lines: list[str]) -> tuple[int, 
     if lines and set(map(str.count, lines, repeat(" "))) != {1}:
         i = next(i for i, line in enumerate(lines) if line.count(" ") != 1)
         return i, f"expected two tokens separated by one space, got {lines[i][:60]!r}"
-    if any(map(str.startswith, lines, repeat(" "))) or any(map(str.endswith, lines, repeat(" "))):
-        i = next(i for i, line in enumerate(lines) if line.startswith(" ") or line.endswith(" "))
-        return i, f"merge {lines[i]!r} has an empty part: {SELF_MERGE}"
+    joined = "\n".join(lines)  # (one scan of the joined text: much faster than a call per line)
+    if joined.startswith(" ") or joined.endswith(" ") or "\n " in joined or " \n" in joined:
+        i = next((i for i, line in enumerate(lines) if line.startswith(" ") or line.endswith(" ")), None)
+        if i is not None:  # (else a token holds a newline next to the space)
+            return i, f"merge {lines[i]!r} has an empty part: {SELF_MERGE}"
     merged = list(map(str.replace, lines, repeat(" "), repeat(""), repeat(1)))
     if not all(map(vocab.__contains__, merged)):
         i = next(i for i, m in enumerate(merged) if m not in vocab)
