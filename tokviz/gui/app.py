@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .platform import display_problem
+from .platform import display_problem, tune_allocator
 
 APP_NAME = "tokviz"
 
@@ -15,6 +15,7 @@ def ensure_application(argv: list[str] | None = None):
 
     app = QApplication.instance()
     if app is None:
+        tune_allocator()
         QApplication.setApplicationName(APP_NAME)
         QApplication.setApplicationDisplayName(APP_NAME)
         QApplication.setOrganizationName(APP_NAME)

@@ -143,6 +143,10 @@ class EditPanel(QWidget):
         self._tokenizer = tokenizer
         self._proposal = None
         self.apply_button.setEnabled(False)
+        # another tokenizer: the undo history was of the previous one's edits (and would keep
+        # every tokenizer edited since the start alive)
+        self._history.clear()
+        self.undo_button.setEnabled(False)
 
     def set_text(self, text: str) -> None:
         """Text whose words the check also looks at (the text being explored)."""

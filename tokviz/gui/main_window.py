@@ -19,6 +19,7 @@ Big files (more than BIG_FILE_BYTES, e.g. tens of MB of text) open in *big-file 
 from __future__ import annotations
 
 import bisect
+import gc
 import os
 import re
 from collections.abc import Callable
@@ -66,6 +67,7 @@ from .about import about_html
 from .coloring import MODES as COLOR_MODES
 from .coloring import rank_function, unknown_id
 from .ids_panel import IdsPanel
+from .platform import trim_memory
 from .library_panel import LibraryPanel
 from .compare_view import CompareView
 from .edit_panel import EditPanel
@@ -81,6 +83,7 @@ from .token_view import TokenView
 from .workers import EncodeController, EncodeResult, FileEncodeJob, FileEncodeResult, LoadResult
 
 SESSION_SAVE_MS = 1500  # the work in progress is saved this long after the last change (gui/session.py)
+FROZEN_GARBAGE_MS = 3000  # a tokenizer dropped this long ago, the app idle: collect what gc.freeze() kept
 BIG_FILE_BYTES = 2 * 2**20  # above this a text file opens in big-file mode (see the module docstring)
 PREVIEW_BYTES = 64 * 1024  # how much of a big file the editor holds
 
@@ -217,6 +220,17 @@ class MainWindow(QMainWindow):
         self._session_timer.setSingleShot(True)
         self._session_timer.setInterval(SESSION_SAVE_MS)
         self._session_timer.timeout.connect(self.save_session)
+        # Tokenizers are frozen out of the collector's way when they arrive (core.gcpause), and a
+        # frozen object in a reference cycle is never collected (tokenizers hold none:
+        # tests/test_lifetime.py; other objects frozen with them may): when tokenizers may have been
+        # dropped, once idle, collect everything once, freeze again and trim the heaps.
+        self._gc_timer = QTimer(self)
+        self._gc_timer.setSingleShot(True)
+        self._gc_timer.setInterval(FROZEN_GARBAGE_MS)
+        self._gc_timer.timeout.connect(self._collect_frozen_garbage)
+        for signal in (self.controller.tokenizerLoaded, self.compare_view.panesChanged, self.train_panel.trained,
+                       self.edit_panel.applied):
+            signal.connect(lambda *_: self._gc_timer.start())
         self.controller.encoded.connect(lambda _result: self._session_timer.start())
         if restored is not None:
             tokenizer, text, text_file = self._restore_session(restored)
@@ -246,6 +260,17 @@ class MainWindow(QMainWindow):
                 )
             else:
                 self.open_tokenizer(path)
+
+    def _collect_frozen_garbage(self) -> None:
+        """Collect the garbage gc.freeze() has kept (tens of ms, see __init__) and give freed memory
+        back to the system; later if busy."""
+        if self.is_busy() or self.compare_view.is_busy():
+            self._gc_timer.start()
+            return
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        trim_memory()
 
     # ---- autosave -----------------------------------------------------------------------------------
     def save_session(self) -> None:
@@ -1329,6 +1354,7 @@ class MainWindow(QMainWindow):
     # ---- lifetime -------------------------------------------------------------------------------------
     def closeEvent(self, event) -> None:
         self._session_timer.stop()
+        self._gc_timer.stop()
         self.session.mark_clean()
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         self.library.shutdown()

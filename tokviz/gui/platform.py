@@ -57,3 +57,41 @@ def display_problem(
             "(Or run headless with QT_QPA_PLATFORM=offscreen, e.g. tokviz screenshot explorer -o out.png.)"
         )
     return None
+
+
+# glibc's mallopt parameters (malloc.h)
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
+
+
+def _glibc():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None)
+        return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
+    except OSError:
+        return None
+
+
+def tune_allocator() -> bool:
+    """Keep a long session's memory from creeping up (glibc only; True if applied).
+
+    The app allocates and frees many large blocks (encodings of whole texts, vocabulary tables) on
+    several threads.  By default glibc raises its mmap threshold each time such a block is freed,
+    so later ones come from the heaps instead and, once freed, often stay with the process; and
+    every thread may get a heap of its own.  A fixed threshold gives blocks of 256 KB and more back
+    to the system when freed, free heap tops are trimmed beyond 1 MB, and two heaps serve all the
+    threads (the machine's encoding threads do their heavy work in buffers they keep).  Measured
+    with benchmarks/soak.py."""
+    libc = _glibc()
+    if libc is None:
+        return False
+    return all(libc.mallopt(param, value) == 1 for param, value in (
+        (_M_MMAP_THRESHOLD, 256 * 1024), (_M_TRIM_THRESHOLD, 1 << 20), (_M_ARENA_MAX, 2)))
+
+
+def trim_memory() -> None:
+    """Give the free memory inside the heaps back to the system (glibc; elsewhere nothing)."""
+    libc = _glibc()
+    if libc is not None:
+        libc.malloc_trim(0)

@@ -51,7 +51,10 @@ class _Relay(QObject):
 class _Task(QRunnable):
     def __init__(self, task_id: int, fn: Callable[[], Any], relay: _Relay, is_current: Callable[[], bool] | None):
         super().__init__()
-        self.setAutoDelete(False)  # the runner holds the Python reference until the task reports
+        # The pool deletes the task once it has run.  (Not auto-deleted, PySide's QThreadPool keeps
+        # a reference to every task it was given for as long as the pool lives: each task's closure,
+        # tokenizer and text with it.)
+        self.setAutoDelete(True)
         self.task_id = task_id
         self.fn = fn
         self.relay = relay
@@ -83,7 +86,7 @@ class TaskRunner(QObject):
         self._relay = _Relay(self)
         self._relay.finished.connect(self._on_finished)
         self._ids = itertools.count(1)
-        self._tasks: dict[int, tuple[_Task, Callable | None, Callable | None]] = {}
+        self._tasks: dict[int, tuple[Callable | None, Callable | None]] = {}  # id -> (on_done, on_error)
         self._closed = False
 
     def submit(
@@ -97,9 +100,8 @@ class TaskRunner(QObject):
         if self._closed:
             raise RuntimeError("TaskRunner is shut down")
         task_id = next(self._ids)
-        task = _Task(task_id, fn, self._relay, is_current)
-        self._tasks[task_id] = (task, on_done, on_error)
-        self.pool.start(task)
+        self._tasks[task_id] = (on_done, on_error)
+        self.pool.start(_Task(task_id, fn, self._relay, is_current))
         return task_id
 
     def pending(self) -> int:
@@ -111,7 +113,7 @@ class TaskRunner(QObject):
         entry = self._tasks.pop(task_id, None)
         if entry is None or self._closed:
             return
-        _, on_done, on_error = entry
+        on_done, on_error = entry
         kind = outcome[0]
         try:
             if kind == "ok" and on_done is not None:
