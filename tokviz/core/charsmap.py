@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 from array import array
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from ..errors import TokvizError
 
@@ -31,37 +31,13 @@ class CharsMap:
             units.byteswap()
         self.units = units
         self.strings = blob[4 + trie_size :]
-        self._lookup = lru_cache(maxsize=65536)(self._search)
+        # (a cache of a function of the units, not of a bound method: that would be a reference
+        # cycle through self, which the collector frees late or, once frozen, never)
+        self._lookup = lru_cache(maxsize=65536)(partial(_search, units))
 
     @property
     def is_empty(self) -> bool:
         return len(self.units) == 0
-
-    def _search(self, key: bytes) -> tuple[tuple[tuple[int, int], ...], bool]:
-        """All (prefix length, value) of `key` found in the trie, shortest first, and whether the
-        walk consumed all of `key` (so a longer key might still match)."""
-        units = self.units
-        n = len(units)
-        results = []
-        if n == 0:
-            return (), False
-        unit = units[0]
-        pos = (unit >> 10) << ((unit & (1 << 9)) >> 6)
-        for i, c in enumerate(key):
-            if c == 0:
-                return tuple(results), False
-            pos ^= c
-            if pos >= n:
-                return tuple(results), False
-            unit = units[pos]
-            if (unit & ((1 << 31) | 0xFF)) != c:
-                return tuple(results), False
-            pos ^= (unit >> 10) << ((unit & (1 << 9)) >> 6)
-            if pos >= n:
-                return tuple(results), False
-            if (unit >> 8) & 1:
-                results.append((i + 1, units[pos] & ((1 << 31) - 1)))
-        return tuple(results), True
 
     def _string_at(self, index: int) -> str:
         end = self.strings.find(b"\0", index)
@@ -79,10 +55,41 @@ class CharsMap:
         found, alive = self._lookup(c.encode("utf-8"))
         return bool(found) or alive
 
+    def search(self, key: bytes) -> tuple[tuple[tuple[int, int], ...], bool]:
+        """All (prefix length, value) of `key` in the trie, shortest first, and whether the walk
+        consumed all of `key` (a longer key might still match)."""
+        return _search(self.units, key)
+
     def longest_match(self, data: bytes) -> tuple[int, str] | None:
         """sentencepiece's rule: (bytes consumed, replacement) for the longest matching prefix of `data`."""
-        found, _ = self._search(data)
+        found, _ = self.search(data)
         if not found:
             return None
         length, value = found[-1]
         return length, self._string_at(value)
+
+
+def _search(units: array, key: bytes) -> tuple[tuple[tuple[int, int], ...], bool]:
+    """All (prefix length, value) of `key` found in the trie, shortest first, and whether the
+    walk consumed all of `key` (so a longer key might still match)."""
+    n = len(units)
+    results = []
+    if n == 0:
+        return (), False
+    unit = units[0]
+    pos = (unit >> 10) << ((unit & (1 << 9)) >> 6)
+    for i, c in enumerate(key):
+        if c == 0:
+            return tuple(results), False
+        pos ^= c
+        if pos >= n:
+            return tuple(results), False
+        unit = units[pos]
+        if (unit & ((1 << 31) | 0xFF)) != c:
+            return tuple(results), False
+        pos ^= (unit >> 10) << ((unit & (1 << 9)) >> 6)
+        if pos >= n:
+            return tuple(results), False
+        if (unit >> 8) & 1:
+            results.append((i + 1, units[pos] & ((1 << 31) - 1)))
+    return tuple(results), True

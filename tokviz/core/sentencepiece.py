@@ -158,7 +158,7 @@ class SentencePieceNormalizer:
         width = 8
         while True:
             data = text[i : i + width].encode("utf-8")
-            found, alive = self.charsmap._search(data)
+            found, alive = self.charsmap.search(data)
             if alive and i + width < len(text):
                 width *= 4
                 continue

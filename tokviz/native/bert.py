@@ -10,6 +10,7 @@ classes, its words still through the C model.
 """
 from __future__ import annotations
 
+import weakref
 from array import array
 
 from . import NativeModel, _native
@@ -28,7 +29,7 @@ class _RawTextEncoder:
     reference path for a text it hands back."""
 
     def __init__(self, owner: NativeBert):
-        self.owner = owner
+        self._owner = weakref.ref(owner)  # (owner holds this: a strong reference would be a cycle)
         self.c = owner.c
 
     def encode(self, text: str, base: int = 0, offsets: int = 2):
@@ -38,7 +39,7 @@ class _RawTextEncoder:
             return got
         from ..core.normalized import NormalizedString
 
-        ids, offs = self.owner.reference(NormalizedString(text, base), bool(offsets))
+        ids, offs = self._owner().reference(NormalizedString(text, base), bool(offsets))
         return (ids, _packed(offs)) if offsets else ids
 
 
