@@ -1127,7 +1127,7 @@ static PyMethodDef Encoder_methods[] = {
      "results (None for a text the check rejects), computed on `threads` threads; untracked: the id lists are "
      "not tracked by the cyclic garbage collector."},
     {"pieces", (PyCFunction)Encoder_pieces, METH_O, "pieces(text) -> [(start, end)] cut by the native pre-tokenizer."},
-    {"clear_cache", (PyCFunction)Encoder_clear_cache, METH_NOARGS, "Forget the cached pieces (benchmarks: a cold start)."},
+    {"clear_cache", (PyCFunction)Encoder_clear_cache, METH_NOARGS, "Forget the cached pieces and free their memory (benchmarks: a cold start)."},
     {NULL},
 };
 

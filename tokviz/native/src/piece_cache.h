@@ -238,12 +238,16 @@ static void cache_give(Cache *c) {
     if (c) pthread_mutex_unlock(&c->lock);
 }
 
-/* Forget everything cached, waiting for calls that use a cache (call without the GIL). */
+/* Forget everything cached and give the tables' memory back (they are allocated again when next
+ * used), waiting for calls that use a cache (call without the GIL). */
 static void cache_pool_clear(CachePool *p) {
     for (int k = 0; k < p->n; k++) {
         Cache *c = &p->caches[k];
         pthread_mutex_lock(&c->lock);
-        if (c->slots) cache_clear(c);
+        cache_release_tables(c);
+        atomic_store_explicit(&c->n_entries, 0, memory_order_relaxed);
+        atomic_store_explicit(&c->keys_used, 0, memory_order_relaxed);
+        atomic_store_explicit(&c->vals_used, 0, memory_order_relaxed);
         pthread_mutex_unlock(&c->lock);
     }
 }

@@ -1543,7 +1543,7 @@ static PyMethodDef Encoder_methods[] = {
      "encode_many(texts, threads=1, mode=2): encode() of each text, on up to `threads` threads."},
     {"normalize", (PyCFunction)Encoder_normalize, METH_VARARGS,
      "normalize(text) -> (normalized, starts, ends): the normalizer alone, with each character's original span."},
-    {"clear_cache", (PyCFunction)Encoder_clear_cache, METH_NOARGS, "Forget the cached words of the BPE word caches (benchmarks: a cold start)."},
+    {"clear_cache", (PyCFunction)Encoder_clear_cache, METH_NOARGS, "Forget the cached words of the BPE word caches and free their memory (benchmarks: a cold start)."},
     {NULL, NULL, 0, NULL},
 };
 
