@@ -386,8 +386,10 @@ class Soak:
                 and all(r.pending() == 0 for r in w.findChildren(TaskRunner)))
 
     def settle(self) -> None:
-        """Wait until idle, let deferred deletes run, release the pools' idle threads, collect."""
+        """Wait until idle (the window's idle clean-up done too), let deferred deletes run,
+        release the pools' idle threads, collect."""
         self._wait(self.idle, "the window to be idle")
+        self._wait(lambda: not self.window.idle_cleanup_pending(), "the window's idle clean-up")
         pump(300)
         for pool in thread_pools(self.window):
             if not pool.waitForDone(10_000):

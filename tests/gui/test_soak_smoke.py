@@ -60,7 +60,8 @@ def test_soak_cycles_leave_nothing_behind(qtbot, make_window, tmp_path, soak):
     assert end.pool_active == 0
     assert end.qobjects <= start.qobjects + 5
     # what was loaded, trained and dropped is freed: the panes, the explorer's and the last trained one live
-    assert end.tokenizers_alive <= plan.panes + 4, f"{end.tokenizers_alive} tokenizers still alive"
+    alive = soak.alive_names(driver.tokenizers_seen)
+    assert end.tokenizers_alive <= plan.panes + 4, f"{end.tokenizers_alive} tokenizers still alive: {alive}"
     assert soak.verdict(start, end, [start, end], catcher.errors, soak.Limits(rss_mb=200)) == []
 
 

@@ -261,6 +261,10 @@ class MainWindow(QMainWindow):
             else:
                 self.open_tokenizer(path)
 
+    def idle_cleanup_pending(self) -> bool:
+        """True while the collection of dropped tokenizers' garbage waits for the app to be idle."""
+        return self._gc_timer.isActive()
+
     def _collect_frozen_garbage(self) -> None:
         """Collect the garbage gc.freeze() has kept (tens of ms, see __init__) and give freed memory
         back to the system; later if busy."""
