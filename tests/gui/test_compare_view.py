@@ -143,18 +143,27 @@ def test_five_way_compare_of_a_megabyte_stays_responsive(qtbot, view):
     gc.collect()  # (what earlier tests left behind is not this view's to collect)
     filled = []
     view.paneEncoded.connect(lambda i: filled.append((time.perf_counter(), i)))
-    heartbeat = Heartbeat()
-    heartbeat.start()
-    view.set_text(text)
-    with qtbot.waitSignal(view.compared, timeout=300_000):
-        for tok in tokenizers:
-            view.add_tokenizer(tok)
-    qtbot.wait(200)
-    heartbeat.stop()
-    assert sorted(i for _, i in filled) == [0, 1, 2, 3, 4]
-    assert filled[-1][0] - filled[0][0] > 0.05  # the panes filled one by one, as results arrived
-    assert heartbeat.max_gap < COMPARE_MAX_GAP_MS, f"the UI thread stalled {heartbeat.max_gap:.0f} ms ({heartbeat.top()})"
-    assert all(len(p.encoding) > 100_000 for p in view.panes)
+    stalls = []
+    for _attempt in range(2):  # (a shared machine can pause a process once: a stall must happen twice)
+        while view.panes:
+            view.remove_pane(0)
+        filled.clear()
+        heartbeat = Heartbeat()
+        heartbeat.start()
+        view.set_text(text)
+        with qtbot.waitSignal(view.compared, timeout=300_000):
+            for tok in tokenizers:
+                view.add_tokenizer(tok)
+        qtbot.wait(200)
+        heartbeat.stop()
+        assert sorted(i for _, i in filled) == [0, 1, 2, 3, 4]
+        assert filled[-1][0] - filled[0][0] > 0.05  # the panes filled one by one, as results arrived
+        assert all(len(p.encoding) > 100_000 for p in view.panes)
+        if heartbeat.max_gap < COMPARE_MAX_GAP_MS:
+            break
+        stalls.append(heartbeat.top())
+    else:
+        pytest.fail(f"the UI thread stalled over {COMPARE_MAX_GAP_MS} ms in both runs ({stalls})")
 
 
 def test_the_set_of_panes_persists(qtbot, make_window, tmp_path):
