@@ -56,9 +56,9 @@ def identify_binary(head: bytes) -> str | None:
     return None
 
 
-def open_regular_file(path: Path):
+def open_regular_file(path: Path, what: str = "a tokenizer"):
     """`path` opened for reading in binary, refused unless it is a regular file: a pipe,
-    /dev/zero or a terminal would block or never end."""
+    /dev/zero or a terminal would block or never end (`what` the file was to be read as)."""
     try:
         fh = open(path, "rb")
     except IsADirectoryError:
@@ -67,7 +67,7 @@ def open_regular_file(path: Path):
         raise TokvizError(f"cannot read: {exc.strerror or exc}", path) from None
     try:
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise TokvizError("not a regular file (a pipe, device or socket cannot be read as a tokenizer)", path)
+            raise TokvizError(f"not a regular file (a pipe, device or socket cannot be read as {what})", path)
     except BaseException:
         fh.close()
         raise

@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import codecs
 import os
-import stat
 from pathlib import Path
 
 from ..core.limits import check_fits_in_memory
 from ..errors import TokvizError
 from ..formats import detect
-from ..formats._util import identify_binary
+from ..formats._util import identify_binary, open_regular_file
 
 TOKENIZER = "tokenizer"
 TEXT = "text"
@@ -64,18 +63,6 @@ def _existing_file(path: str | os.PathLike) -> Path:
     return path
 
 
-def _open_text(path: Path):
-    """`path` opened in binary, refused unless it is a regular file (a pipe or /dev/zero never ends)."""
-    try:
-        fh = open(path, "rb")
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            fh.close()
-            raise TokvizError("not a regular file (a pipe, device or socket cannot be opened as text)", path)
-    except OSError as exc:
-        raise TokvizError(f"cannot read the file: {exc.strerror or exc}", path) from None
-    return fh
-
-
 def _looks_like_utf16(head: bytes) -> bool:
     """UTF-16 without a byte-order mark: ASCII-range text leaves a NUL in every other byte."""
     sample = head[:4096]
@@ -113,7 +100,7 @@ def read_text_file(path: str | os.PathLike) -> str:
     offending byte).  Files over MAX_TEXT_BYTES are refused before reading: the explorer opens
     them in big-file mode (`read_text_head` and streaming encoding) instead."""
     path = _existing_file(path)
-    with _open_text(path) as fh:
+    with open_regular_file(path, "text") as fh:
         try:
             size = os.fstat(fh.fileno()).st_size
             if size > MAX_TEXT_BYTES:
@@ -140,7 +127,7 @@ def read_text_head(path: str | os.PathLike, nbytes: int) -> str:
     file and keeps its tokens: a file too large for that in the memory available is refused here
     (`check_whole_file_encoding`), with a message saying so, rather than failing hours later."""
     path = _existing_file(path)
-    with _open_text(path) as fh:
+    with open_regular_file(path, "text") as fh:
         try:
             size = os.fstat(fh.fileno()).st_size
             check_whole_file_encoding(path, size)
