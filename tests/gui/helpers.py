@@ -9,6 +9,14 @@ SHARED = Path(__file__).resolve().parents[3] / "shared"
 TOKENIZERS = SHARED / "tokenizers"
 
 
+def shared_corpus(name: str) -> str:
+    """The text of ../shared/corpus/NAME.txt, or skip (it is absent on a user's machine)."""
+    path = SHARED / "corpus" / f"{name}.txt"
+    if not path.exists():
+        pytest.skip(f"shared corpus not found: {path} (../shared is absent)")
+    return path.read_text(encoding="utf-8")
+
+
 def shared_tokenizer(rel: str) -> Path:
     """A tokenizer from ../shared/tokenizers, or skip (it is absent on a user's machine)."""
     path = TOKENIZERS / rel

@@ -16,7 +16,7 @@ from tokviz.cli import main
 from tokviz.defaults import default_tokenizer_path
 from tokviz.gui.compare_view import CompareView
 
-from .helpers import SHARED, shared_tokenizer
+from .helpers import shared_corpus, shared_tokenizer
 from .test_big_file import Heartbeat
 
 # Five panes filling on two workers beside the UI thread, on two cores: the largest gap measured
@@ -94,7 +94,7 @@ def test_hover_is_synchronised_across_panes(qtbot, view):
 
 
 def test_scrolling_one_pane_scrolls_the_others(qtbot, view):
-    text = (SHARED / "corpus" / "en.txt").read_text(encoding="utf-8")[:60_000]
+    text = shared_corpus("en")[:60_000]
     view.set_text(text)
     with qtbot.waitSignal(view.compared, timeout=60_000):
         view.add_path(default_tokenizer_path())
@@ -133,7 +133,7 @@ def test_table_equals_tokviz_compare_json(qtbot, view, tmp_path):
 def test_five_way_compare_of_a_megabyte_stays_responsive(qtbot, view):
     paths = [shared_tokenizer(p) for p in ("qwen2.5/tokenizer.json", "llama3/tokenizer.json", "cl100k_base.tiktoken",
                                            "bert-minilm/tokenizer.json", "sentencepiece/unigram_8k.model")]
-    parts = [(SHARED / "corpus" / f"{n}.txt").read_text(encoding="utf-8")[:260_000] for n in ("en", "zh", "code", "multi")]
+    parts = [shared_corpus(n)[:260_000] for n in ("en", "zh", "code", "multi")]
     text = "\n".join(parts)[: 2**20]
     # loaded first: this measures the encodes (parsing a tokenizer.json is one long call that holds
     # the GIL for ~0.1 s, whoever makes it)
@@ -188,7 +188,7 @@ def test_the_set_of_panes_persists(qtbot, make_window, tmp_path):
 def test_long_texts_are_encoded_in_pieces_with_the_same_result():
     from tokviz.gui.compare_view import encode_in_pieces
 
-    parts = [(SHARED / "corpus" / f"{n}.txt").read_text(encoding="utf-8")[:120_000] for n in ("en", "zh", "code", "multi")]
+    parts = [shared_corpus(n)[:120_000] for n in ("en", "zh", "code", "multi")]
     text = "\n".join(parts)
     for rel in ("qwen2.5/tokenizer.json", "llama3/tokenizer.json", "bert-minilm/tokenizer.json",
                 "sentencepiece/unigram_8k.model"):
