@@ -185,7 +185,7 @@ def test_sentencepiece_specs_rebuilt_from_the_pipeline(name, tmp_path):
 @pytest.mark.parametrize("name", SP_MODELS)
 def test_scrub_removes_the_training_corpus_path(name, tmp_path):
     spm = pytest.importorskip("sentencepiece")
-    source = (TOKENIZERS / name).read_bytes()
+    source = need(TOKENIZERS / name).read_bytes()
     trainer = next(v for n, _, v in iter_fields(source) if n == 2)
     corpus = next(v for n, _, v in iter_fields(trainer) if n == 1)  # TrainerSpec.input
     prefix = next(v for n, _, v in iter_fields(trainer) if n == 2)  # TrainerSpec.model_prefix
