@@ -27,6 +27,10 @@ exception (UI or worker thread) or traceback printed by a worker is a failure.  
 flat when RSS grew less than --rss-limit MB with a second-half slope under --slope-limit MB/min,
 threads and file descriptors are back to their start values, no pool thread is still busy and the
 QObject count did not grow; the exit status is 1 otherwise.
+
+--tracemalloc (slower: a diagnosis, not a measurement) traces Python's allocations, numpy arrays
+included: the report then says how much of the growth Python holds and where it was allocated,
+the rest being native (Qt, the C extensions, the allocator's fragmentation).
 """
 from __future__ import annotations
 
@@ -41,6 +45,7 @@ import tempfile
 import threading
 import time
 import traceback
+import tracemalloc
 import weakref
 from collections import Counter
 from collections.abc import Callable
@@ -158,6 +163,11 @@ def type_census(top: int | None = None) -> Counter:
     return Counter(dict(counts.most_common(top))) if top else counts
 
 
+def qobject_census(window) -> Counter:
+    """QObjects under the window by class (where a growth of QObjects comes from)."""
+    return Counter(o.metaObject().className() for o in window.findChildren(QObject))
+
+
 def thread_pools(window) -> list[QThreadPool]:
     return [*window.findChildren(QThreadPool), QThreadPool.globalInstance()]
 
@@ -176,16 +186,22 @@ class Sample:
     pool_active: int
     qobjects: int
     tokenizers_alive: int  # of those the soak saw loaded, trained or edited
+    native_caches: int  # the C encoders' caches with tables, over the live tokenizers
+    native_cache_mb: float  # their tables' size (allocated; pages are resident once touched)
     gc_counts: tuple
 
 
-def take_sample(window, t0: float, cycle: int, phase: str, tokenizers_alive: int = 0) -> Sample:
+def take_sample(window, t0: float, cycle: int, phase: str, tokenizers=()) -> Sample:
+    tokenizers = list(tokenizers)
+    caches = [t.native_cache_info() for t in tokenizers]
     return Sample(
         t=round(time.monotonic() - t0, 2), cycle=cycle, phase=phase, rss_mb=round(rss_mb(), 1),
         py_blocks=sys.getallocatedblocks(), py_threads=len(python_threads()),
         py_thread_entries=threading.active_count(), native_threads=native_threads(),
         fds=open_fds(), pool_active=sum(p.activeThreadCount() for p in thread_pools(window)),
-        qobjects=len(window.findChildren(QObject)), tokenizers_alive=tokenizers_alive, gc_counts=gc.get_count())
+        qobjects=len(window.findChildren(QObject)), tokenizers_alive=len(tokenizers),
+        native_caches=sum(c["caches"] for c in caches), native_cache_mb=round(sum(c["bytes"] for c in caches) / 2**20, 1),
+        gc_counts=gc.get_count())
 
 
 # ---- errors --------------------------------------------------------------------------------------
@@ -672,7 +688,8 @@ MEASURES = (("rss_mb", "RSS (MB)"), ("py_blocks", "Python allocated blocks"), ("
             ("py_thread_entries", "threading.active_count()"),
             ("native_threads", "native threads"), ("fds", "open file descriptors"),
             ("pool_active", "QThreadPool active threads"), ("qobjects", "QObjects under the window"),
-            ("tokenizers_alive", "Tokenizer objects alive"))
+            ("tokenizers_alive", "Tokenizer objects alive"), ("native_caches", "native encoder caches"),
+            ("native_cache_mb", "native encoder caches (MB)"))
 
 
 def slope_per_minute(samples: list[Sample], key: str = "rss_mb") -> float:
@@ -753,6 +770,15 @@ def report_text(result: dict) -> str:
         lines += ["", "object types that grew most (start -> end):"]
         for name, (a, b) in result["census_growth"].items():
             lines.append(f"  {name:<40}{a:>10,} -> {b:,}")
+    if result.get("traced_mb"):
+        a, b = result["traced_mb"]
+        lines += ["", f"Python-traced memory (tracemalloc): {a:,.1f} MB -> {b:,.1f} MB ({b - a:+,.1f}); "
+                      f"the rest of the RSS change is native"]
+        lines += [f"  {line}" for line in result["traced_growth"]]
+    if result.get("qobject_changes"):
+        lines += ["", "QObject classes whose count changed (start -> end):"]
+        for name, (a, b) in result["qobject_changes"].items():
+            lines.append(f"  {name:<40}{a:>10,} -> {b:,}")
     if result["threads_end_by_name"] != result["threads_start_by_name"]:
         lines += ["", f"native threads by name: start {result['threads_start_by_name']}",
                   f"                          end   {result['threads_end_by_name']}"]
@@ -767,12 +793,25 @@ def report_text(result: dict) -> str:
     return "\n".join(lines)
 
 
-def run_soak(minutes: float, plan: Plan, limits: Limits, log=print) -> dict:
+def traced_growth(before: tracemalloc.Snapshot, after: tracemalloc.Snapshot, top: int = 15) -> list[str]:
+    """Where the Python-traced memory grew between two snapshots, by allocating line."""
+    lines = []
+    for stat in after.compare_to(before, "traceback")[:top]:
+        if stat.size_diff <= 0:
+            break
+        frames = [f"{Path(f.filename).name}:{f.lineno}" for f in stat.traceback[-4:]]
+        lines.append(f"{stat.size_diff / 2**20:+9.1f} MB {stat.count_diff:+8,} blocks  " + " < ".join(reversed(frames)))
+    return lines
+
+
+def run_soak(minutes: float, plan: Plan, limits: Limits, log=print, trace: bool = False) -> dict:
     from tokviz.gui.app import ensure_application
     from tokviz.gui.main_window import MainWindow
     from tokviz.gui.settings import Settings
 
     app = ensure_application()
+    if trace:
+        tracemalloc.start(8)
     catcher = ErrorCatcher()
     catcher.install()
     t0 = time.monotonic()
@@ -787,7 +826,7 @@ def run_soak(minutes: float, plan: Plan, limits: Limits, log=print) -> dict:
 
     def sample() -> None:
         catcher.check_dialogs(app)
-        samples.append(take_sample(window, t0, soak.cycles, state["phase"], len(soak.tokenizers_seen)))
+        samples.append(take_sample(window, t0, soak.cycles, state["phase"], soak.tokenizers_seen))
 
     sampler = QTimer()
     sampler.setInterval(int(SAMPLE_SECONDS * 1000))
@@ -807,10 +846,13 @@ def run_soak(minutes: float, plan: Plan, limits: Limits, log=print) -> dict:
         soak.cycle()  # the warm-up: every code path has run once
         soak.settle()
         state["phase"] = "soak"
-        start = take_sample(window, t0, soak.cycles, "start", len(soak.tokenizers_seen))
+        start = take_sample(window, t0, soak.cycles, "start", soak.tokenizers_seen)
         alive_start = alive_names(soak.tokenizers_seen)
         trimmed_start = rss_after_trim_mb()
         census_start = type_census()
+        qcensus_start = qobject_census(window)
+        traced_start = tracemalloc.take_snapshot() if trace else None
+        traced_mb_start = tracemalloc.get_traced_memory()[0] / 2**20 if trace else None
         gc_start = sum(census_start.values())
         threads_start, fds_start = native_thread_names(), fd_targets()
         py_threads_start = sorted(t.name for t in python_threads())
@@ -821,10 +863,13 @@ def run_soak(minutes: float, plan: Plan, limits: Limits, log=print) -> dict:
                 f"{native_threads()} threads, {open_fds()} fds")
         state["phase"] = "end"
         soak.settle()
-        end = take_sample(window, t0, soak.cycles, "end", len(soak.tokenizers_seen))
+        end = take_sample(window, t0, soak.cycles, "end", soak.tokenizers_seen)
         alive_end = alive_names(soak.tokenizers_seen)
         trimmed_end = rss_after_trim_mb()
         census_end = type_census()
+        qcensus_end = qobject_census(window)
+        traced_end = tracemalloc.take_snapshot() if trace else None
+        traced_mb_end = tracemalloc.get_traced_memory()[0] / 2**20 if trace else None
         # (last, as it changes what it looks at) what gc.freeze() kept that was already garbage
         gc.unfreeze()
         frozen_garbage = gc.collect()
@@ -848,6 +893,11 @@ def run_soak(minutes: float, plan: Plan, limits: Limits, log=print) -> dict:
             "rss_slope_second_half": slope_per_minute(second_half), "rss_slope_all": slope_per_minute(measured),
             "gc_objects_start": gc_start, "gc_objects_end": sum(census_end.values()),
             "census_growth": growth, "counts": dict(soak.counts),
+            "traced_mb": (traced_mb_start, traced_mb_end) if trace else None,
+            "traced_growth": traced_growth(traced_start, traced_end) if trace else [],
+            "qobject_changes": {name: (qcensus_start.get(name, 0), qcensus_end.get(name, 0))
+                                for name in sorted(set(qcensus_start) | set(qcensus_end))
+                                if qcensus_start.get(name, 0) != qcensus_end.get(name, 0)},
             "latency": {k: {"mean": sum(v) / len(v), "max": max(v)} for k, v in soak.latencies.items()},
             "threads_start_by_name": dict(threads_start), "threads_end_by_name": dict(native_thread_names()),
             "py_threads_start": py_threads_start, "py_threads_end": sorted(t.name for t in python_threads()),
@@ -879,6 +929,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slope-limit", type=float, default=Limits.slope_mb_per_min,
                         help="MB/min of RSS growth allowed over the second half")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    parser.add_argument("--tracemalloc", action="store_true",
+                        help="trace Python's allocations (slower) and report where traced memory grew")
     args = parser.parse_args(argv)
     if not SHARED_TOKENIZERS.is_dir() or not CORPUS.is_dir():
         print(f"soak: {SHARED} (tokenizers and corpus) is needed", file=sys.stderr)
@@ -887,7 +939,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         plan = Plan(workdir, compare_bytes=int(args.compare_mb * 1e6))
         limits = Limits(args.rss_limit, args.slope_limit)
-        result = run_soak(args.minutes, plan, limits)
+        result = run_soak(args.minutes, plan, limits, trace=args.tracemalloc)
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)

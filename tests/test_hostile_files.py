@@ -153,6 +153,26 @@ def test_big_text_that_fits_streams_from_its_head(tmp_path, monkeypatch):
         files.read_text_file(path)
 
 
+def test_text_whose_nul_bytes_come_late_is_refused_as_binary(tmp_path, monkeypatch):
+    """A file whose head is text and whose rest is NUL bytes (a disk image, a sparse file): whole
+    files are refused on reading, big files when streaming reaches the first NUL."""
+    from tokviz.core.streaming import encode_file
+    from tokviz.defaults import default_tokenizer_path
+
+    small = tmp_path / "late.txt"
+    small.write_bytes(b"words and more words\n" * 30_000 + b"\x00" * 10 + b"tail\n")
+    with pytest.raises(TokvizError) as info:
+        files.read_text_file(small)
+    assert_names_file_and_reason(info.value, small, ["binary", "NUL byte at offset 630000"])
+
+    monkeypatch.setattr(limits, "available_memory", lambda: 64 * GB)
+    big = sparse(tmp_path / "big.txt", 3 * GB, b"hello world\n" * 10_000)
+    assert files.read_text_head(big, 1000).startswith("hello world")
+    with pytest.raises(TokvizError) as info:
+        encode_file(tokviz.load(default_tokenizer_path()), big)
+    assert_names_file_and_reason(info.value, big, ["binary", "NUL byte at offset 120000"])
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 def test_named_pipe_is_refused_without_blocking(tmp_path):
     for name in ("tokenizer.json", "cl100k_base.tiktoken", "notes.txt"):
@@ -340,3 +360,46 @@ def test_giant_ids_and_lengths_are_refused_before_allocation(tmp_path):
     assert all(result == "refused" for result, _ in growth.values()), growth
     worst = max(growth.items(), key=lambda kv: kv[1][1])
     assert worst[1][1] < 50, f"{worst[0]} made the process grow by {worst[1][1]:.0f} MB"
+
+
+def _tokenizer_json_with(tmp_path: Path, extra=(), **parts) -> Path:
+    """A small WordLevel tokenizer.json with the given normalizer / pre_tokenizer / decoder."""
+    vocab = {c: i for i, c in enumerate(["[UNK]", "a", "b", "c", "aa", " ", *extra])}
+    doc = {"version": "1.0", "added_tokens": [], "normalizer": None, "pre_tokenizer": None, "post_processor": None,
+           "decoder": None, "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}, **parts}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+CATASTROPHIC = {"Regex": "(a|aa)+b"}  # exponential on a long run of a's with no b
+
+
+@pytest.mark.parametrize("part", ["pre_tokenizer", "normalizer"])
+def test_catastrophic_pattern_fails_the_encode_instead_of_hanging(tmp_path, monkeypatch, part):
+    """A tokenizer file's regex that backtracks catastrophically gets a time budget: the encode
+    fails with the pattern named, and the tokenizer still encodes texts it is fast on."""
+    from tokviz.core import patterns
+
+    monkeypatch.setattr(patterns, "MATCH_SECONDS", 0.2)
+    spec = ({"type": "Split", "pattern": CATASTROPHIC, "behavior": "Isolated", "invert": False}
+            if part == "pre_tokenizer" else {"type": "Replace", "pattern": CATASTROPHIC, "content": "b"})
+    tok = tokviz.load(_tokenizer_json_with(tmp_path, **{part: spec}))
+    assert tok.encode("aab c").ids  # (fast on this)
+    with pytest.raises(TokvizError) as info:
+        tok.encode("a" * 80 + "c")  # (left alone: longer than the universe's age)
+    message = str(info.value)
+    for words in ("(a|aa)+b", "backtracks catastrophically", "81 characters", "Split" if part == "pre_tokenizer" else "Replace"):
+        assert words in message, message
+
+
+def test_catastrophic_decoder_pattern_fails_the_decode(tmp_path, monkeypatch):
+    from tokviz.core import patterns
+
+    monkeypatch.setattr(patterns, "MATCH_SECONDS", 0.2)
+    long_run = "a" * 80 + "c"
+    tok = tokviz.load(_tokenizer_json_with(tmp_path, extra=[long_run],
+                                           decoder={"type": "Replace", "pattern": CATASTROPHIC, "content": "x"}))
+    assert tok.decode([tok.token_to_id("aa"), tok.token_to_id("b")]) == "aab"  # (per token: no match)
+    with pytest.raises(TokvizError, match=r"Replace decoder's pattern '\(a\|aa\)\+b'.*backtracks catastrophically"):
+        tok.decode([tok.token_to_id(long_run)])

@@ -254,3 +254,17 @@ def test_sentencepiece_keeps_newline_cuts_only_when_newlines_become_spaces():
 
     sp = tokviz.load(need(TOKENIZERS / "sentencepiece" / "unigram_8k.model"))
     assert sp.text_normalizer.normalize_spans("a\nb")[0] == "▁a▁b" and _newline_cuts_ok(sp)
+
+
+def test_a_nul_byte_deep_in_the_file_marks_it_binary(demo, tmp_path):
+    """The first kilobytes look like text, a NUL comes later: refused with its offset and the
+    file, whichever read it falls in; allow_nul=True encodes it like any other character."""
+    text = "plain words on a line\n" * 2000  # 44,000 bytes
+    path = tmp_path / "half-binary.txt"
+    path.write_bytes(text.encode() + b"header\x00\x01\x02 more" + text.encode())
+    for chunk_bytes in (4096, 1 << 20):
+        with pytest.raises(TokvizError, match=r"binary file.*NUL byte at offset 44006") as err:
+            encode_file(demo, path, chunk_bytes=chunk_bytes)
+        assert err.value.path == str(path)
+    whole = path.read_bytes().decode("utf-8")
+    assert list(encode_file(demo, path, chunk_bytes=4096, allow_nul=True)) == demo.encode(whole).ids

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import regex
 
 from .bytelevel import CHAR_TO_BYTE
+from .patterns import bounded_sub
 
 
 class Decoder(ABC):
@@ -149,7 +150,7 @@ class Replace(Decoder):
         self._re = regex.compile(self.pattern if self.is_regex else regex.escape(self.pattern))
 
     def decode_chain(self, tokens):
-        return [self._re.sub(lambda _m: self.content, t) for t in tokens]
+        return [bounded_sub(self._re, self.content, t, "the Replace decoder's pattern") for t in tokens]
 
 
 @dataclass

@@ -14,6 +14,7 @@ import regex
 
 from .charsmap import CharsMap
 from .normalized import NormalizedString
+from .patterns import bounded_spans
 from .unicode import is_bert_chinese_char, is_control, is_whitespace
 
 
@@ -71,7 +72,8 @@ class Replace(Normalizer):
         self._compiled = regex.compile(self.pattern if self.is_regex else regex.escape(self.pattern))
 
     def normalize(self, ns):
-        return ns.with_replacements(((m.start(), m.end()) for m in self._compiled.finditer(ns.text)), self.content)
+        spans = bounded_spans(self._compiled, ns.text, "the Replace normalizer's pattern")
+        return ns.with_replacements(spans, self.content)
 
     def describe(self):
         return f"Replace({self.pattern!r} -> {self.content!r})"

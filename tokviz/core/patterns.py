@@ -1,5 +1,15 @@
-"""Pre-tokenization regexes of well-known tokenizers, by name."""
+"""Pre-tokenization regexes of well-known tokenizers, by name, and how a tokenizer file's own
+regexes are compiled and run (with a time budget: see `bounded_spans`)."""
 from __future__ import annotations
+
+from ..errors import TokvizError
+
+# A tokenizer file's regex may take this long on any text, plus a character's share at this rate
+# (the patterns of real tokenizers run at megabytes per second).  One that backtracks
+# catastrophically, as (a|aa)+b on a long run of a's, takes exponential time: it runs out of
+# budget and the encode fails with a clear reason instead of holding a worker forever.
+MATCH_SECONDS = 5.0
+MATCH_CHARS_PER_SECOND = 50_000
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
@@ -112,6 +122,37 @@ def compile_pattern(pattern: str, dialect: str = "onig"):
             return regex.compile(_end_anchors_to_absolute(pattern))
         raise ValueError(f"unknown regex dialect {dialect!r}")
     except regex.error as exc:
-        from ..errors import TokvizError
-
         raise TokvizError(f"invalid pre-tokenization regex {pattern!r}: {exc}") from None
+
+
+def match_budget(n_chars: int) -> float:
+    """Seconds a tokenizer file's regex may take on a text of `n_chars` characters."""
+    return MATCH_SECONDS + n_chars / MATCH_CHARS_PER_SECOND
+
+
+def _too_slow(what: str, compiled, budget: float, n_chars: int) -> TokvizError:
+    return TokvizError(
+        f"{what} {compiled.pattern!r} took more than {budget:.1f} s on {n_chars:,} characters: it backtracks "
+        "catastrophically on this text (as (a|aa)+ does on a long run of a's); correct the pattern in the tokenizer file"
+    )
+
+
+def bounded_spans(compiled, text: str, what: str) -> list[tuple[int, int]]:
+    """The (start, end) of every match of a tokenizer file's `compiled` regex in `text`, or a
+    TokvizError naming `what` (e.g. "the Split pre-tokenizer's pattern") when they take longer
+    than `match_budget`.  (Matches are collected at once: the budget counts wall time from the
+    first match, so no other work may run between them.)"""
+    budget = match_budget(len(text))
+    try:
+        return [m.span() for m in compiled.finditer(text, timeout=budget)]
+    except TimeoutError:
+        raise _too_slow(what, compiled, budget, len(text)) from None
+
+
+def bounded_sub(compiled, repl: str, text: str, what: str) -> str:
+    """compiled.sub(repl, text) (repl taken literally) within `match_budget`, or a TokvizError."""
+    budget = match_budget(len(text))
+    try:
+        return compiled.sub(lambda _m: repl, text, timeout=budget)
+    except TimeoutError:
+        raise _too_slow(what, compiled, budget, len(text)) from None

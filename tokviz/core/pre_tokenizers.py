@@ -14,7 +14,7 @@ import regex
 
 from .bytelevel import BYTE_TO_CHAR, bytes_to_unicode
 from .normalized import NormalizedString
-from .patterns import GPT2_PATTERN, compile_pattern
+from .patterns import GPT2_PATTERN, bounded_spans, compile_pattern
 from .unicode import is_numeric, is_punctuation, is_whitespace
 
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
@@ -123,7 +123,7 @@ class Split(PreTokenizer):
         self._re = compile_pattern(self.pattern if self.is_regex else regex.escape(self.pattern), self.dialect)
 
     def split(self, ns):
-        spans = (m.span() for m in self._re.finditer(ns.text))
+        spans = bounded_spans(self._re, ns.text, "the Split pre-tokenizer's pattern")
         return split_normalized(ns, spans, self.behavior, self.invert)
 
     def describe(self):

@@ -353,6 +353,7 @@ def encode_file(
     keep_ids: bool = True,
     piece_chars: int = 32 * 1024,
     max_chunk_bytes: int = 64 << 20,
+    allow_nul: bool = False,
 ) -> array | None:
     """Encode a UTF-8 file in bounded memory; the ids equal ``tokenizer.encode(whole_text).ids``.
 
@@ -361,7 +362,8 @@ def encode_file(
     chunk_bytes: bytes read at a time.  piece_chars: characters encoded at a time.
     on_chunk(Chunk): receives each piece's Encoding (not kept).  keep_ids=False (only with on_chunk):
     return None and keep nothing.  Raises TokvizError naming the file when it cannot be read or is
-    not UTF-8 (with the byte offset), or when no cut is found within `max_chunk_bytes`."""
+    not UTF-8 (with the byte offset), or when no cut is found within `max_chunk_bytes`.
+    A NUL byte anywhere marks a binary file, refused with its offset (allow_nul=True: encoded)."""
     path = os.fspath(path)
     try:
         total = os.path.getsize(path)
@@ -436,6 +438,10 @@ def encode_file(
                     body = body[3:]
                     block_start += 3
                     state["bytes"] += 3
+            if not allow_nul and (nul := body.find(b"\x00")) >= 0:
+                raise TokvizError(
+                    f"this looks like a binary file, not text: a NUL byte at offset {block_start + nul}", path
+                )
             try:
                 text = body.decode("utf-8")
             except UnicodeDecodeError as exc:

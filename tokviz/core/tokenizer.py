@@ -125,6 +125,14 @@ class Tokenizer:
         if native is not None:
             native.clear_cache()
 
+    def native_cache_info(self) -> dict:
+        """{caches, bytes, entries} of the native encoder's caches (all zero when it has none or
+        the Python path is in use); it looks only at an encoder already built."""
+        native = self._native if self._use_native else None
+        if not native:
+            return {"caches": 0, "bytes": 0, "entries": 0}
+        return native.cache_info()
+
     # ---- vocabulary ----------------------------------------------------------------------
     @property
     def vocab_size(self) -> int:

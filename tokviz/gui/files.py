@@ -81,8 +81,9 @@ def _decode(data: bytes, path: Path, *, final: bool = True) -> str:
         raise TokvizError(why, path)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")) or _looks_like_utf16(data):
         raise TokvizError("the file is UTF-16 text; tokviz opens UTF-8 text (convert it with iconv -f UTF-16 -t UTF-8)", path)
-    if b"\x00" in data[:8192]:
-        raise TokvizError("this looks like a binary file (it contains NUL bytes), not text", path)
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise TokvizError(f"this looks like a binary file, not text: a NUL byte at offset {nul}", path)
     try:
         return codecs.getincrementaldecoder("utf-8-sig")().decode(data, final=final)
     except UnicodeDecodeError as exc:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -166,6 +166,10 @@ class MergesPanel(QWidget):
         self.health_progress = QProgressBar()
         self.health_progress.setRange(0, 1000)
         self.health_progress.hide()
+        self._health_done = {"value": 0}  # the running check's progress (per mille), written by its worker
+        self._health_timer = QTimer(self)
+        self._health_timer.setInterval(50)
+        self._health_timer.timeout.connect(lambda: self.health_progress.setValue(self._health_done["value"]))
         self.health_summary = QLabel("Finds unreachable tokens, merges that cannot work, partial UTF-8 tokens, "
                                      "duplicates and added tokens the pre-tokenizer would split.")
         self.health_summary.setWordWrap(True)
@@ -422,7 +426,7 @@ class MergesPanel(QWidget):
         job = self._health_job
         cancel = self._health_cancel = threading.Event()
         tokenizer = self._tokenizer
-        progress = {"value": 0}
+        progress = self._health_done = {"value": 0}
 
         def work():
             return vocab_health(tokenizer, progress=lambda d, t: progress.__setitem__("value", d * 1000 // max(1, t)),
@@ -444,11 +448,6 @@ class MergesPanel(QWidget):
             else:
                 self.health_summary.setText(f"The check failed: {describe_error(exc)}")
 
-        from PySide6.QtCore import QTimer
-
-        self._health_timer = QTimer(self)
-        self._health_timer.setInterval(50)
-        self._health_timer.timeout.connect(lambda: self.health_progress.setValue(progress["value"]))
         self._health_timer.start()
         self.health_button.setEnabled(False)
         self.health_progress.setValue(0)

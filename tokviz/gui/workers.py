@@ -51,9 +51,8 @@ class _Relay(QObject):
 class _Task(QRunnable):
     def __init__(self, task_id: int, fn: Callable[[], Any], relay: _Relay, is_current: Callable[[], bool] | None):
         super().__init__()
-        # The pool deletes the task once it has run.  (Not auto-deleted, PySide's QThreadPool keeps
-        # a reference to every task it was given for as long as the pool lives: each task's closure,
-        # tokenizer and text with it.)
+        # The pool deletes the task once it has run; until PySide lets go of the Python side (not
+        # always at once) it must not hold the work's closure, tokenizer and text: run() drops them.
         self.setAutoDelete(True)
         self.task_id = task_id
         self.fn = fn
@@ -61,13 +60,16 @@ class _Task(QRunnable):
         self.is_current = is_current
 
     def run(self) -> None:  # on a pool thread
-        if self.is_current is not None and not self.is_current():
+        fn, is_current = self.fn, self.is_current
+        self.fn = self.is_current = None
+        if is_current is not None and not is_current():
             outcome = ("skipped", None)
         else:
             try:
-                outcome = ("ok", self.fn())
+                outcome = ("ok", fn())
             except Exception as exc:  # reported to the UI thread, never raised into Qt
                 outcome = ("error", exc, traceback.format_exc())
+        del fn, is_current
         try:
             self.relay.finished.emit(self.task_id, outcome)
         except RuntimeError:  # the runner was deleted while we worked (application exit)

@@ -111,6 +111,10 @@ class NativeEncoder:
         """Empty the C encoder's piece caches."""
         self.encoder.clear_cache()
 
+    def cache_info(self) -> dict:
+        """{caches, bytes, entries}: the C encoder's piece caches that hold tables now."""
+        return self.encoder.cache_info()
+
     def _pieces(self, seg):
         if not self.python_split:
             return [seg]
@@ -295,6 +299,10 @@ class NativeModel:
 
     def clear_cache(self) -> None:
         """Nothing to forget: the C models keep no cache of pieces."""
+
+    def cache_info(self) -> dict:
+        """No caches (see clear_cache)."""
+        return {"caches": 0, "bytes": 0, "entries": 0}
 
     def _pieces(self, segments):
         """The non-empty pieces of all `segments` and how many each segment has."""

@@ -43,6 +43,10 @@ class SentencePieceNativeEncoder:
         """Forget the words the BPE word caches hold (they are kept between calls)."""
         self.encoder.clear_cache()
 
+    def cache_info(self) -> dict:
+        """{caches, bytes, entries}: the BPE word caches that hold tables now."""
+        return self.encoder.cache_info()
+
     def encode_segment(self, seg, with_offsets: bool = True):
         """ids (and offsets into the original text) of one raw-text segment."""
         if not seg.is_identity:

@@ -1107,6 +1107,18 @@ static PyObject *Encoder_clear_cache(Encoder *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+static PyObject *pool_info_dict(CachePool *p) {
+    size_t caches, bytes, entries;
+    cache_pool_info(p, &caches, &bytes, &entries);
+    return Py_BuildValue("{s:n,s:n,s:n}", "caches", (Py_ssize_t)caches, "bytes", (Py_ssize_t)bytes, "entries",
+                         (Py_ssize_t)entries);
+}
+
+static PyObject *Encoder_cache_info(Encoder *self, PyObject *unused) {
+    if (check_ready(self)) return NULL;
+    return pool_info_dict(&self->caches);
+}
+
 static PyObject *Encoder_get_pattern(Encoder *self, void *closure) { return PyLong_FromLong(self->pattern); }
 static PyObject *Encoder_get_pairs(Encoder *self, void *closure) { return PyLong_FromSize_t(self->n_pairs); }
 
@@ -1127,6 +1139,8 @@ static PyMethodDef Encoder_methods[] = {
      "results (None for a text the check rejects), computed on `threads` threads; untracked: the id lists are "
      "not tracked by the cyclic garbage collector."},
     {"pieces", (PyCFunction)Encoder_pieces, METH_O, "pieces(text) -> [(start, end)] cut by the native pre-tokenizer."},
+    {"cache_info", (PyCFunction)Encoder_cache_info, METH_NOARGS,
+     "cache_info() -> {caches, bytes, entries}: the caches with tables now, their bytes and the entries they hold."},
     {"clear_cache", (PyCFunction)Encoder_clear_cache, METH_NOARGS, "Forget the cached pieces and free their memory (benchmarks: a cold start)."},
     {NULL},
 };

@@ -238,6 +238,28 @@ static void cache_give(Cache *c) {
     if (c) pthread_mutex_unlock(&c->lock);
 }
 
+/* The bytes one cache's tables take once allocated. */
+static size_t cache_table_bytes(const CacheShape *s) {
+    return 2 * s->entries * sizeof(uint64_t) + s->entries * (sizeof(CacheEntry) + s->key_bytes + s->vals * sizeof(int32_t));
+}
+
+/* How many of the pool's caches have tables, their bytes and the entries they hold, without
+ * waiting: a cache a call holds now is counted as allocated (a call only holds one that is). */
+static void cache_pool_info(CachePool *p, size_t *caches, size_t *bytes, size_t *entries) {
+    *caches = *bytes = *entries = 0;
+    for (int k = 0; k < p->n; k++) {
+        Cache *c = &p->caches[k];
+        int held = pthread_mutex_trylock(&c->lock) != 0;
+        int allocated = held || c->slots != NULL;
+        if (!held) pthread_mutex_unlock(&c->lock);
+        if (!allocated) continue;
+        size_t used = atomic_load_explicit(&c->n_entries, memory_order_relaxed);
+        *caches += 1;
+        *bytes += cache_table_bytes(&c->shape);
+        *entries += used < c->shape.entries ? used : c->shape.entries;
+    }
+}
+
 /* Forget everything cached and give the tables' memory back (they are allocated again when next
  * used), waiting for calls that use a cache (call without the GIL). */
 static void cache_pool_clear(CachePool *p) {

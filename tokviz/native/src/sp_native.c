@@ -1181,6 +1181,17 @@ static PyObject *Encoder_clear_cache(Encoder *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+static PyObject *pool_info_dict(CachePool *p) {
+    size_t caches, bytes, entries;
+    cache_pool_info(p, &caches, &bytes, &entries);
+    return Py_BuildValue("{s:n,s:n,s:n}", "caches", (Py_ssize_t)caches, "bytes", (Py_ssize_t)bytes, "entries",
+                         (Py_ssize_t)entries);
+}
+
+static PyObject *Encoder_cache_info(Encoder *self, PyObject *unused) {
+    return pool_info_dict(&self->word_caches);
+}
+
 /* ---- construction ------------------------------------------------------------------------------ */
 
 static void Encoder_free_tables(Encoder *self) {
@@ -1543,6 +1554,8 @@ static PyMethodDef Encoder_methods[] = {
      "encode_many(texts, threads=1, mode=2): encode() of each text, on up to `threads` threads."},
     {"normalize", (PyCFunction)Encoder_normalize, METH_VARARGS,
      "normalize(text) -> (normalized, starts, ends): the normalizer alone, with each character's original span."},
+    {"cache_info", (PyCFunction)Encoder_cache_info, METH_NOARGS,
+     "cache_info() -> {caches, bytes, entries}: the caches with tables now, their bytes and the entries they hold."},
     {"clear_cache", (PyCFunction)Encoder_clear_cache, METH_NOARGS, "Forget the cached words of the BPE word caches and free their memory (benchmarks: a cold start)."},
     {NULL, NULL, 0, NULL},
 };
