@@ -17,8 +17,10 @@ mocks), with the Qt event loop running all the time (waits pump the loop; nothin
   Statistics dock (a run cancelled; every few cycles one finishes), the Edit vocabulary dock (an
   edit checked and applied), and compare again with a rotated set of tokenizers;
 * samples every ~10 s: RSS (VmRSS), Python's allocated blocks, Python and native threads, open
-  file descriptors, active QThreadPool threads, QObjects under the window; a census of Python
-  objects by type at the start and the end.
+  file descriptors, active QThreadPool threads, QObjects under the window, live tokenizers and
+  their native encoders' caches; at the start and the end also a census of Python objects by type
+  and of QObjects by class, the RSS by kind of mapping and the memory by allocator (Python's
+  small-object arenas and the blocks live in them, glibc malloc in use, free and mapped apart).
 
 "start" is measured after the warm-up (the setup and the first full cycle), "end" after the last
 cycle; both after the app is idle and the thread pools' idle threads are released
@@ -28,9 +30,10 @@ flat when RSS grew less than --rss-limit MB with a second-half slope under --slo
 threads and file descriptors are back to their start values, no pool thread is still busy and the
 QObject count did not grow; the exit status is 1 otherwise.
 
---tracemalloc (slower: a diagnosis, not a measurement) traces Python's allocations, numpy arrays
-included: the report then says how much of the growth Python holds and where it was allocated,
-the rest being native (Qt, the C extensions, the allocator's fragmentation).
+--tracemalloc (several times slower: a diagnosis, not a measurement) traces Python's allocations
+(numpy arrays included) from the start sample on: the report then says how much of what the cycles
+allocated Python still holds at the end and where it was allocated; the rest of the RSS change is
+native (Qt, the C extensions, the allocator's fragmentation).
 """
 from __future__ import annotations
 
@@ -118,6 +121,88 @@ def rss_after_trim_mb() -> float | None:
     except (OSError, AttributeError):
         return None
     return rss_mb()
+
+
+def _stderr_of(fn: Callable[[], None]) -> str:
+    """What `fn` writes to file descriptor 2 (C code's stderr)."""
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(tmp.fileno(), 2)
+            fn()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        tmp.seek(0)
+        return tmp.read().decode("utf-8", "replace")
+
+
+def python_arenas() -> int:
+    """How many small-object arenas Python has now (each 1 MiB since 3.10; freed only once empty)."""
+    import re
+
+    m = re.search(r"# arenas allocated current\s*=\s*([\d,]+)", _stderr_of(sys._debugmallocstats))
+    return int(m.group(1).replace(",", "")) if m else 0
+
+
+def allocator_mb() -> dict[str, float]:
+    """Where the memory is, by allocator (MB): Python's small-object arenas (their live blocks and
+    free room), glibc malloc's arenas (in use, free) and its separately mapped big chunks."""
+    import ctypes
+    import ctypes.util
+    import re
+
+    out: dict[str, float] = {}
+    stats = _stderr_of(sys._debugmallocstats)
+    for key, label in (("bytes in allocated blocks", "python blocks"), ("bytes in available blocks", "python free room")):
+        m = re.search(rf"# {key}\s*=\s*([\d,]+)", stats)
+        if m:
+            out[label] = int(m.group(1).replace(",", "")) / 2**20
+    out["python arenas"] = float(python_arenas())
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.fopen.restype = ctypes.c_void_p
+        libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+        libc.fclose.argtypes = [ctypes.c_void_p]
+    except (OSError, AttributeError):
+        return out
+    with tempfile.NamedTemporaryFile(suffix=".xml") as tmp:
+        fp = libc.fopen(tmp.name.encode(), b"w")
+        if not fp:
+            return out
+        libc.malloc_info(0, fp)
+        libc.fclose(fp)
+        xml = Path(tmp.name).read_text(encoding="utf-8", errors="replace")
+    tail = xml[xml.rfind("</heap>"):]  # the totals over all arenas
+    free = sum(int(v) for v in re.findall(r'<total type="(?:fast|rest)" count="\d+" size="(\d+)"', tail))
+    current = int(m.group(1)) if (m := re.search(r'<system type="current" size="(\d+)"', tail)) else 0
+    mapped = int(m.group(1)) if (m := re.search(r'<total type="mmap" count="\d+" size="(\d+)"', tail)) else 0
+    out["malloc in use"] = (current - free) / 2**20
+    out["malloc free"] = free / 2**20
+    out["malloc big chunks"] = mapped / 2**20
+    return out
+
+
+def rss_by_kind() -> dict[str, float]:
+    """Resident MB by kind of mapping (/proc/self/smaps): the main heap, anonymous mappings (the
+    threads' malloc arenas, big allocations, Qt's and numpy's buffers), files (libraries, fonts)."""
+    kinds: Counter = Counter()
+    kind = "anonymous"
+    try:
+        with open("/proc/self/smaps", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                head = line.split(None, 1)[0]
+                if not head.endswith(":"):  # a mapping's first line: address perms offset dev inode [path]
+                    parts = line.split(None, 5)
+                    path = parts[5].strip() if len(parts) > 5 else ""
+                    kind = path if path.startswith("[") else "file" if path else "anonymous"
+                elif head == "Rss:":
+                    kinds[kind] += int(line.split()[1]) / 1024
+    except OSError:
+        return {}
+    return {k: round(v, 1) for k, v in kinds.most_common()}
 
 
 def native_threads() -> int:
@@ -367,6 +452,8 @@ class Soak:
         self.cycles = 0
         self.tokenizers_seen: weakref.WeakSet = weakref.WeakSet()  # every tokenizer the window got; the live ones
         self.tokenizers_loaded = 0
+        self.rss_by_step: Counter = Counter()  # net RSS change (MB) over each kind of step of the cycles
+        self.arenas_by_step: Counter = Counter()  # net change of Python's arenas (1 MiB each), the same way
         window.controller.tokenizerLoaded.connect(lambda result: self._saw(result.tokenizer))
         window.compare_view.paneEncoded.connect(lambda i: self._saw(window.compare_view.panes[i].tokenizer))
         window.edit_panel.applied.connect(self._saw)
@@ -664,20 +751,20 @@ class Soak:
     def cycle(self) -> None:
         """One round of everything (see the module docstring)."""
         self.cycles += 1
-        self.switch_tokenizer()
-        self.edit_text()
-        self.train_and_cancel()
-        if self.cycles % self.plan.finish_every == 0:
-            self.train_to_the_end()
-        self.merges_dock()
-        self.vocab_dock()
-        self.stats_dock()
-        self.edit_dock()
         n = self.plan.panes
         start = (self.cycles * 5) % len(self.entries)
         group = [self.entries[(start + k) % len(self.entries)] for k in range(min(n, len(self.entries)))]
-        self.compare(group)
-        self.go_home()
+        steps = [self.switch_tokenizer, self.edit_text, self.train_and_cancel]
+        if self.cycles % self.plan.finish_every == 0:
+            steps.append(self.train_to_the_end)
+        steps += [self.merges_dock, self.vocab_dock, self.stats_dock, self.edit_dock, lambda: self.compare(group),
+                  self.go_home]
+        for step in steps:
+            name = step.__name__.replace("<lambda>", "compare")
+            rss, arenas = rss_mb(), python_arenas()
+            step()
+            self.rss_by_step[name] += rss_mb() - rss
+            self.arenas_by_step[name] += python_arenas() - arenas
         self._note("cycle")
 
 
@@ -754,6 +841,11 @@ def report_text(result: dict) -> str:
     if result["rss_trimmed_start"] is not None:
         a, b = result["rss_trimmed_start"], result["rss_trimmed_end"]
         lines.append(f"{'RSS after malloc_trim (MB)':<28}{a:>14,.1f}{b:>14,.1f}{'':>14}{b - a:>12,.1f}")
+    for kind, (a, b) in sorted(result.get("rss_kinds", {}).items(), key=lambda kv: -kv[1][1]):
+        if max(a, b) >= 1:
+            lines.append(f"{'  RSS in ' + kind[:18] + ' (MB)':<28}{a:>14,.1f}{b:>14,.1f}{'':>14}{b - a:>12,.1f}")
+    for name, (a, b) in result.get("allocators", {}).items():
+        lines.append(f"{'  ' + name + ' (MB)':<28}{a:>14,.1f}{b:>14,.1f}{'':>14}{b - a:>12,.1f}")
     lines.append(f"{'RSS slope, 2nd half (MB/min)':<28}{result['rss_slope_second_half']:>14.2f}")
     lines.append(f"{'RSS slope, all (MB/min)':<28}{result['rss_slope_all']:>14.2f}")
     lines.append(f"{'gc-tracked objects':<28}{result['gc_objects_start']:>14,}{result['gc_objects_end']:>14,}"
@@ -766,14 +858,16 @@ def report_text(result: dict) -> str:
         lat = result["latency"].get(name)
         extra = f"   (mean {lat['mean']:.2f} s, max {lat['max']:.2f} s)" if lat else ""
         lines.append(f"  {name:<40}{n:>6}{extra}")
+    if result.get("rss_by_step"):
+        lines += ["", "net change over the cycles by step: RSS (MB), Python arenas (MiB) (where memory was kept):"]
+        lines += [f"  {name:<40}{mb:>+10,.1f}{arenas:>+10,}" for name, (mb, arenas) in result["rss_by_step"].items()]
     if result["census_growth"]:
         lines += ["", "object types that grew most (start -> end):"]
         for name, (a, b) in result["census_growth"].items():
             lines.append(f"  {name:<40}{a:>10,} -> {b:,}")
-    if result.get("traced_mb"):
-        a, b = result["traced_mb"]
-        lines += ["", f"Python-traced memory (tracemalloc): {a:,.1f} MB -> {b:,.1f} MB ({b - a:+,.1f}); "
-                      f"the rest of the RSS change is native"]
+    if result.get("traced_mb") is not None:
+        lines += ["", f"allocated by Python (tracemalloc) after the start and still held at the end: "
+                      f"{result['traced_mb']:,.1f} MB; the rest of the RSS change is native"]
         lines += [f"  {line}" for line in result["traced_growth"]]
     if result.get("qobject_changes"):
         lines += ["", "QObject classes whose count changed (start -> end):"]
@@ -810,8 +904,6 @@ def run_soak(minutes: float, plan: Plan, limits: Limits, log=print, trace: bool 
     from tokviz.gui.settings import Settings
 
     app = ensure_application()
-    if trace:
-        tracemalloc.start(8)
     catcher = ErrorCatcher()
     catcher.install()
     t0 = time.monotonic()
@@ -847,12 +939,17 @@ def run_soak(minutes: float, plan: Plan, limits: Limits, log=print, trace: bool 
         soak.settle()
         state["phase"] = "soak"
         start = take_sample(window, t0, soak.cycles, "start", soak.tokenizers_seen)
+        soak.rss_by_step.clear()
+        soak.arenas_by_step.clear()
         alive_start = alive_names(soak.tokenizers_seen)
         trimmed_start = rss_after_trim_mb()
+        kinds_start = rss_by_kind()
+        alloc_start = allocator_mb()
         census_start = type_census()
         qcensus_start = qobject_census(window)
-        traced_start = tracemalloc.take_snapshot() if trace else None
-        traced_mb_start = tracemalloc.get_traced_memory()[0] / 2**20 if trace else None
+        if trace:  # (from here: what the soak allocates and still holds at the end)
+            tracemalloc.start(8)
+            traced_start = tracemalloc.take_snapshot()
         gc_start = sum(census_start.values())
         threads_start, fds_start = native_thread_names(), fd_targets()
         py_threads_start = sorted(t.name for t in python_threads())
@@ -866,10 +963,13 @@ def run_soak(minutes: float, plan: Plan, limits: Limits, log=print, trace: bool 
         end = take_sample(window, t0, soak.cycles, "end", soak.tokenizers_seen)
         alive_end = alive_names(soak.tokenizers_seen)
         trimmed_end = rss_after_trim_mb()
+        kinds_end = rss_by_kind()
+        alloc_end = allocator_mb()
         census_end = type_census()
         qcensus_end = qobject_census(window)
         traced_end = tracemalloc.take_snapshot() if trace else None
         traced_mb_end = tracemalloc.get_traced_memory()[0] / 2**20 if trace else None
+        tracemalloc.stop()
         # (last, as it changes what it looks at) what gc.freeze() kept that was already garbage
         gc.unfreeze()
         frozen_garbage = gc.collect()
@@ -889,11 +989,14 @@ def run_soak(minutes: float, plan: Plan, limits: Limits, log=print, trace: bool 
             "start": start.__dict__, "end": end.__dict__,
             "peak": {key: max(getattr(s, key) for s in measured) for key, _ in MEASURES},
             "rss_trimmed_start": trimmed_start, "rss_trimmed_end": trimmed_end,
+            "allocators": {k: (alloc_start.get(k, 0.0), alloc_end.get(k, 0.0)) for k in alloc_start},
+            "rss_kinds": {k: (kinds_start.get(k, 0.0), kinds_end.get(k, 0.0)) for k in {**kinds_start, **kinds_end}},
             "frozen_garbage": frozen_garbage, "rss_after_unfreeze": rss_unfrozen,
             "rss_slope_second_half": slope_per_minute(second_half), "rss_slope_all": slope_per_minute(measured),
             "gc_objects_start": gc_start, "gc_objects_end": sum(census_end.values()),
             "census_growth": growth, "counts": dict(soak.counts),
-            "traced_mb": (traced_mb_start, traced_mb_end) if trace else None,
+            "rss_by_step": {k: (round(v, 1), soak.arenas_by_step[k]) for k, v in soak.rss_by_step.most_common()},
+            "traced_mb": traced_mb_end,
             "traced_growth": traced_growth(traced_start, traced_end) if trace else [],
             "qobject_changes": {name: (qcensus_start.get(name, 0), qcensus_end.get(name, 0))
                                 for name in sorted(set(qcensus_start) | set(qcensus_end))

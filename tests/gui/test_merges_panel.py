@@ -108,6 +108,20 @@ def test_health_check_finds_the_unreachable_token(qtbot, panel):
     assert panel.current_segmentation() == ("乌", "鲁木", "齐")
 
 
+def test_repeated_health_checks_leave_no_objects_behind(qtbot, panel):
+    """Each check shows its progress with the panel's one timer (a timer per check piled up)."""
+    from PySide6.QtCore import QObject
+
+    panel.set_tokenizer(_wulumuqi())
+    counts = []
+    for _ in range(3):
+        with qtbot.waitSignal(panel.healthFinished, timeout=30_000):
+            panel.check_health()
+        counts.append(len(panel.findChildren(QObject)))
+    assert counts[0] == counts[1] == counts[2]
+    assert not panel.is_checking()
+
+
 def test_health_check_can_be_cancelled(qtbot, panel, qwen):
     panel.set_tokenizer(qwen)
     with qtbot.waitSignal(panel.healthCancelled, timeout=30_000):

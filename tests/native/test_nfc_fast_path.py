@@ -278,6 +278,10 @@ def test_shared_cache_fills_up_and_stays_exact():
         results[threads] = enc.encode_many(texts, threads, 0)
         results[threads, "again"] = enc.encode_many(texts, threads, 0)  # a full cache at the start
     assert all(r == results[1] for r in results.values())
+    info = tok.native_cache_info()  # the calls came one after the other: one cache, full
+    assert info["caches"] == 1 and info["entries"] > 2**16 and info["bytes"] > 10 * 2**20
+    enc.clear_cache()
+    assert tok.native_cache_info() == {"caches": 0, "bytes": 0, "entries": 0}
     sample = texts[::60]
     assert [e.ids for e in python_encodings(tok, sample)] == results[1][::60]
 

@@ -189,10 +189,13 @@ def test_bpe_word_cache_across_calls_threads_and_overflow():
     want = {k: py_tok.encode(texts[k]) for k in sample}
 
     tok.clear_cache()
+    assert tok.native_cache_info() == {"caches": 0, "bytes": 0, "entries": 0}
     for threads in (2, 1, 2):  # cold shared cache, then warm (a full one is emptied when taken)
         got = tok.encode_batch(texts, threads=threads)
         for k in sample:
             assert got[k].ids == want[k].ids and got[k].offsets == want[k].offsets
+    one = tok.native_cache_info()  # (the calls one after the other: one cache, with most words in it)
+    assert one["caches"] == 1 and one["bytes"] > 20 * 2**20 and 2**16 < one["entries"] <= 2**17
 
     results, errors = {}, []
 
@@ -210,7 +213,10 @@ def test_bpe_word_cache_across_calls_threads_and_overflow():
     assert not errors
     for encodings in results.values():
         assert [e.ids for e in encodings] == [want[k].ids for k in sample]
+    several = tok.native_cache_info()
+    assert 1 <= several["caches"] <= 8 and several["bytes"] == several["caches"] * one["bytes"]
     tok.clear_cache()
+    assert tok.native_cache_info() == {"caches": 0, "bytes": 0, "entries": 0}
     assert tok.encode(texts[sample[0]]).ids == want[sample[0]].ids
 
 

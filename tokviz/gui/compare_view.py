@@ -46,6 +46,7 @@ from ..analysis.compare import Comparison, compare_text
 from ..analysis.corpus_stats import table_csv, table_markdown, unique_name
 from ..core.gcpause import freeze_long_lived
 from ..core.token_array import TokenArray, TokenArrayBuilder, offsets_arrays
+from .open_tokenizers import open_found, open_tokenizer
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import TokenView
 from .workers import TaskRunner, describe_error
@@ -69,12 +70,10 @@ class _Source:
 
     def load(self):
         if self.encoding is None:
-            from .. import load
-
-            return load(self.path)
+            return open_tokenizer(self.path)
         from ..formats.discover import Found
 
-        return Found(self.name, Path(self.path), "tiktoken", "dropped", self.encoding).load()
+        return open_found(Found(self.name, Path(self.path), "tiktoken", "dropped", self.encoding))
 
 
 PIECE_CHARS = 64 * 1024

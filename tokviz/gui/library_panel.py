@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..formats.discover import FOLDER, HF_CACHE, PACKAGES, RECENT, SHIPPED, TIKTOKEN_CACHE, Found, discover
+from .open_tokenizers import open_found
 from .workers import TaskRunner, describe_error
 
 GROUPS = ((RECENT, "Recent"), (SHIPPED, "Shipped with tokviz"), (HF_CACHE, "Hugging Face cache"), (TIKTOKEN_CACHE, "tiktoken cache"), (PACKAGES, "Installed packages"),
@@ -32,7 +33,7 @@ FOUND_ROLE = Qt.ItemDataRole.UserRole + 1
 
 def tokenizer_details(found: Found) -> tuple[str, int]:
     """(model type, vocabulary size) of a found tokenizer, by loading it (worker thread)."""
-    tok = found.load()
+    tok = open_found(found)
     return tok.model.kind, tok.vocab_size
 
 

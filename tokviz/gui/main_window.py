@@ -73,6 +73,7 @@ from .compare_view import CompareView
 from .edit_panel import EditPanel
 from .export_dialog import ExportDialog
 from .merges_panel import MergesPanel
+from .open_tokenizers import open_found
 from .stats_view import StatsView
 from .train_panel import TrainPanel
 from .vocab_view import VocabView
@@ -742,7 +743,7 @@ class MainWindow(QMainWindow):
     def open_found(self, found) -> None:
         """Open a tokenizer the Library found (loaded on a worker, as open_tokenizer)."""
         self._opening[os.fspath(found.path)] = found
-        self.controller.load_tokenizer(found.path, loader=found.load)
+        self.controller.load_tokenizer(found.path, loader=lambda: open_found(found))
 
     def open_text_file(self, path: str | os.PathLike) -> bool:
         """Replace the text with a UTF-8 file's; False (and an error report) if it cannot be read.

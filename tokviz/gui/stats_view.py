@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from ..analysis.corpus_stats import CorpusStats, comparison_rows, corpus_stats, table_csv, table_markdown, unique_name
 from ..errors import Cancelled
+from .open_tokenizers import open_tokenizer
 from .style import DEFAULT_THEME, TokenTheme
 from .workers import TaskRunner, describe_error
 
@@ -277,11 +278,9 @@ class StatsView(QWidget):
         job = self._job
 
         def work():
-            from .. import load
-
             tokenizers = {current.source.name or "current": current}
             for p in others:
-                tok = load(p)
+                tok = open_tokenizer(p)
                 tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
             return comparison_rows(tokenizers, corpora, cancel=self._cancel)
 

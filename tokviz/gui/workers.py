@@ -30,10 +30,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
-from .. import load as load_tokenizer_file
 from ..core import Encoding, Tokenizer
 from ..core.token_array import TokenArrayBuilder
 from ..errors import Cancelled, TokvizError
+from .open_tokenizers import open_tokenizer
 from .token_view import TokenView
 
 DEBOUNCE_MS = 150
@@ -161,10 +161,6 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, TokvizError):
         return exc.reason
     return f"{type(exc).__name__}: {exc}"
-
-
-def _load(path: str) -> Tokenizer:
-    return load_tokenizer_file(path)
 
 
 class EncodeController(QObject):
@@ -296,7 +292,7 @@ class EncodeController(QObject):
 
         def work() -> LoadResult:
             t0 = time.perf_counter()
-            tok = loader() if loader is not None else _load(path)
+            tok = loader() if loader is not None else open_tokenizer(path)
             return LoadResult(gen, path, tok, time.perf_counter() - t0)
 
         def done(result: LoadResult) -> None:
