@@ -11,6 +11,7 @@ from tokviz.core.streaming import encode_file
 from tokviz.core.token_array import (
     TokenArray,
     TokenArrayBuilder,
+    encode_to_array,
     layout_blocks,
     newline_positions,
     offsets_arrays,
@@ -148,3 +149,62 @@ def test_join_text_equals_str_join():
         assert join_text(pieces[k:]) == "".join(pieces[k:])
     with pytest.raises(TypeError):
         join_text(["a", b"b"])
+
+
+def _same_as_encode(arr: TokenArray, enc: Encoding) -> None:
+    assert isinstance(arr, TokenArray) and arr.text == enc.text
+    assert list(arr.ids) == list(enc.ids)
+    assert list(arr.offsets) == [tuple(o) for o in enc.offsets]
+    assert list(arr.special) == list(enc.special)
+
+
+@pytest.fixture(scope="module")
+def long_text() -> str:
+    """~90k characters of the shipped texts, with a special-token string inside."""
+    seed = defaults.resource_path("training.txt").read_text(encoding="utf-8") + "\n" + defaults.sample_text()
+    text = (seed + "\n") * (90_000 // len(seed) + 1)
+    return text[:45_000] + " <|endoftext|> " + text[45_000:90_000]
+
+
+@pytest.fixture(scope="module")
+def char_bpe(tmp_path_factory):
+    """A character-level BPE with an end-of-word symbol: encoded by the Python reference."""
+    from tokviz.train import TrainOptions, train
+
+    tok = train("bpe", [defaults.resource_path("training.txt")], TrainOptions(vocab_size=600))
+    assert tok.describe()["encoder"] == "python"
+    return tok
+
+
+@pytest.mark.parametrize("which", ["demo", "char_bpe"])
+def test_encode_to_array_in_pieces_equals_encode(request, which, long_text):
+    tok = request.getfixturevalue(which)
+    from tokviz.core.streaming import safe_cuts, stream_plan
+
+    assert stream_plan(tok) is None and len(list(safe_cuts(tok, long_text, 4096))) > 10  # (it is really cut)
+    _same_as_encode(encode_to_array(tok, long_text, piece_chars=4096), tok.encode(long_text))
+
+
+def test_encode_to_array_keeps_the_special_token_options(demo, long_text):
+    assert demo.added.tokens  # (the demo tokenizer has <|endoftext|>)
+    for allow in (None, True, False):
+        arr = encode_to_array(demo, long_text, allow_special=allow, piece_chars=4096)
+        enc = demo.encode(long_text, allow_special=allow)
+        _same_as_encode(arr, enc)
+    assert any(encode_to_array(demo, long_text, allow_special=True, piece_chars=4096).special)
+
+
+def test_encode_to_array_adds_the_post_processor_tokens():
+    from _shared import TOKENIZERS, need
+
+    tok = tokviz.load(need(TOKENIZERS / "bert-minilm" / "tokenizer.json"))
+    text = ("A sentence for BERT, with punctuation and numbers 1234. " * 2000).strip()
+    arr = encode_to_array(tok, text, add_special_tokens=True, piece_chars=4096)
+    enc = tok.encode(text, add_special_tokens=True)
+    _same_as_encode(arr, enc)
+    assert arr.special[0] and arr.special[len(arr) - 1] and arr.offsets[len(arr) - 1] == (len(text), len(text))
+
+
+def test_encode_to_array_short_text_is_whole(demo):
+    text = "short text <|endoftext|> here"
+    _same_as_encode(encode_to_array(demo, text), demo.encode(text))

@@ -348,3 +348,30 @@ def test_long_text_is_laid_out_and_scrolls(qtbot, make_window, qwen_path):
     rect = view.token_rects(last)[-1]
     assert 0 <= rect.top() and rect.bottom() <= view.viewport().height()
     assert view.token_at_point(rect.center().toPoint()) == last
+
+
+def test_long_text_is_held_in_arrays_with_the_same_tokens(qtbot, make_window):
+    """Past COMPACT_CHARS the explorer keeps a TokenArray (no Python object per token), encoded
+    piece by piece: the same ids, offsets and special flags as encoding the text at once, with
+    the special-token options of the window."""
+    from tokviz.core.token_array import TokenArray
+    from tokviz.gui.workers import COMPACT_CHARS
+
+    bert = shared_tokenizer("bert-minilm/tokenizer.json")
+    reference = tokviz.load(bert)
+    text = ("Tokenizers cut [SEP] long documents, like this one; numbers 12345 too.\n" * 2000)
+    assert len(text) > COMPACT_CHARS
+    window = make_window(bert, text)
+    enc = wait_encoded(qtbot, window, text)
+    assert isinstance(enc, TokenArray)
+    expected = reference.encode(text)
+    assert list(enc.ids) == expected.ids and list(enc.offsets) == list(map(tuple, expected.offsets))
+    assert list(enc.special) == expected.special and any(expected.special)  # ([SEP] typed in the text)
+    window.action_add_special.setChecked(True)
+    qtbot.waitUntil(lambda: window.controller.is_up_to_date() and window.token_view.encoding() is not enc)
+    enc = window.token_view.encoding()
+    expected = reference.encode(text, add_special_tokens=True)
+    assert isinstance(enc, TokenArray) and list(enc.ids) == expected.ids
+    assert list(enc.special) == expected.special and enc.special[0] and enc.special[len(enc) - 1]
+    spans = window.token_view.spans()
+    assert spans[0].display == "[CLS]" and len(spans) == len(expected)

@@ -19,7 +19,10 @@ import numpy as np
 
 from .encoding import Encoding, LazyEncoding
 
-__all__ = ["TokenArray", "TokenArrayBuilder", "Blocks", "layout_blocks", "offsets_arrays", "newline_positions"]
+__all__ = ["TokenArray", "TokenArrayBuilder", "Blocks", "encode_to_array", "layout_blocks", "offsets_arrays",
+           "newline_positions"]
+
+PIECE_CHARS = 64 * 1024  # encode_to_array's pieces
 
 
 class _Column(Sequence):
@@ -172,6 +175,45 @@ class TokenArrayBuilder:
                 special[k : k + m] = part_special
             k += m
         return TokenArray(join_text(self._texts), ids, starts, ends, special, self.tokenizer)
+
+
+def encode_to_array(tok, text: str, *, add_special_tokens: bool = False, allow_special: bool | None = None,
+                    piece_chars: int = PIECE_CHARS) -> TokenArray:
+    """`tok.encode(text, ...)` as a TokenArray: the same ids, offsets and special flags.
+
+    A long text is encoded piece by piece, cut where the encoding provably does not depend on
+    what follows (`core.streaming.safe_cuts`), so that neither a Python object per token for the
+    whole text nor one long normalizer or regex call holding the GIL is ever needed: each piece's
+    Encoding is turned into arrays and dropped.  A text that cannot be cut (a sentencepiece
+    normalizer, an untrusted pipeline, special-token matching other than the tokenizer's default)
+    is encoded whole."""
+    from .streaming import safe_cuts, stream_plan
+
+    wrap = add_special_tokens and tok.post_processor is not None
+    cuttable = (len(text) > 4 * piece_chars and tok.text_normalizer is None
+                and (allow_special is None or allow_special == tok.special_in_text) and stream_plan(tok) is None)
+    if not cuttable:
+        enc = tok.encode(text, add_special_tokens=add_special_tokens, allow_special=allow_special)
+        starts, ends = offsets_arrays(enc)
+        special = np.zeros(len(enc), bool) if isinstance(enc, LazyEncoding) else enc.special
+        return TokenArray(text, enc.ids, starts, ends, special, tok)
+    builder = TokenArrayBuilder(tok)
+    start = 0
+    for end in [*safe_cuts(tok, text, piece_chars), len(text)]:
+        if end > start:
+            builder.add(tok.encode(text[start:end], allow_special=allow_special), start)
+            start = end
+    body = builder.build()
+    if not wrap:
+        return body
+    before, after = tok.post_processor.wrap()
+    n_before, n_after, end = len(before), len(after), len(text)
+    ids = np.concatenate([np.array([i for i, _ in before], np.uint32), body.ids,
+                          np.array([i for i, _ in after], np.uint32)])
+    starts = np.concatenate([np.zeros(n_before, body.starts.dtype), body.starts, np.full(n_after, end, body.starts.dtype)])
+    ends = np.concatenate([np.zeros(n_before, body.ends.dtype), body.ends, np.full(n_after, end, body.ends.dtype)])
+    special = np.concatenate([np.ones(n_before, bool), body.special_mask, np.ones(n_after, bool)])
+    return TokenArray(body.text, ids, starts, ends, special, tok)
 
 
 def join_text(pieces: list[str]) -> str:

@@ -157,6 +157,11 @@ class Tokenizer:
 
     def token_bytes(self, id: int) -> bytes:
         """The bytes token `id` stands for in text (b' the' for 'Ġthe', b'ing' for '##ing')."""
+        tables = self._tables
+        if tables is not None and 0 <= id < len(tables[0]):
+            data = tables[0][id]
+            if data is not None:
+                return data
         cached = self._bytes_cache.get(id)
         if cached is None:
             cached = self._compute_bytes(id)
@@ -352,7 +357,8 @@ class Tokenizer:
             by_partial: list[bool] = []
             for i in range(size):
                 piece = self.id_to_token(i)
-                data = self.token_bytes(i) if piece is not None else None
+                # (not token_bytes: its cache would keep a second, dict copy of this column)
+                data = (self._bytes_cache.get(i) or self._compute_bytes(i)) if piece is not None else None
                 by_bytes.append(data)
                 by_piece.append(piece or "")
                 by_partial.append(data is not None and _is_partial(data))

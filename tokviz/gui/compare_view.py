@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 from ..analysis.compare import Comparison, compare_text
 from ..analysis.corpus_stats import table_csv, table_markdown, unique_name
 from ..core.gcpause import freeze_long_lived
-from ..core.token_array import TokenArray, TokenArrayBuilder, offsets_arrays
+from ..core.token_array import TokenArray, encode_to_array
 from .open_tokenizers import open_found, open_tokenizer
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import TokenView
@@ -76,29 +76,11 @@ class _Source:
         return open_found(Found(self.name, Path(self.path), "tiktoken", "dropped", self.encoding))
 
 
-PIECE_CHARS = 64 * 1024
-
-
 def encode_in_pieces(tok, text: str) -> TokenArray:
-    """`tok.encode(text)` as a TokenArray (cheap to show, see the module docstring).  A long text
-    is encoded piece by piece, cut where the encoding provably does not depend on what follows
-    (`core.streaming.safe_cuts`, the same ids): a normalizer or a regex over a whole megabyte is
-    one call that holds the GIL, and the window would stall meanwhile."""
-    from ..core.streaming import safe_cuts, stream_plan
-
-    # (a sentencepiece normalizer works on the whole text: a cut would move a '▁' token's start;
-    # its native encoder holds no lock anyway)
-    if len(text) <= 4 * PIECE_CHARS or stream_plan(tok) is not None or tok.text_normalizer is not None:
-        enc = tok.encode(text)
-        starts, ends = offsets_arrays(enc)
-        return TokenArray(text, enc.ids, starts, ends, enc.special, tok)
-    builder = TokenArrayBuilder(tok)
-    start = 0
-    for end in [*safe_cuts(tok, text, PIECE_CHARS), len(text)]:
-        if end > start:
-            builder.add(tok.encode(text[start:end]), start)
-            start = end
-    return builder.build()
+    """`tok.encode(text)` as a TokenArray, long texts piece by piece (`core.token_array.encode_to_array`):
+    a normalizer or a regex over a whole megabyte would be one call that holds the GIL, and the
+    window would stall meanwhile."""
+    return encode_to_array(tok, text)
 
 
 class ComparePane(QFrame):

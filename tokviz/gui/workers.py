@@ -31,12 +31,16 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
 from ..core import Encoding, Tokenizer
-from ..core.token_array import TokenArrayBuilder
+from ..core.token_array import TokenArrayBuilder, encode_to_array
 from ..errors import Cancelled, TokvizError
 from .open_tokenizers import open_tokenizer
 from .token_view import TokenView
 
 DEBOUNCE_MS = 150
+# A text longer than this is encoded into a TokenArray (arrays, piece by piece) rather than an
+# Encoding with Python objects per token: a megabyte would otherwise be millions of small objects
+# that live while it is shown and leave Python's allocator fragmented once freed.
+COMPACT_CHARS = 64 * 1024
 
 
 # ---- generic task runner ------------------------------------------------------------------------
@@ -319,8 +323,14 @@ class EncodeController(QObject):
 
         def work() -> EncodeResult:
             t0 = time.perf_counter()
-            enc = tok.encode(text, add_special_tokens=special, allow_special=allow)
-            return EncodeResult(gen, tok, text, enc, time.perf_counter() - t0)
+            if len(text) > COMPACT_CHARS:
+                enc = encode_to_array(tok, text, add_special_tokens=special, allow_special=allow)
+                seconds = time.perf_counter() - t0
+                enc.prepare_blocks(TokenView.BLOCK_TOKENS)
+            else:
+                enc = tok.encode(text, add_special_tokens=special, allow_special=allow)
+                seconds = time.perf_counter() - t0
+            return EncodeResult(gen, tok, text, enc, seconds)
 
         def done(result: EncodeResult) -> None:
             if result.generation == self._generation:  # else stale: text or tokenizer changed since

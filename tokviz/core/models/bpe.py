@@ -187,31 +187,38 @@ class BPE(Model):
         lens[:] = [lens[k] for k in keep]
 
     def _word(self, word: str) -> list[tuple[str, int]]:
-        cached = self._cache.get(word)
-        if cached is not None:
-            return cached
+        """The word's symbols after all merges, each with how many characters of it it covers."""
         if self.ignore_merges and word in self.vocab:
-            out = [(word, len(word))]
+            return [(word, len(word))]
+        syms, lens = self._initial_symbols(word)
+        if len(syms) > _LONG_WORD:
+            self._merge_long(syms, lens)
         else:
-            syms, lens = self._initial_symbols(word)
-            if len(syms) > _LONG_WORD:
-                self._merge_long(syms, lens)
-            else:
-                self._merge_short(syms, lens)
-            out = list(zip(syms, lens))
-        self._cache.put(word, out)
-        return out
+            self._merge_short(syms, lens)
+        return list(zip(syms, lens))
+
+    def _word_ids(self, word: str) -> tuple[int, ...]:
+        """`_word` as one flat tuple (id, chars, id, chars, ...), memoised.  (One object per word:
+        the ids are the vocabulary's own int objects, so 100k cached words are ~200k small objects
+        instead of a list, a tuple and a merged string per symbol.)"""
+        cached = self._cache.get(word)
+        if cached is None:
+            vocab = self.vocab
+            cached = tuple(v for sym, n in self._word(word) for v in (vocab[sym], n))
+            self._cache.put(word, cached)
+        return cached
 
     def tokenize(self, text: str) -> list[Token]:
-        vocab = self.vocab
         out: list[Token] = []
         pos = 0
-        for sym, n in self._word(text):
+        flat = self._word_ids(text)
+        for k in range(0, len(flat), 2):
+            i, n = flat[k], flat[k + 1]
             if n:
-                out.append((vocab[sym], pos, pos + n))
+                out.append((i, pos, pos + n))
                 pos += n
             else:  # a later byte of a byte-fallback character, or the end-of-word symbol alone:
-                out.append((vocab[sym], max(pos - 1, 0), pos))  # it belongs to the character before
+                out.append((i, max(pos - 1, 0), pos))  # it belongs to the character before
         return out
 
     def describe(self) -> str:
