@@ -8,9 +8,10 @@ import random
 import pytest
 
 import tokviz
-from tokviz.analysis.health import edit_impact, vocab_health, with_merges
-from tokviz.analysis.merges import listed_tree, merge_tree, trace_bpe, used_by
+from tokviz.analysis.health import bad_merges, edit_impact, vocab_health, with_merges
+from tokviz.analysis.merges import listed_tree, merge_list, merge_tree, merges_making, trace_bpe, used_by
 from tokviz.analysis.segments import unigram_lattice, wordpiece_trace
+from tokviz.analysis.token_info import merge_rank
 from tokviz.core import Tokenizer
 from tokviz.core.models.bpe import BPE
 from tokviz.core.models.unigram import Unigram
@@ -209,3 +210,197 @@ def test_vocab_edits_keep_ids_apart_and_report():
     tok = Tokenizer(model)
     report = check_edit(tok, remove_tokens(tok, ["木齐"]), words=["乌鲁木齐"])
     assert [t for _, t in report.newly_unreachable] == ["乌鲁木齐"] and not report.safe
+
+
+# ---- the merge index, against the plain dicts it replaces ---------------------------------------
+
+
+def _reference(model):
+    """(merge list, making, used by, merge rank) as straightforward dicts, from the model's own
+    merge strings (a model without a merge list: its traced merge_list)."""
+    if getattr(model, "has_merge_list", False):
+        lines = model._merge_lines
+        pairs = [tuple(line.split(" ")) for line in lines] if lines is not None else model._merges
+        merges = [(r, a, b, model._merged(a, b)) for r, (a, b) in enumerate(pairs)]
+    else:
+        merges = merge_list(model)
+    making, used = {}, {}
+    for r, a, b, m in merges:
+        making.setdefault(m, (r, a, b))
+        used.setdefault(a, []).append((r, m))
+        if b != a:
+            used.setdefault(b, []).append((r, m))
+    if getattr(model, "has_merge_list", False):
+        rank = {m: r for m, (r, _, _) in making.items()}
+    else:  # tiktoken-style: the id of a token longer than one character
+        rank = {t: i for t, i in model.vocab.items() if len(t) > 1}
+    return merges, making, used, rank
+
+
+def _reference_bad_merges(model, merges, making):
+    vocab, out = model.vocab, []
+    for r, a, b, m in merges:
+        if a not in vocab or b not in vocab:
+            out.append((r, a, b, f"part {' and '.join(repr(x) for x in (a, b) if x not in vocab)} is not a token"))
+        elif m not in vocab:
+            out.append((r, a, b, f"result {m!r} is not a token"))
+        else:
+            late = [x for x in (a, b) if x in making and making[x][0] > r]
+            if late:
+                out.append((r, a, b, "part " + " and ".join(f"{x!r} is only made by merge {making[x][0]}" for x in late)))
+    return out
+
+
+def _shape(node):
+    return (node.token, node.id, node.rank, node.count,
+            node.left and _shape(node.left), node.right and _shape(node.right))
+
+
+def _check_index(model, extra=(), tree_tokens=None):
+    """merges_making, used_by, merge_rank, listed_tree and bad_merges equal the reference for every
+    token (and every string a merge names, and `extra`)."""
+    merges, making, used, rank = _reference(model)
+    got = merges_making(model)
+    assert len(got) == len(making) and list(got.items()) == list(making.items())  # (in the same order)
+    strings = set(model.vocab) | set(making) | set(used) | {x for _, a, b, _ in merges for x in (a, b)} | set(extra)
+    for t in strings:
+        assert got.get(t) == making.get(t), t
+        assert (t in got) == (t in making), t
+        assert used_by(model, t) == used.get(t, []), t
+        if isinstance(model, BPE):
+            assert merge_rank(model, t) == rank.get(t), t
+
+    counts = getattr(model, "merge_counts", None)
+    by_list = getattr(model, "has_merge_list", False)
+    memo = {}
+
+    def expected_tree(t, depth=0):
+        if t not in memo:
+            made = making.get(t)
+            if made is None or depth > 256:
+                memo[t] = (t, model.vocab.get(t), None, None, None, None)
+            else:
+                r, a, b = made
+                count = counts[r] if counts is not None and by_list and r < len(counts) else None
+                memo[t] = (t, model.vocab.get(t), r, count, expected_tree(a, depth + 1), expected_tree(b, depth + 1))
+        return memo[t]
+
+    for t in strings if tree_tokens is None else tree_tokens:
+        assert _shape(listed_tree(model, t)) == expected_tree(t), t
+    if isinstance(model, BPE) and by_list:
+        assert bad_merges(model) == _reference_bad_merges(model, merges, making)
+    if getattr(model, "_merge_lines", None) is not None:
+        assert model._merges is None  # nothing above built model.merges
+
+
+_AWKWARD = [
+    ("a", "b"),    # 0  ab
+    ("b", "c"),    # 1  bc
+    ("a", "a"),    # 2  aa: a part twice (used_by lists the merge once)
+    ("ab", "c"),   # 3  abc
+    ("a", "bc"),   # 4  abc again: rank 3 makes it
+    ("z", "c"),    # 5  part 'z' is not a token, nor is the result 'zc'
+    ("c", "c"),    # 6  the result 'cc' is not a token
+    ("ab", "ab"),  # 7  abab
+    ("ca", "b"),   # 8  cab, but 'ca' is only made by merge 9
+    ("c", "a"),    # 9  ca
+    ("q", "b"),    # 10 part 'q' is not a token, the result 'qb' is
+    ("z", "z"),    # 11 a part that is not a token, twice
+    ("zc", "a"),   # 12 a part made by a merge whose result is not a token
+    ("z", "ca"),   # 13 zca again: rank 12 makes it
+]
+_AWKWARD_VOCAB = ["a", "b", "c", "ab", "bc", "abc", "aa", "abab", "ca", "cab", "qb"]
+
+
+def _awkward(lines: bool, counts=None) -> BPE:
+    vocab = {t: i for i, t in enumerate(_AWKWARD_VOCAB)}
+    if lines:
+        return BPE(vocab, None, merge_lines=[f"{a} {b}" for a, b in _AWKWARD], merge_counts=counts)
+    return BPE(vocab, list(_AWKWARD), merge_counts=counts)
+
+
+@pytest.mark.parametrize("lines", [False, True], ids=["pairs", "merge lines"])
+def test_merge_index_on_an_awkward_merge_list(lines):
+    model = _awkward(lines, counts=[9, 8, 7, 6, 5])
+    _check_index(model, extra=["", "zca", "nothing", "Ġ"])
+    making = merges_making(model)
+    assert making == {m: (r, a, b) for r, a, b, m in reversed(merge_list(model))}  # (a Mapping's ==)
+    with pytest.raises(KeyError):
+        making["a"]
+    assert making["abc"] == (3, "ab", "c")  # the lowest of the two merges making it
+    assert making["zc"] == (5, "z", "c") and making["zca"] == (12, "zc", "a") and "cc" in making
+    assert "a" not in making and making.get("a", 0) == 0 and "nothing" not in making
+    assert used_by(model, "a") == [(0, "ab"), (2, "aa"), (4, "abc"), (9, "ca"), (12, "zca")]
+    assert used_by(model, "ca") == [(8, "cab"), (13, "zca")]
+    assert used_by(model, "z") == [(5, "zc"), (11, "zz"), (13, "zca")] and used_by(model, "zc") == [(12, "zca")]
+    assert used_by(model, "ab") == [(3, "abc"), (7, "abab")] and used_by(model, "abab") == []
+    assert [merge_rank(model, t) for t in ("abc", "cc", "qb", "a", "zz", "nope")] == [3, 6, 10, None, 11, None]
+    tree = listed_tree(model, "zca")
+    assert _shape(tree) == ("zca", None, 12, None, ("zc", None, 5, None, ("z", None, None, None, None, None),
+                                                     ("c", 2, None, None, None, None)),
+                            ("a", 0, None, None, None, None))
+    assert listed_tree(model, "abc").count == 6 and listed_tree(model, "abc").left.count == 9
+    reasons = {r: why for r, _, _, why in bad_merges(model)}
+    assert sorted(reasons) == [5, 6, 8, 10, 11, 12, 13]
+    assert reasons[8] == "part 'ca' is only made by merge 9" and reasons[6] == "result 'cc' is not a token"
+
+
+def test_merge_index_when_tokens_share_an_id():
+    # (a hand-built model: loaders refuse duplicate and negative ids.)  id_to_token(2) is 'ba', so
+    # 'ab' has no id of its own; 'x' has a negative one.
+    vocab = {"a": 0, "b": 1, "ab": 2, "ba": 2, "aba": 3, "bab": 4, "x": -1}
+    model = BPE(vocab, [("ab", "a"), ("a", "b"), ("b", "a"), ("ba", "b"), ("x", "ab"), ("ab", "ab")])
+    _check_index(model)
+    assert merges_making(model)["ab"] == (1, "a", "b") and merges_making(model)["ba"] == (2, "b", "a")
+    assert used_by(model, "ab") == [(0, "aba"), (4, "xab"), (5, "abab")]
+    assert used_by(model, "ba") == [(3, "bab")]
+    assert merge_rank(model, "aba") == 0 and merge_rank(model, "xab") == 4
+    assert bad_merges(model)[0] == (0, "ab", "a", "part 'ab' is only made by merge 1")
+
+
+def test_merge_index_with_a_continuing_subword_prefix():
+    vocab = {t: i for i, t in enumerate(["u", "##n", "##a", "un", "##na", "una", "##aa"])}
+    model = BPE(vocab, [("u", "##n"), ("##n", "##a"), ("un", "##a"), ("u", "##na"), ("##a", "##a")],
+                continuing_subword_prefix="##")
+    _check_index(model)
+    assert merges_making(model)["una"] == (2, "un", "##a")
+    assert used_by(model, "##a") == [(1, "##na"), (2, "una"), (4, "##aa")]
+    assert merge_rank(model, "##aa") == 4
+
+
+def test_merge_index_without_a_merge_list():
+    vocab = {t: i for i, t in enumerate(["a", "b", "c", "ab", "bc", "abc", "ca"])}
+    model = BPE(vocab, None)  # tiktoken-style: a pair ranks as the merged token's id
+    _check_index(model)
+    assert merges_making(model)["abc"] == (5, "ab", "c")
+    assert used_by(model, "c") == [(4, "bc"), (5, "abc"), (6, "ca")]
+    assert merge_rank(model, "abc") == 5 and merge_rank(model, "c") is None
+    empty = BPE({"a": 0, "b": 1}, [])
+    _check_index(empty)
+    assert len(merges_making(empty)) == 0 and used_by(empty, "a") == [] and merge_rank(empty, "a") is None
+
+
+def test_merge_index_on_qwen_merge_lines():
+    model = tokviz.load(shared_path("qwen2.5/vocab.json")).model
+    _check_index(model)
+    making = merges_making(model)
+    assert making["Ġtokenizer"] == (45702, "Ġtoken", "izer") and making["Ġworld"] == (1623, "Ġw", "orld")
+    assert merge_rank(model, "ing") == 31 and merge_rank(model, "H") is None
+    assert used_by(model, "Ġtoken")[:3] == [(45702, "Ġtokenizer"), (77395, "Ġtokenize"), (86782, "ĠtokenId")]
+    assert len(used_by(model, "Ġ")) == 473
+
+
+def test_merge_index_on_llama3():
+    model = tokviz.load(shared_path("llama3/tokenizer.json")).model
+    # (listed_tree for a sample: it only reads merges_making, checked for every token, and the
+    # Qwen test walks every tree)
+    _check_index(model, tree_tokens=random.Random(12).sample(sorted(model.vocab), 5000) + ["Ġtokenizer"])
+    # two merges make Ġtokenizer: the lower rank is its merge, both use Ġtoken or Ġ
+    assert merges_making(model)["Ġtokenizer"] == (120234, "Ġ", "tokenizer")
+    assert used_by(model, "Ġtoken")[:2] == [(30651, "Ġtokens"), (120235, "Ġtokenizer")]
+    assert len(bad_merges(model)) == 49630  # parts only a later merge makes (runs of spaces)
+
+
+def test_merge_index_on_a_sentencepiece_bpe():
+    model = tokviz.load(shared_path("sentencepiece/bpe_8k.model")).model
+    _check_index(model, tree_tokens=random.Random(13).sample(sorted(model.vocab), 1000))

@@ -1,12 +1,14 @@
 """Vocabulary statistics and corpus metrics on cases whose answers are known, and `tokviz stats`."""
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import threading
 
 import numpy as np
 import pytest
+import regex
 
 import tokviz
 from tokviz.analysis.corpus_stats import (
@@ -20,7 +22,7 @@ from tokviz.analysis.corpus_stats import (
     table_markdown,
     text_stats,
 )
-from tokviz.analysis.vocab_stats import token_category, vocab_stats
+from tokviz.analysis.vocab_stats import CATEGORIES, token_category, token_table, vocab_stats
 from tokviz.cli import main
 from tokviz.core import Tokenizer
 from tokviz.core.models.wordlevel import WordLevel
@@ -28,6 +30,7 @@ from tokviz.core.pre_tokenizers import WhitespaceSplit
 from tokviz.errors import Cancelled, TokvizError
 
 from _shared import TOKENIZERS, need
+from _vocab_reference import reference_filter, reference_rows, reference_stats
 
 
 def test_entropies_and_gini_of_known_distributions():
@@ -85,6 +88,73 @@ def test_vocab_stats_on_a_word_level_tokenizer():
     assert v.numbers_single_token == [1, 12]
     assert v.cjk_single_chars == 3
     assert v.script_counts["CJK"] == 3 and v.script_counts["digits"] == 2 and v.script_counts["special"] == 1
+
+
+def _assert_table_is_reference(tok):
+    """The columnar table of `tok` holds, row by row, what the per-row reference computes, and
+    `vocab_stats` from it equals the reference figures (in the same order, as `tokviz stats` prints them)."""
+    rows = reference_rows(tok)
+    table = token_table(tok)
+    assert table.ids.tolist() == [r.id for r in rows]
+    assert table.tokens == [r.token for r in rows]
+    assert [table.text(k) for k in range(len(table))] == [r.text for r in rows]
+    assert table.n_bytes.tolist() == [r.n_bytes for r in rows]
+    assert table.n_chars.tolist() == [r.n_chars for r in rows]
+    assert [CATEGORIES[c] for c in table.category] == [r.category for r in rows]
+    assert table.special.tolist() == [r.special for r in rows]
+    assert [None if math.isnan(x) else x for x in table.rank.tolist()] == [r.rank for r in rows]
+    haystack = "".join(f"{r.token}\x00{r.text}".lower() + "\n" for r in rows)
+    assert table.haystack.tobytes().decode("utf-32-le", "surrogatepass") == haystack
+    assert table.starts.tolist() == [0, *itertools.accumulate(len(f"{r.token}\x00{r.text}".lower()) + 1 for r in rows)]
+    expected = reference_stats(tok, rows)
+    assert json.dumps(vocab_stats(tok, table).as_dict(), ensure_ascii=False) == json.dumps(expected.as_dict(), ensure_ascii=False)
+    return rows, table
+
+
+def _edge_tokenizer():
+    """Tokens that trip a joined haystack: final sigma before the next row, characters that lower-case
+    to two ('İ'), newlines and NULs inside tokens, rows whose ends and starts make a word together."""
+    words = ["<unk>", "ab", "cd", "ΑΣ", "b", "İİx", "tail", "x\ny", "q\x00r", "中文", "ABC", "Straße", " ", "12", "ǅ",
+             "[reserved_3]", "<unused>", "unused", "Ⅻ", "٣", "a\u0301", "1 2", " 12\t", "\x1c", "\u200b"]
+    model = WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>")
+    return Tokenizer(model, pre_tokenizer=WhitespaceSplit(), added_tokens=[tokviz.AddedToken("<pad>", len(words), special=True)])
+
+
+def test_token_table_of_edge_case_tokens():
+    tok = _edge_tokenizer()
+    rows, table = _assert_table_is_reference(tok)
+    row = {r.token: k for k, r in enumerate(rows)}
+
+    def hits(needle):
+        return np.flatnonzero(table.contains(needle)).tolist()
+
+    assert hits("b\ncd") == hits("ab\x00ab\nc") == []  # across two rows: never
+    assert hits("b\x00a") == [row["ab"]]  # token end + text start, in one row (as the row string always did)
+    assert hits("ας") == [row["ΑΣ"]] and hits("ασ") == []  # a final sigma stays final before the next row
+    assert hits("TAIL") == [row["tail"]]  # after 'İİx', whose lower case is longer
+    assert hits("i̇x") == [row["İİx"]] and hits("İX") == [row["İİx"]]
+    assert hits("x\ny") == [row["x\ny"]] and hits("\x00r") == [row["q\x00r"]] and hits("中") == [row["中文"]]
+    assert hits("abc") == [row["ABC"]] and hits("straße") == [row["Straße"]]
+    assert hits("\n") == [row["x\ny"]] and hits("zz") == [] and len(hits("")) == len(rows)
+    for needle in ("b\ncd", "ΑΣ", "x", "\x00", "a\u0301", "d\x00cd\nα", "<"):
+        assert hits(needle) == reference_filter(rows, needle), needle
+    for pattern in (r"^a", r"b$", r"\d", r"^.$", r"\x00", r"^\s+$", r"[^\x00-\x7f]", r"SS"):
+        assert np.flatnonzero(table.matches(regex.compile(pattern, regex.IGNORECASE))).tolist() == \
+            reference_filter(rows, f"/{pattern}/"), pattern
+    assert table.reserved.sum() == 2  # '[reserved_3]', '<unused>'; 'unused' is not bracketed
+    assert [table.category_name(row[t]) for t in ("1 2", " 12\t", "\x1c", "ΑΣ", "a\u0301")] == [
+        "symbols", "digits", "whitespace", "Greek", "Latin"]
+
+
+def test_token_table_of_the_demo_and_sentencepiece_models():
+    from tokviz.defaults import default_tokenizer_path
+
+    rows, table = _assert_table_is_reference(tokviz.load(default_tokenizer_path()))
+    assert {r.category for r in rows} >= {"partial UTF-8", "Latin", "CJK"}  # (so the checks above mean something)
+    assert len(token_table(_word_level())) == 10 and len(token_table(Tokenizer(WordLevel({}, unk_token="x")))) == 0
+    for name in ("unigram_8k.model", "bpe_8k.model"):
+        rows, table = _assert_table_is_reference(tokviz.load(need(TOKENIZERS / "sentencepiece" / name)))
+        assert {"byte piece", "control"} <= {r.category for r in rows}
 
 
 def test_byte_fallback_rate_on_a_sentencepiece_model():

@@ -83,24 +83,29 @@ def _window(qtbot, tokenizer):
 
 
 def test_big_file_encodes_in_background_with_progress(qtbot, demo, big_file):
-    window = _window(qtbot, demo)
-    values = []
-    window.file_progress.valueChanged.connect(values.append)
-    heartbeat = Heartbeat()
-    heartbeat.start()
-    t0 = time.perf_counter()
-    with qtbot.waitSignal(window.file_job.finished, timeout=300_000) as blocker:
-        assert window.open_text_file(big_file)
-        assert window.is_big_file() and window.file_job.is_running()
-        assert window.file_progress.isVisible() and window.file_cancel_button.isVisible()
-    qtbot.wait(250)  # the heartbeat also covers showing the result
-    heartbeat.stop()
-    seconds = time.perf_counter() - t0
-    result = blocker.args[0]
-
-    # responsive: the UI thread never stalled while the worker encoded
-    assert len(heartbeat.gaps) > seconds * 1000 / HEARTBEAT_MS / 3
-    assert heartbeat.max_gap < MAX_GAP_MS, f"the UI thread stalled {heartbeat.max_gap:.0f} ms (largest gaps {heartbeat.top()})"
+    stalls = []
+    for _attempt in range(2):  # (a shared machine can pause a process once: a stall must happen twice)
+        window = _window(qtbot, demo)
+        values = []
+        window.file_progress.valueChanged.connect(values.append)
+        heartbeat = Heartbeat()
+        heartbeat.start()
+        t0 = time.perf_counter()
+        with qtbot.waitSignal(window.file_job.finished, timeout=300_000) as blocker:
+            assert window.open_text_file(big_file)
+            assert window.is_big_file() and window.file_job.is_running()
+            assert window.file_progress.isVisible() and window.file_cancel_button.isVisible()
+        qtbot.wait(250)  # the heartbeat also covers showing the result
+        heartbeat.stop()
+        seconds = time.perf_counter() - t0
+        result = blocker.args[0]
+        # responsive: the UI thread never stalled while the worker encoded
+        assert len(heartbeat.gaps) > seconds * 1000 / HEARTBEAT_MS / 3
+        if heartbeat.max_gap < MAX_GAP_MS:
+            break
+        stalls.append(heartbeat.top())
+    else:
+        pytest.fail(f"the UI thread stalled over {MAX_GAP_MS} ms in both runs (largest gaps {stalls})")
 
     # progress went up to 100 %, never backwards
     assert values and values == sorted(values) and values[-1] == window.file_progress.maximum()

@@ -2,16 +2,23 @@
 filters and sorts, long work runs in the background and can be cancelled."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
+import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
 import tokviz
+from tokviz.analysis.vocab_stats import token_table, vocab_stats
 from tokviz.cli import main
 from tokviz.defaults import default_tokenizer_path, sample_text_path
 from tokviz.gui.stats_view import METRICS, StatsView, format_metric
+from tokviz.gui.vocab_table import VocabModel, VocabProxy
 from tokviz.gui.vocab_view import VocabView
+
+from _shared import need
+from _vocab_reference import SHARED_TABLES, reference_cells, reference_filter, reference_order, reference_rows, reference_stats
 
 DEMO = str(default_tokenizer_path())
 
@@ -48,12 +55,12 @@ def test_vocab_table_filters_and_sorts(qtbot):
     qtbot.addWidget(view)
     with qtbot.waitSignal(view.ready, timeout=60_000):
         view.set_tokenizer(tokviz.load(DEMO))
-    rows = view.model.rows()
+    table = view.model.table()
     view.filter_input.setText("th")
     view.apply_filter()
-    expected = [r.id for r in rows if "th" in r.token.lower() or "th" in r.text.lower()]
+    expected = [int(table.ids[k]) for k in range(len(table)) if "th" in table.token(k).lower() or "th" in table.text(k).lower()]
     shown = [int(view.proxy.index(k, 0).data()) for k in range(view.proxy.rowCount())]
-    assert shown == expected and 0 < len(shown) < len(rows)
+    assert shown == expected and 0 < len(shown) < len(table)
     assert view.count_label.text().startswith(f"{len(expected):,} of")
     view.filter_input.setText("/^t.e$/")
     view.apply_filter()
@@ -64,12 +71,71 @@ def test_vocab_table_filters_and_sorts(qtbot):
     assert "bad regex" in view.count_label.text()
     view.filter_input.setText("")
     view.category_box.setCurrentIndex(view.category_box.findData("partial UTF-8"))
-    assert view.proxy.rowCount() == sum(1 for r in rows if r.category == "partial UTF-8") > 0
+    assert view.proxy.rowCount() == sum(1 for k in range(len(table)) if table.category_name(k) == "partial UTF-8") > 0
     view.category_box.setCurrentIndex(0)
     view.table.sortByColumn(3, Qt.SortOrder.DescendingOrder)
     lengths = [int(view.proxy.index(k, 3).data()) for k in range(view.proxy.rowCount())]
     assert lengths == sorted(lengths, reverse=True)
     view.shutdown()
+    # merge ranks show as integers, scores with %g, no rank as nothing
+    big = dataclasses.replace(table, rank=np.full(len(table), 1234567.0), rank_is_int=True)
+    assert VocabModel(big).cell(0, 6) == "1234567"
+    assert VocabModel(dataclasses.replace(big, rank_is_int=False)).cell(0, 6) == "1.23457e+06"
+    assert VocabModel(dataclasses.replace(big, rank=np.full(len(table), np.nan))).cell(0, 6) == ""
+
+
+def _straddling_needle(rows, table):
+    """A needle that is in the table's haystack only across the end of one row and the start of the next."""
+    haystack = table.haystack.tobytes().decode("utf-32-le", "surrogatepass")
+    for k in range(0, len(rows) - 1, max(1, len(rows) // 50)):
+        a, b = (f"{r.token}\x00{r.text}".lower() for r in rows[k:k + 2])
+        needle = a[-2:] + "\n" + b[:2]
+        if needle in haystack and not reference_filter(rows, needle):
+            return needle
+    raise AssertionError("no straddling needle found")
+
+
+@pytest.mark.parametrize("name", ["demo", *SHARED_TABLES])
+def test_vocab_table_equals_the_per_row_reference(qtbot, name):
+    """Every cell of every row, the figures, filters and sorts are what the per-row table showed."""
+    tok = tokviz.load(DEMO if name == "demo" else need(SHARED_TABLES[name]))
+    rows = reference_rows(tok)
+    table = token_table(tok)
+    assert vocab_stats(tok, table).as_dict() == reference_stats(tok, rows).as_dict()
+    model, proxy = VocabModel(), VocabProxy()
+    proxy.setSourceModel(model)
+    model.set_table(table)
+    assert model.rowCount() == proxy.rowCount() == len(rows)
+    display, tip, align = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.TextAlignmentRole
+    right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    for k, r in enumerate(rows):
+        assert tuple(model.cell(k, c) for c in range(7)) == reference_cells(r), k
+    for k in range(0, len(rows), max(1, len(rows) // 500)):  # (the same through Qt, with tooltips and alignment)
+        r = rows[k]
+        assert [model.data(model.index(k, c), display) for c in range(7)] == list(reference_cells(r))
+        assert [model.data(model.index(k, c), tip) for c in (1, 2)] == [repr(r.token), repr(r.text)]
+        assert [model.data(model.index(k, c), align) for c in range(7)] == [right, None, None, right, right, None, right]
+
+    filters = [("t",), ("Ing",), ("ĠTHE",), ("中",), ("中文",), ("İ",), ("ΑΣ",), ("\x00",), ("e\x00 ",), ("\n",),
+               ("⟨E6",), ("<|",), ("zzqqxx",), (_straddling_needle(rows, table),),
+               ("/^Ġ[a-z]+ing$/",), (r"/^\d+$/",), ("/[A-Z]{3}/",), ("/^.$/",), (r"/\s$/",), ("/[/",),
+               ("", "CJK"), ("", "partial UTF-8"), ("", "special"), ("", "byte piece"), ("", "no such category"),
+               ("", "", 8, 12), ("", "", 0, 2), ("", "", 5, 0), ("e", "Latin", 2, 6), ("/e$/", "Latin", 3, 0)]
+    for args in filters:
+        proxy.set_filter(*args)
+        assert proxy.visible_rows().tolist() == reference_filter(rows, *args), args
+        assert ("bad regex" in proxy.last_error) == (args[0] == "/[/")
+    for text in ("e", ""):
+        proxy.set_filter(text)
+        shown = reference_filter(rows, text)
+        for column in range(7):
+            for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+                proxy.sort(column, order)
+                descending = order == Qt.SortOrder.DescendingOrder
+                assert proxy.visible_rows().tolist() == reference_order(rows, shown, column, descending), (text, column, order)
+    k = len(rows) // 2
+    assert proxy.mapToSource(proxy.index(0, 3)).row() == proxy.visible_rows()[0]
+    assert proxy.mapFromSource(model.index(k, 1)).row() == proxy.visible_rows().tolist().index(k)
 
 
 def test_stats_view_shows_what_tokviz_stats_prints(qtbot, cli_stats):

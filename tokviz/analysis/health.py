@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from ..core.models.bpe import BPE
 from ..core.models.unigram import Unigram
 from ..errors import Cancelled
-from .merges import merge_list, merges_making, trace_bpe
+from .merges import iter_merges, merge_index, merges_making, trace_bpe
 
 
 @dataclass
@@ -107,7 +107,7 @@ def vocab_health(tokenizer, *, progress: Callable[[int, int], None] | None = Non
                 if got != [token]:
                     report.unreachable.append((i, token, got))
     report.duplicates = duplicate_tokens(tokenizer)
-    if isinstance(model, BPE) and model.merges is not None:  # (a tiktoken-style ranking lists none)
+    if isinstance(model, BPE) and model.has_merge_list:  # (a tiktoken-style ranking lists none)
         _check(cancel)
         report.bad_merges = bad_merges(model)
     report.split_specials = split_added_tokens(tokenizer)
@@ -160,14 +160,15 @@ def bad_merges(model: BPE) -> list[tuple[int, str, str, str]]:
     """(rank, left, right, why) of every merge that cannot work as listed."""
     vocab = model.vocab
     making = merges_making(model)
+    later = merge_index(model).later_parts().tolist()  # (only these need the lookups below)
     out = []
-    for r, a, b, m in merge_list(model):
+    for (r, a, b, m), maybe_late in zip(iter_merges(model), later):
         if a not in vocab or b not in vocab:
             missing = " and ".join(repr(x) for x in (a, b) if x not in vocab)
             out.append((r, a, b, f"part {missing} is not a token"))
         elif m not in vocab:
             out.append((r, a, b, f"result {m!r} is not a token"))
-        else:
+        elif maybe_late:
             late = [x for x in (a, b) if x in making and making[x][0] > r]
             if late:
                 out.append((r, a, b, "part " + " and ".join(f"{x!r} is only made by merge {making[x][0]}" for x in late)))
@@ -216,9 +217,9 @@ def with_merges(model: BPE, added: list[tuple[str, str]], at_rank: int | None = 
     """A copy of `model` with merges added (at the end, or from rank `at_rank` on), and their
     results added to the vocabulary (new ids from `first_id`, default after the model's last):
     the edit `edit_impact` compares."""
-    merges = list(model.merges or [])
-    if model.merges is None:
+    if not model.has_merge_list:
         raise ValueError("a tiktoken-style BPE ranks merges by token id: add tokens, not merges")
+    merges = list(model.merges)
     where = len(merges) if at_rank is None else at_rank
     merges[where:where] = added
     vocab = dict(model.vocab)

@@ -13,12 +13,21 @@ the model's encoding.  A token's merge tree is the trace of the token's own stri
 really builds.  When that trace does not end in the token, the token is *unreachable* (encoding
 its own string never produces it); `listed_tree` then shows the tree its listed merges imply.
 
+`merges_making`, `used_by` and `token_info.merge_rank` read one index per model, built on first
+use from the merge list and kept while the model lives: numpy arrays by token id, not dicts (see
+`_MergeIndex`).
+
 Plain data, no Qt: the merges view draws these.
 """
 from __future__ import annotations
 
 import weakref
+from array import array
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
+
+import numpy as np
 
 from ..core.models.bpe import BPE
 from ..core.sentencepiece import SentencePieceBPE
@@ -157,7 +166,7 @@ class MergeNode:
 def _node(model, token: str, rank=None, left=None, right=None, reachable=True) -> MergeNode:
     count = None
     counts = getattr(model, "merge_counts", None)
-    if rank is not None and counts is not None and model.merges is not None and rank < len(counts):
+    if rank is not None and counts is not None and getattr(model, "has_merge_list", False) and rank < len(counts):
         count = counts[rank]
     return MergeNode(token, model.vocab.get(token), rank, count, left, right, reachable)
 
@@ -187,48 +196,232 @@ def listed_tree(model: BPE, token: str, _depth: int = 0) -> MergeNode:
     return _node(model, token, rank, listed_tree(model, a, _depth + 1), listed_tree(model, b, _depth + 1))
 
 
-_MAKING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_USED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def merge_list(model: BPE | SentencePieceBPE) -> list[tuple[int, str, str, str]]:
     """Every merge as (rank, left, right, merged), in rank order.  A tiktoken-style model or a
     sentencepiece BPE lists none: each multi-symbol token's merge is then the last step of its own
     trace (rank = id)."""
-    merges = getattr(model, "merges", None)
-    if merges is not None:
-        return [(r, a, b, model._merged(a, b)) for r, (a, b) in enumerate(merges)]
-    out = []
+    return list(iter_merges(model))
+
+
+def iter_merges(model: BPE | SentencePieceBPE) -> Iterator[tuple[int, str, str, str]]:
+    """`merge_list` one merge at a time (from the model's merge lines: `model.merges` is not built)."""
+    if getattr(model, "has_merge_list", False):
+        merged = model._merged
+        pairs = model._merges if model._merges is not None else map(str.split, model._merge_lines, repeat(" "))
+        for r, (a, b) in enumerate(pairs):
+            yield r, a, b, merged(a, b)
+        return
     for token, i in sorted(model.vocab.items(), key=lambda kv: kv[1]):
         if len(token) < 2:
             continue
         trace = trace_bpe(model, token, whole_words=False)
         if trace.steps and trace.result == (token,):
             last = trace.steps[-1]
-            out.append((i, last.left, last.right, token))
-    return out
+            yield i, last.left, last.right, token
 
 
-def merges_making(model: BPE) -> dict[str, tuple[int, str, str]]:
-    """merged token -> (rank, left, right) of the lowest-ranked merge that makes it."""
-    table = _MAKING.get(model)
-    if table is None:
-        table = {}
-        for r, a, b, m in merge_list(model):
-            table.setdefault(m, (r, a, b))
-        _MAKING[model] = table
-    return table
+def merges_making(model: BPE) -> Mapping[str, tuple[int, str, str]]:
+    """merged token -> (rank, left, right) of the lowest-ranked merge that makes it (a read-only
+    view of the model's merge index, in the order of those ranks)."""
+    return _Making(model, merge_index(model))
 
 
 def used_by(model: BPE, token: str) -> list[tuple[int, str]]:
     """(rank, merged) of every merge that takes `token` as one of its two parts, by rank: the
     tokens whose trees contain it directly."""
-    index = _USED.get(model)
+    return merge_index(model).users(model, token)
+
+
+_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def merge_index(model: BPE | SentencePieceBPE) -> _MergeIndex:
+    """The model's merge index, built on first use and kept as long as the model lives."""
+    index = _INDEX.get(model)
     if index is None:
-        index = {}
-        for r, a, b, m in merge_list(model):
-            index.setdefault(a, []).append((r, m))
-            if b != a:
-                index.setdefault(b, []).append((r, m))
-        _USED[model] = index
-    return list(index.get(token, []))
+        index = _INDEX[model] = _MergeIndex(model)
+    return index
+
+
+class _MergeIndex:
+    """Every merge of one model as token ids in numpy arrays: what `merges_making`, `used_by` and
+    `token_info.merge_rank` look up.  (Dicts of tuples took millions of small Python objects per
+    open tokenizer.)
+
+    Entry k is the k-th merge of `iter_merges`; its rank is k, or ranks[k] for a model without a
+    merge list.  By entry: `left`, `right`, `merged` (token ids).  By token id: `making` (the first
+    entry that makes it, -1 none) and, in compressed-row form, `used[used_ptr[i]:used_ptr[i + 1]]`
+    (the entries taking token i as a part, in order).  A string no id names (not a token, or one
+    of several strings sharing an id) is -1 in the arrays: entries with one keep their strings in
+    `odd`, and `odd_making` / `odd_used` answer for those strings.  They are few: a loader refuses
+    a merge whose result is not a token.
+    """
+
+    def __init__(self, model):
+        vocab_ids, size = _nameable_ids(model)
+        self.aliased = vocab_ids is not model.vocab  # (then some tokens are not named by their id)
+        get = vocab_ids.get
+        by_list = getattr(model, "has_merge_list", False)
+        code = "i" if size < 2**31 else "q"  # (machine ints while building: no list of int objects)
+        left, right, merged, ranks = array(code), array(code), array(code), array(code)
+        odd: dict[int, tuple[str, str, str]] = {}
+        for k, (r, a, b, m) in enumerate(iter_merges(model)):
+            i, j, t = get(a, -1), get(b, -1), get(m, -1)
+            left.append(i)
+            right.append(j)
+            merged.append(t)
+            if not by_list:
+                ranks.append(r)
+            if i < 0 or j < 0 or t < 0:
+                odd[k] = (a, b, m)
+        id_type = np.dtype(f"i{left.itemsize}")
+        self.size = size
+        self.left = np.frombuffer(left, dtype=id_type)
+        self.right = np.frombuffer(right, dtype=id_type)
+        self.merged = np.frombuffer(merged, dtype=id_type)
+        self.ranks = None if by_list else np.frombuffer(ranks, dtype=id_type)
+        self.odd = odd
+        n = len(self.merged)
+
+        # making: by token id, the first entry whose result is that token
+        self.making = np.full(size, n, dtype=np.int32)
+        made = np.flatnonzero(self.merged >= 0)
+        np.minimum.at(self.making, self.merged[made], made)
+        self.making[self.making == n] = -1
+        self.odd_making: dict[str, int] = {}
+        for k, (a, b, m) in odd.items():
+            if get(m, -1) < 0:
+                self.odd_making.setdefault(m, k)
+
+        # used by: entries taking each token as a part (once when it is both), in entry order
+        entries = np.arange(n, dtype=np.int32)
+        as_left = self.left >= 0
+        as_right = (self.right >= 0) & (self.right != self.left)
+        parts = np.concatenate([self.left[as_left], self.right[as_right]])
+        users = np.concatenate([entries[as_left], entries[as_right]])
+        self.used = users[np.lexsort((users, parts))]
+        self.used_ptr = np.zeros(size + 1, dtype=np.int32 if len(users) < 2**31 else np.int64)
+        np.cumsum(np.bincount(parts, minlength=size), out=self.used_ptr[1:])
+        self.odd_used: dict[str, list[int]] = {}
+        for k, (a, b, m) in odd.items():
+            if get(a, -1) < 0:
+                self.odd_used.setdefault(a, []).append(k)
+            if get(b, -1) < 0 and b != a:
+                self.odd_used.setdefault(b, []).append(k)
+
+    def nbytes(self) -> int:
+        arrays = (self.left, self.right, self.merged, self.ranks, self.making, self.used, self.used_ptr)
+        return sum(a.nbytes for a in arrays if a is not None)
+
+    # ---- one entry ------------------------------------------------------------------------------
+    def rank(self, k: int) -> int:
+        return k if self.ranks is None else self.ranks.item(k)
+
+    def parts(self, model, k: int) -> tuple[str, str]:
+        odd = self.odd.get(k)
+        if odd is not None:
+            return odd[0], odd[1]
+        return model.id_to_token(self.left.item(k)), model.id_to_token(self.right.item(k))
+
+    def result(self, model, k: int) -> str:
+        t = self.merged.item(k)
+        return model.id_to_token(t) if t >= 0 else self.odd[k][2]
+
+    # ---- by token -------------------------------------------------------------------------------
+    def id_of(self, model, token: str) -> int:
+        """The token's id, -1 for a string the arrays do not name (see the class docstring)."""
+        i = model.vocab.get(token)
+        if i is None:
+            return -1
+        if self.aliased and (not 0 <= i < self.size or model.id_to_token(i) != token):
+            return -1
+        return i
+
+    def making_entry(self, model, token: str) -> int:
+        """The first entry that makes `token`, -1 when none does."""
+        i = self.id_of(model, token)
+        return self.making.item(i) if i >= 0 else self.odd_making.get(token, -1)
+
+    def making_rank(self, model, token: str) -> int | None:
+        k = self.making_entry(model, token)
+        return self.rank(k) if k >= 0 else None
+
+    def users(self, model, token: str) -> list[tuple[int, str]]:
+        """(rank, merged) of every entry taking `token` as a part, in entry order."""
+        i = self.id_of(model, token)
+        if i < 0:
+            return [(self.rank(k), self.result(model, k)) for k in self.odd_used.get(token, ())]
+        start, end = self.used_ptr.item(i), self.used_ptr.item(i + 1)
+        if start == end:
+            return []
+        name, merged, ranks = model.id_to_token, self.merged, self.ranks
+        out = []
+        for k in self.used[start:end].tolist():  # (.item beats fancy indexing on a few entries)
+            t = merged.item(k)
+            out.append((k if ranks is None else ranks.item(k), name(t) if t >= 0 else self.odd[k][2]))
+        return out
+
+    def later_parts(self) -> np.ndarray:
+        """Per entry, whether a part of it is only made by a later-ranked merge (also True for
+        every entry with a string the arrays do not name: check those by string)."""
+        n = len(self.merged)
+        rank = np.arange(n) if self.ranks is None else self.ranks
+        later = np.zeros(n, dtype=bool)
+        for part in (self.left, self.right):
+            first = np.full(n, -1, dtype=np.int64)
+            named = part >= 0
+            first[named] = self.making[part[named]]
+            made = np.flatnonzero(first >= 0)
+            later[made] |= rank[first[made]] > rank[made]
+        later[list(self.odd)] = True
+        return later
+
+
+def _nameable_ids(model) -> tuple[dict[str, int], int]:
+    """token -> id for the tokens an id names (`model.id_to_token(id) == token`), and the size of
+    an array indexed by id.  That is the vocabulary itself unless several tokens share an id or an
+    id is negative, which a hand-built model may do."""
+    vocab = model.vocab
+    ids = np.fromiter(vocab.values(), dtype=np.int64, count=len(vocab))
+    if not len(ids):
+        return vocab, 0
+    if ids.min() >= 0:
+        seen = np.zeros(int(ids.max()) + 1, dtype=bool)
+        seen[ids] = True
+        if np.count_nonzero(seen) == len(ids):
+            return vocab, len(seen)
+    name = model.id_to_token
+    named = {t: i for t, i in vocab.items() if name(i) == t}
+    return named, max(named.values(), default=-1) + 1
+
+
+class _Making(Mapping):
+    """`merges_making`'s answer: merged token -> (rank, left, right), read from the index."""
+
+    __slots__ = ("_model", "_index")
+
+    def __init__(self, model, index: _MergeIndex):
+        self._model = model
+        self._index = index
+
+    def __getitem__(self, token: str) -> tuple[int, str, str]:
+        k = self._index.making_entry(self._model, token)
+        if k < 0:
+            raise KeyError(token)
+        return (self._index.rank(k), *self._index.parts(self._model, k))
+
+    def get(self, token: str, default=None):
+        k = self._index.making_entry(self._model, token)
+        return default if k < 0 else (self._index.rank(k), *self._index.parts(self._model, k))
+
+    def __contains__(self, token) -> bool:
+        return self._index.making_entry(self._model, token) >= 0
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self._index.making >= 0)) + len(self._index.odd_making)
+
+    def __iter__(self) -> Iterator[str]:
+        index = self._index
+        odd = np.fromiter(index.odd_making.values(), dtype=np.int64, count=len(index.odd_making))
+        for k in np.sort(np.concatenate([index.making[index.making >= 0], odd])).tolist():
+            yield index.result(self._model, k)

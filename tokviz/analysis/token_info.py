@@ -9,30 +9,19 @@ Plain data, no Qt: the explorer shows these in a token's details.
 """
 from __future__ import annotations
 
-import weakref
-
 from ..core.models.bpe import BPE
 from ..core.tokenizer import Tokenizer
-
-_MERGE_RANKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+from .merges import merge_index
 
 
 def merge_rank(model: BPE, token: str) -> int | None:
     """Index of the merge that produced `token` (its place in the merge list), None for a token no
     merge makes (a byte, a character, a special token).  A tiktoken-style BPE ranks merges by the
     merged token's id, so there the id is the rank."""
-    ranks = _MERGE_RANKS.get(model)
-    if ranks is None:
-        ranks = {}
-        merges = model.merges
-        if merges is not None:
-            for r, (a, b) in enumerate(merges):
-                ranks.setdefault(model._merged(a, b), r)
-        _MERGE_RANKS[model] = ranks
-    if model.merges is None:
+    if not model.has_merge_list:
         i = model.vocab.get(token)
         return i if i is not None and len(token) > 1 else None
-    return ranks.get(token)
+    return merge_index(model).making_rank(model, token)
 
 
 def token_facts(tokenizer: Tokenizer, token_id: int) -> dict[str, object]:
@@ -49,7 +38,7 @@ def token_facts(tokenizer: Tokenizer, token_id: int) -> dict[str, object]:
         if rank is not None:
             facts["merge rank"] = rank
             counts = model.merge_counts
-            if counts is not None and model.merges is not None and rank < len(counts):
+            if counts is not None and model.has_merge_list and rank < len(counts):
                 facts["merge count"] = counts[rank]
     scores = getattr(model, "scores", None)
     if scores is not None and 0 <= token_id < len(scores):

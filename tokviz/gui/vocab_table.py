@@ -1,10 +1,12 @@
-"""The vocabulary as a Qt table: a model over `analysis.vocab_stats.TokenRow`s and a proxy that
-filters and sorts them in bulk.
+"""The vocabulary as a Qt table: a model over an `analysis.vocab_stats.TokenTable` (numpy columns;
+a token's text is decoded from its bytes when its cell is shown) and a proxy that filters and sorts
+it in bulk.
 
 A QSortFilterProxyModel calls Python once per row for every filter change (a second or more for
-250k tokens).  `VocabProxy` instead computes the visible rows in one pass over precomputed
-lower-case strings (a filter is ~20-40 ms at 150k tokens; benchmarks/vocab_table.py) and sorts with
-numpy, then maps rows like any QAbstractProxyModel, so the view only ever asks for what it shows.
+250k tokens).  `VocabProxy` instead computes the visible rows with numpy (a substring search of the
+table's one haystack, category and length masks; a /regex/ looks at each row) and sorts with numpy,
+then maps rows like any QAbstractProxyModel, so the view only ever asks for what it shows
+(benchmarks/vocab_table.py).
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import numpy as np
 import regex
 from PySide6.QtCore import QAbstractProxyModel, QAbstractTableModel, QModelIndex, Qt
 
-from ..analysis.vocab_stats import TokenRow
+from ..analysis.vocab_stats import CATEGORIES, TokenTable
 from .token_view import runs_display, text_runs
 
 COLUMNS = ("id", "token", "text", "bytes", "chars", "category", "rank / score")
@@ -21,20 +23,21 @@ COLUMNS = ("id", "token", "text", "bytes", "chars", "category", "rank / score")
 class VocabModel(QAbstractTableModel):
     """Every token of a vocabulary, one per row."""
 
-    def __init__(self, rows: list[TokenRow] | None = None, parent=None):
+    def __init__(self, table: TokenTable | None = None, parent=None):
         super().__init__(parent)
-        self._rows: list[TokenRow] = rows or []
+        self._table = TokenTable.empty() if table is None else table
 
-    def set_rows(self, rows: list[TokenRow]) -> None:
+    def set_table(self, table: TokenTable | None) -> None:
+        """Show `table` (None: no rows)."""
         self.beginResetModel()
-        self._rows = rows
+        self._table = TokenTable.empty() if table is None else table
         self.endResetModel()
 
-    def rows(self) -> list[TokenRow]:
-        return self._rows
+    def table(self) -> TokenTable:
+        return self._table
 
     def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
+        return 0 if parent.isValid() else len(self._table)
 
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
@@ -47,33 +50,34 @@ class VocabModel(QAbstractTableModel):
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        r = self._rows[index.row()]
-        col = index.column()
+        row, col = index.row(), index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return self.cell(r, col)
+            return self.cell(row, col)
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 3, 4, 6):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole and col in (1, 2):
-            return repr(r.token) if col == 1 else repr(r.text)
+            return repr(self._table.token(row)) if col == 1 else repr(self._table.text(row))
         return None
 
-    @staticmethod
-    def cell(r: TokenRow, col: int):
+    def cell(self, row: int, col: int) -> str:
+        """The text shown in a cell."""
+        t = self._table
         if col == 0:
-            return str(r.id)
+            return str(t.ids[row])
         if col == 1:
-            return r.token
+            return t.token(row)
         if col == 2:
-            return runs_display(text_runs(r.text))
+            return runs_display(text_runs(t.text(row)))
         if col == 3:
-            return str(r.n_bytes)
+            return str(t.n_bytes[row])
         if col == 4:
-            return str(r.n_chars)
+            return str(t.n_chars[row])
         if col == 5:
-            return r.category
-        if r.rank is None:
+            return t.category_name(row)
+        rank = t.rank[row]
+        if np.isnan(rank):
             return ""
-        return f"{r.rank:g}" if isinstance(r.rank, float) else str(r.rank)
+        return str(int(rank)) if t.rank_is_int else f"{float(rank):g}"
 
 
 class VocabProxy(QAbstractProxyModel):
@@ -83,7 +87,6 @@ class VocabProxy(QAbstractProxyModel):
         super().__init__(parent)
         self._visible = np.zeros(0, np.int64)  # proxy row -> source row
         self._source_to_proxy = np.zeros(0, np.int64)
-        self._search: list[str] = []  # per source row: token + text, lower case
         self._filter = ("", "", 0, 0)
         self._sort = (0, Qt.SortOrder.AscendingOrder)
         self.last_error = ""
@@ -94,14 +97,8 @@ class VocabProxy(QAbstractProxyModel):
         self._source_reset()
 
     def _source_reset(self) -> None:
-        rows = self.sourceModel().rows()
-        self._search = [f"{r.token}\x00{r.text}".lower() for r in rows]  # (substring: both at once)
-        self._keys = {
-            0: np.array([r.id for r in rows], np.int64),
-            3: np.array([r.n_bytes for r in rows], np.int64),
-            4: np.array([r.n_chars for r in rows], np.int64),
-            6: np.array([np.inf if r.rank is None else float(r.rank) for r in rows]),
-        }
+        t = self.sourceModel().table()
+        self._keys = {0: t.ids, 3: t.n_bytes, 4: t.n_chars, 6: np.where(np.isnan(t.rank), np.inf, t.rank)}
         self._apply()
 
     # ---- filter and sort --------------------------------------------------------------------------
@@ -117,27 +114,24 @@ class VocabProxy(QAbstractProxyModel):
 
     def _apply(self) -> None:
         self.beginResetModel()
-        rows = self.sourceModel().rows() if self.sourceModel() is not None else []
+        t = self.sourceModel().table() if self.sourceModel() is not None else TokenTable.empty()
         text, category, lo, hi = self._filter
-        keep = np.ones(len(rows), bool)
+        keep = np.ones(len(t), bool)
         self.last_error = ""
         if text:
             if len(text) > 2 and text.startswith("/") and text.endswith("/"):
                 try:
-                    rx = regex.compile(text[1:-1], regex.IGNORECASE)
-                    keep &= np.fromiter((rx.search(r.token) is not None or rx.search(r.text) is not None
-                                         for r in rows), bool, len(rows))
+                    keep &= t.matches(regex.compile(text[1:-1], regex.IGNORECASE))
                 except regex.error as exc:
                     self.last_error = f"bad regex: {exc}"
             else:
-                needle = text.lower()
-                keep &= np.fromiter((needle in s for s in self._search), bool, len(rows))
+                keep &= t.contains(text)
         if category:
-            keep &= np.fromiter((r.category == category for r in rows), bool, len(rows))
+            keep &= (t.category == CATEGORIES.index(category)) if category in CATEGORIES else False
         if lo:
-            keep &= self._keys[3] >= lo if rows else keep
+            keep &= t.n_bytes >= lo
         if hi:
-            keep &= self._keys[3] <= hi if rows else keep
+            keep &= t.n_bytes <= hi
         visible = np.flatnonzero(keep)
         column, order = self._sort
         if len(visible):
@@ -145,7 +139,7 @@ class VocabProxy(QAbstractProxyModel):
         if order == Qt.SortOrder.DescendingOrder:
             visible = visible[::-1]
         self._visible = visible
-        self._source_to_proxy = np.full(len(rows), -1, np.int64)
+        self._source_to_proxy = np.full(len(t), -1, np.int64)
         self._source_to_proxy[visible] = np.arange(len(visible))
         self.endResetModel()
 
@@ -154,10 +148,16 @@ class VocabProxy(QAbstractProxyModel):
         the sorted column (computed once, so later sorts and filters are numpy only)."""
         key = self._keys.get(column)
         if key is None:
-            rows = self.sourceModel().rows()
-            texts = np.array([VocabModel.cell(r, column) for r in rows], dtype=object)
-            key = np.empty(len(rows), np.int64)
-            key[np.argsort(texts, kind="stable")] = np.arange(len(rows))
+            model = self.sourceModel()
+            t = model.table()
+            if column == 5:  # the category names' order, looked up by code
+                places = np.argsort(np.argsort(np.array(CATEGORIES, dtype=object), kind="stable"))
+                key = places[t.category]
+            else:
+                cells = t.tokens if column == 1 else [model.cell(r, column) for r in range(len(t))]
+                texts = np.array(cells, dtype=object)
+                key = np.empty(len(t), np.int64)
+                key[np.argsort(texts, kind="stable")] = np.arange(len(t))
             self._keys[column] = key
         return key
 

@@ -7,8 +7,9 @@
 * the table of every token (id, token string, text, bytes, characters, category, merge rank or
   score), filtered by text or /regex/, category and length, sorted by any column.
 
-The figures come from `analysis.vocab_stats`, computed on a worker (a 150k vocabulary takes a few
-seconds); they equal `tokviz stats --json`'s "vocab".
+The figures and the table (`analysis.vocab_stats`: numpy columns, no object per token) are
+computed on a worker (about a second for a 150k vocabulary); the figures equal `tokviz stats
+--json`'s "vocab".
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..analysis.vocab_stats import CATEGORIES, VocabStats, token_rows, vocab_stats
+from ..analysis.vocab_stats import CATEGORIES, TokenTable, VocabStats, token_table, vocab_stats
 from .style import DEFAULT_THEME, TokenTheme
 from .vocab_table import VocabModel, VocabProxy
 from .workers import TaskRunner, describe_error
@@ -125,25 +126,25 @@ class VocabView(QWidget):
 
     # ---- content ----------------------------------------------------------------------------------
     def set_tokenizer(self, tokenizer) -> None:
-        """Compute the vocabulary's figures and rows on a worker, then show them."""
+        """Compute the vocabulary's figures and table on a worker, then show them."""
         self._tokenizer = tokenizer
         self._job += 1
         job = self._job
         self.stats = None
-        self.model.set_rows([])
+        self.model.set_table(None)
         if tokenizer is None:
             self.summary.setText("No tokenizer.")
             return
         self.summary.setText("Reading the vocabulary…")
 
         def work():
-            rows = token_rows(tokenizer)
-            return rows, vocab_stats(tokenizer, rows)
+            table = token_table(tokenizer)
+            return table, vocab_stats(tokenizer, table)
 
         def done(result) -> None:
             if job == self._job:
-                rows, stats = result
-                self._show(rows, stats)
+                table, stats = result
+                self._show(table, stats)
 
         def failed(exc) -> None:
             if job == self._job:
@@ -154,9 +155,9 @@ class VocabView(QWidget):
     def is_busy(self) -> bool:
         return self._runner.pending() > 0
 
-    def _show(self, rows, stats: VocabStats) -> None:
+    def _show(self, table: TokenTable, stats: VocabStats) -> None:
         self.stats = stats
-        self.model.set_rows(rows)
+        self.model.set_table(table)
         self.apply_filter()
         self.table.resizeColumnsToContents()
         widths = self.table.fontMetrics().horizontalAdvance("0000000")

@@ -69,6 +69,12 @@ class BPE(Model):
             self._merges = [tuple(line.split(" ")) for line in self._merge_lines]
         return self._merges
 
+    @property
+    def has_merge_list(self) -> bool:
+        """Whether pairs are ranked by a merge list (False: tiktoken-style, by the merged token's
+        id).  Unlike `merges is not None`, this does not build the list of pairs."""
+        return self._merges is not None or self._merge_lines is not None
+
     # ---- ranking -------------------------------------------------------------------------
     def _merged(self, a: str, b: str) -> str:
         return a + b[len(self.prefix):] if self.prefix else a + b
