@@ -10,6 +10,15 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 TOKENIZERS = SHARED / "tokenizers"
 CORPUS = SHARED / "corpus"
 CORPUS_FILES = ("en", "zh", "code", "multi")
+# one file of each shared tokenizer, by a short name (tests skip those that are missing)
+SHARED_TOKENIZER_FILES = {
+    "qwen2.5": TOKENIZERS / "qwen2.5" / "tokenizer.json",
+    "llama3": TOKENIZERS / "llama3" / "tokenizer.json",
+    "cl100k": TOKENIZERS / "cl100k_base.tiktoken",
+    "bert": TOKENIZERS / "bert-minilm" / "tokenizer.json",
+    "sp-unigram": TOKENIZERS / "sentencepiece" / "unigram_8k.model",
+    "sp-bpe": TOKENIZERS / "sentencepiece" / "bpe_8k.model",
+}
 
 
 def need(path: Path) -> Path:

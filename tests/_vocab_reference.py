@@ -14,17 +14,10 @@ from tokviz.core.encoding import display_string
 from tokviz.core.models.bpe import BPE
 from tokviz.core.sentencepiece import BYTE, CONTROL, UNKNOWN, UNUSED, USER_DEFINED
 
-from _shared import TOKENIZERS
+from _shared import SHARED_TOKENIZER_FILES
 
 # the shared tokenizers (skipped when ../shared is absent) and the shipped demo
-SHARED_TABLES = {
-    "qwen2.5": TOKENIZERS / "qwen2.5" / "tokenizer.json",
-    "llama3": TOKENIZERS / "llama3" / "tokenizer.json",
-    "cl100k": TOKENIZERS / "cl100k_base.tiktoken",
-    "bert": TOKENIZERS / "bert-minilm" / "tokenizer.json",
-    "sp-unigram": TOKENIZERS / "sentencepiece" / "unigram_8k.model",
-    "sp-bpe": TOKENIZERS / "sentencepiece" / "bpe_8k.model",
-}
+SHARED_TABLES = SHARED_TOKENIZER_FILES
 
 
 @dataclass

@@ -22,7 +22,7 @@ import tokviz
 from tokviz.defaults import default_tokenizer_path
 from tokviz.errors import TokvizError
 
-from _shared import TOKENIZERS
+from _shared import SHARED_TOKENIZER_FILES
 
 pytest.importorskip("tokviz._native", reason="the C extension tokviz._native is not built")
 
@@ -30,15 +30,7 @@ EXAMPLES = int(os.environ.get("TOKVIZ_FUZZ_EXAMPLES", "150"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=False,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-ENCODERS = {
-    "demo": default_tokenizer_path(),
-    "qwen2.5": TOKENIZERS / "qwen2.5" / "tokenizer.json",
-    "llama3": TOKENIZERS / "llama3" / "tokenizer.json",
-    "cl100k": TOKENIZERS / "cl100k_base.tiktoken",
-    "bert": TOKENIZERS / "bert-minilm" / "tokenizer.json",
-    "sp-unigram": TOKENIZERS / "sentencepiece" / "unigram_8k.model",
-    "sp-bpe": TOKENIZERS / "sentencepiece" / "bpe_8k.model",
-}
+ENCODERS = {"demo": default_tokenizer_path(), **SHARED_TOKENIZER_FILES}
 
 INTERESTING = (
     " \t\n\r\u00a0\u2003\u3000\u200b\ufeff"  # spaces of every kind
