@@ -404,3 +404,18 @@ def test_merge_index_on_llama3():
 def test_merge_index_on_a_sentencepiece_bpe():
     model = tokviz.load(shared_path("sentencepiece/bpe_8k.model")).model
     _check_index(model, tree_tokens=random.Random(13).sample(sorted(model.vocab), 1000))
+
+
+def test_an_added_token_edit_is_checked_on_the_text_lines():
+    from tokviz.analysis.vocab_edit import add_special_tokens, check_edit
+
+    qwen = tokviz.load(shared_path("qwen2.5/tokenizer.json"))
+    edited = add_special_tokens(qwen, ["soaktoken"], special=False)
+    assert edited.model is qwen.model
+    text = "first line without it\nthe soaktoken is here\n\nthe soaktoken is here\nlast line"
+    report = check_edit(qwen, edited, text=text)
+    assert report.safe and report.unit == "lines of the text" and report.words_checked == 3
+    [(line, before, after)] = report.changed_words
+    assert line == "the soaktoken is here" and "soaktoken" in after and "soaktoken" not in before
+    assert before == qwen.encode(line).tokens and after == edited.encode(line).tokens
+    assert "1 of 3 lines of the text checked cut differently" in report.summary()

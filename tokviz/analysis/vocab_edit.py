@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from ..core.added import AddedToken, AddedVocabulary
 from ..core.models.bpe import BPE
 from ..errors import TokvizError
-from .health import vocab_health, with_merges
+from .health import added_token_impact, vocab_health, with_merges
 from .segments import words_of
 
 RESERVED = "<|reserved_special_token_{}|>"
@@ -120,6 +120,7 @@ class EditReport:
     newly_unreachable: list[tuple[int, str]] = field(default_factory=list)
     changed_words: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
     words_checked: int = 0
+    unit: str = "words"  # what changed_words holds: words, or lines of the text
 
     @property
     def safe(self) -> bool:
@@ -132,15 +133,25 @@ class EditReport:
                          + ", ".join(repr(t) for _, t in self.newly_unreachable[:5]))
         else:
             parts.append("no token becomes unreachable")
-        parts.append(f"{len(self.changed_words):,} of {self.words_checked:,} words checked cut differently")
+        parts.append(f"{len(self.changed_words):,} of {self.words_checked:,} {self.unit} checked cut differently")
         return "; ".join(parts)
 
 
 def check_edit(before, after, *, words: list[str] | None = None, text: str = "") -> EditReport:
     """Compare `after` (an edited copy) with `before`: tokens that were reachable and are not any
     more (health report of both), and which words cut differently — `words` in the model's
-    alphabet, plus the words of `text`, plus every token's own string."""
+    alphabet, plus the words of `text`, plus every token's own string.  An edit that only adds
+    tokens matched in text (same model) is checked on the lines of `text` instead."""
     report = EditReport(before.vocab_size, after.vocab_size)
+    if after.model is before.model:
+        # Added tokens only (the model is shared): no token's reachability and no word's merges can
+        # change, so the two health checks and the vocabulary's words would find nothing; what
+        # changes is the text where the new tokens match, line by line.
+        report.unit = "lines of the text"
+        lines = list(dict.fromkeys(line for line in text.splitlines() if line.strip()))
+        report.words_checked = len(lines)
+        report.changed_words = added_token_impact(before, after, lines)
+        return report
     was = {t for _, t, _ in vocab_health(before).unreachable}
     now = vocab_health(after).unreachable
     report.newly_unreachable = [(i, t) for i, t, _ in now if t not in was]
