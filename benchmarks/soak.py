@@ -23,8 +23,10 @@ mocks), with the Qt event loop running all the time (waits pump the loop; nothin
   small-object arenas and the blocks live in them, glibc malloc in use, free and mapped apart).
 
 "start" is measured after the warm-up (the setup and the first full cycle), "end" after the last
-cycle; both after the app is idle and the thread pools' idle threads are released
-(`QThreadPool.waitForDone`, which the pools recreate on demand).  Any error dialog, uncaught
+cycle, and the same "home" state after every cycle; each after the app is idle and the thread
+pools' idle threads are released (`QThreadPool.waitForDone`, which the pools recreate on demand).
+The timed samples fall in the middle of steps and go up and down with what each has open; the
+slope is that of the home samples.  Any error dialog, uncaught
 exception (UI or worker thread) or traceback printed by a worker is a failure.  The verdict is
 flat when RSS grew less than --rss-limit MB with a second-half slope under --slope-limit MB/min,
 threads and file descriptors are back to their start values, no pool thread is still busy and the
@@ -848,8 +850,12 @@ def report_text(result: dict) -> str:
             lines.append(f"{'  RSS in ' + kind[:18] + ' (MB)':<28}{a:>14,.1f}{b:>14,.1f}{'':>14}{b - a:>12,.1f}")
     for name, (a, b) in result.get("allocators", {}).items():
         lines.append(f"{'  ' + name + ' (MB)':<28}{a:>14,.1f}{b:>14,.1f}{'':>14}{b - a:>12,.1f}")
-    lines.append(f"{'RSS slope, 2nd half (MB/min)':<28}{result['rss_slope_second_half']:>14.2f}")
+    lines.append(f"{'RSS slope, 2nd half (MB/min)':<28}{result['rss_slope_second_half']:>14.2f}   (settled home state)")
     lines.append(f"{'RSS slope, all (MB/min)':<28}{result['rss_slope_all']:>14.2f}")
+    home = result.get("rss_home") or []
+    if home:
+        lines.append(f"RSS at home after each cycle (MB): min {min(home):,.0f}, max {max(home):,.0f}; "
+                     + " ".join(f"{v:.0f}" for v in home))
     lines.append(f"{'gc-tracked objects':<28}{result['gc_objects_start']:>14,}{result['gc_objects_end']:>14,}"
                  f"{'':>14}{result['gc_objects_end'] - result['gc_objects_start']:>12,}")
     lines.append(f"{'tokenizers loaded in all':<28}{result['tokenizers_loaded']:>14,}")
@@ -956,10 +962,13 @@ def run_soak(minutes: float, plan: Plan, limits: Limits, log=print, trace: bool 
         threads_start, fds_start = native_thread_names(), fd_targets()
         py_threads_start = sorted(t.name for t in python_threads())
         log(f"start after warm-up: RSS {start.rss_mb:.0f} MB, {start.native_threads} threads, {start.fds} fds")
+        homes: list[Sample] = []  # the same (home) state after every cycle, settled: what is compared
         while time.monotonic() < deadline and not catcher.errors:
             soak.cycle()
-            log(f"cycle {soak.cycles} done at {(time.monotonic() - t0) / 60:.1f} min: RSS {rss_mb():.0f} MB, "
-                f"{native_threads()} threads, {open_fds()} fds")
+            soak.settle()
+            homes.append(take_sample(window, t0, soak.cycles, "home", soak.tokenizers_seen))
+            log(f"cycle {soak.cycles} done at {(time.monotonic() - t0) / 60:.1f} min: RSS {homes[-1].rss_mb:.0f} MB "
+                f"at home, {homes[-1].native_threads} threads, {homes[-1].fds} fds")
         state["phase"] = "end"
         soak.settle()
         end = take_sample(window, t0, soak.cycles, "end", soak.tokenizers_seen)
@@ -982,7 +991,9 @@ def run_soak(minutes: float, plan: Plan, limits: Limits, log=print, trace: bool 
         measured = [s for s in samples if s.t >= start.t] + [end]
         measured = sorted([start, *measured], key=lambda s: s.t)
         half = start.t + (end.t - start.t) / 2
-        second_half = [s for s in measured if s.t >= half]
+        # (the trend of the settled home state: samples in the middle of a step go up and down by
+        # hundreds of MB with what that step has open)
+        second_half = [s for s in [start, *homes, end] if s.t >= half]
         failed = verdict(start, end, second_half, catcher.errors, limits)
         fds_end = fd_targets()
         result = {
@@ -994,7 +1005,9 @@ def run_soak(minutes: float, plan: Plan, limits: Limits, log=print, trace: bool 
             "allocators": {k: (alloc_start.get(k, 0.0), alloc_end.get(k, 0.0)) for k in alloc_start},
             "rss_kinds": {k: (kinds_start.get(k, 0.0), kinds_end.get(k, 0.0)) for k in {**kinds_start, **kinds_end}},
             "frozen_garbage": frozen_garbage, "rss_after_unfreeze": rss_unfrozen,
-            "rss_slope_second_half": slope_per_minute(second_half), "rss_slope_all": slope_per_minute(measured),
+            "rss_slope_second_half": slope_per_minute(second_half),
+            "rss_slope_all": slope_per_minute([start, *homes, end]),
+            "rss_home": [s.rss_mb for s in homes],
             "gc_objects_start": gc_start, "gc_objects_end": sum(census_end.values()),
             "census_growth": growth, "counts": dict(soak.counts),
             "rss_by_step": {k: (round(v, 1), soak.arenas_by_step[k]) for k, v in soak.rss_by_step.most_common()},

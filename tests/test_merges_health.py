@@ -419,3 +419,20 @@ def test_an_added_token_edit_is_checked_on_the_text_lines():
     assert line == "the soaktoken is here" and "soaktoken" in after and "soaktoken" not in before
     assert before == qwen.encode(line).tokens and after == edited.encode(line).tokens
     assert "1 of 3 lines of the text checked cut differently" in report.summary()
+
+
+def test_an_added_token_edit_shares_the_unchanged_id_tables():
+    from tokviz.analysis.vocab_edit import add_special_tokens
+
+    qwen = tokviz.load(shared_path("qwen2.5/tokenizer.json"))
+    qwen.encode("warm")  # (builds the per-id tables the native path reads)
+    edited = add_special_tokens(qwen, ["<|mine|>", "plainword"], special=False)
+    old, new = qwen._id_tables(), edited._tables
+    assert new is not None and len(new[0]) == len(old[0]) + 2
+    assert all(a is b for a, b in zip(old[0], new[0]))  # the same bytes objects, not copies
+    fresh = Tokenizer(qwen.model, added_tokens=list(edited.added.tokens), pre_tokenizer=qwen.pre_tokenizer,
+                      normalizer=qwen.normalizer, decoder=qwen.decoder)
+    assert new == fresh._id_tables()  # what building them anew gives
+    text = "a <|mine|> and plainword here"
+    enc = edited.encode(text)
+    assert "<|mine|>" in enc.tokens and "plainword" in enc.tokens and qwen.encode(text).tokens != enc.tokens

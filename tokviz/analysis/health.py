@@ -242,7 +242,7 @@ def with_added_tokens(tokenizer, tokens: list) -> object:
 
     edited = copy.copy(tokenizer)
     edited.added = AddedVocabulary(list(tokenizer.added.tokens) + list(tokens))
-    edited._tables = None
+    edited.inherit_id_tables(tokenizer, [t.id for t in tokens])
     return edited
 
 

@@ -28,8 +28,8 @@ RESERVED = "<|reserved_special_token_{}|>"
 def _with_added(tokenizer, tokens: list[AddedToken]):
     edited = copy.copy(tokenizer)
     edited.added = AddedVocabulary(list(tokenizer.added.tokens) + tokens)
-    edited._tables = None
     edited._bytes_cache = {}
+    edited.inherit_id_tables(tokenizer, [t.id for t in tokens])
     return edited
 
 
