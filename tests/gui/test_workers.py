@@ -138,3 +138,25 @@ def test_qt_calls_keep_none_alive(qtbot):
     qtbot.waitUntil(lambda: runner.pending() == 0, timeout=60_000)
     runner.shutdown()
     assert sys.getrefcount(None) > before - 1000
+
+
+def test_pool_threads_leave_no_placeholder_in_threading(qtbot):
+    """A task that starts Python threads (a ThreadPoolExecutor, as the trainers do) makes threading
+    register the pool thread; that entry must not outlive the task (CPython < 3.13 keeps it after
+    the thread ends, so every pool thread that ever trained would stay listed)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def work():
+        with ThreadPoolExecutor(2) as pool:
+            return sum(pool.map(abs, range(-5, 5)))
+
+    runner = TaskRunner(max_threads=2)
+    before = threading.active_count()
+    results = []
+    for _ in range(6):
+        runner.submit(work, results.append)
+    qtbot.waitUntil(lambda: len(results) == 6, timeout=10_000)
+    assert results == [25] * 6
+    assert runner.pool.waitForDone(5_000)  # (the pool's threads end)
+    assert threading.active_count() == before
+    runner.shutdown()

@@ -21,6 +21,7 @@ import gc
 import itertools
 import os
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -74,10 +75,28 @@ class _Task(QRunnable):
             except Exception as exc:  # reported to the UI thread, never raised into Qt
                 outcome = ("error", exc, traceback.format_exc())
         del fn, is_current
+        _forget_dummy_thread()
         try:
             self.relay.finished.emit(self.task_id, outcome)
         except RuntimeError:  # the runner was deleted while we worked (application exit)
             pass
+
+
+def _forget_dummy_thread() -> None:
+    """Drop the placeholder `threading` made for this pool thread, if the task made one.
+
+    A thread Python did not start gets a `threading._DummyThread` entry the first time code on it
+    asks for the current thread (creating a ThreadPoolExecutor does, in the trainers), and CPython
+    before 3.13 (python/cpython#114423) keeps that entry after the thread has ended: one more for
+    every pool thread that ever trained, for the whole session.  The next task on this thread makes
+    a new one if needed."""
+    active, lock, dummy = (getattr(threading, name, None) for name in ("_active", "_active_limbo_lock", "_DummyThread"))
+    if active is None or lock is None or dummy is None:
+        return
+    ident = threading.get_ident()
+    with lock:
+        if isinstance(active.get(ident), dummy):
+            del active[ident]
 
 
 class TaskRunner(QObject):
