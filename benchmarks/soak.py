@@ -22,7 +22,9 @@ mocks), with the Qt event loop running all the time (waits pump the loop; nothin
   and of QObjects by class, the RSS by kind of mapping and the memory by allocator (Python's
   small-object arenas and the blocks live in them, glibc malloc in use, free and mapped apart).
 
-"start" is measured after the warm-up (the setup and the first full cycle), "end" after the last
+"start" is measured after the warm-up (the setup and the first `finish_every` cycles, so that every
+step has run once, a training and a statistics run to the end too: the window keeps the last
+trained tokenizer and the last statistics as a person would find them), "end" after the last
 cycle, and the same "home" state after every cycle; each after the app is idle and the thread
 pools' idle threads are released (`QThreadPool.waitForDone`, which the pools recreate on demand).
 The timed samples fall in the middle of steps and go up and down with what each has open; the
@@ -943,7 +945,8 @@ def run_soak(minutes: float, plan: Plan, limits: Limits, log=print, trace: bool 
                  f"in {time.monotonic() - t0:.0f} s")
         log(setup)
         deadline = time.monotonic() + minutes * 60  # (the cycling lasts `minutes`, the setup aside)
-        soak.cycle()  # the warm-up: every code path has run once
+        for _ in range(max(1, plan.finish_every)):  # the warm-up: every step has run once, a training
+            soak.cycle()  # and a statistics run to the end too (the window then holds their results)
         soak.settle()
         state["phase"] = "soak"
         start = take_sample(window, t0, soak.cycles, "start", soak.tokenizers_seen)
