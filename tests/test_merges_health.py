@@ -421,6 +421,20 @@ def test_an_added_token_edit_is_checked_on_the_text_lines():
     assert "1 of 3 lines of the text checked cut differently" in report.summary()
 
 
+def test_a_sentencepiece_token_edit_is_checked_on_the_text_lines():
+    from tokviz.analysis.vocab_edit import add_special_tokens, check_edit
+
+    sp = tokviz.load(shared_path("sentencepiece/bpe_8k.model"))
+    edited = add_special_tokens(sp, ["soaktoken"], special=False)
+    assert edited.model is not sp.model
+    text = "first line without it\nthe soaktoken is here\n\nthe soaktoken is here\nlast line"
+    report = check_edit(sp, edited, text=text)
+    assert report.safe and report.unit == "lines of the text" and report.words_checked == 3
+    [(line, before, after)] = report.changed_words
+    assert line == "the soaktoken is here" and "soaktoken" in after and "soaktoken" not in before
+    assert check_edit(edited, sp, text=text).unit == "words"  # (pieces taken away: the whole check)
+
+
 def test_an_added_token_edit_shares_the_unchanged_id_tables():
     from tokviz.analysis.vocab_edit import add_special_tokens
 

@@ -203,6 +203,41 @@ text_strategy = st.one_of(
 )
 
 
+NEW_PIECES = ["soaktoken", "thethe", "<|im_end|>", "乌鲁木齐市", "🙂🙂"]
+NEW_CONTROLS = ["<pad2>", "<mask>"]
+
+
+@pytest.mark.parametrize("name", SHARED_MODELS)
+def test_added_tokens_become_pieces_the_library_agrees_with(name, tmp_path):
+    """Tokens added to a sentencepiece tokenizer (vocab_edit) are new user-defined or control
+    pieces: written to a .model, sentencepiece gives the same ids and text back, each new
+    user-defined string is one token, and the C encoder still encodes it."""
+    from tokviz.analysis.vocab_edit import add_special_tokens
+    from tokviz.formats.sentencepiece_writer import write_sentencepiece
+
+    tok, _ = load_pair(need(SP_DIR / f"{name}.model"))
+    edited = add_special_tokens(add_special_tokens(tok, NEW_PIECES, special=False), NEW_CONTROLS)
+    size = len(tok.model.table.pieces)
+    added = len(NEW_PIECES) + len(NEW_CONTROLS)
+    assert [edited.id_to_token(size + k) for k in range(added)] == NEW_PIECES + NEW_CONTROLS
+    write_sentencepiece(edited, tmp_path / "edited.model")
+    sp = spm.SentencePieceProcessor(model_file=str(tmp_path / "edited.model"))
+    assert sp.get_piece_size() == size + added
+    assert [sp.is_control(i) for i in range(size + len(NEW_PIECES), size + added)] == [True] * len(NEW_CONTROLS)
+    with_pieces = [f"x {w} y{w}{w}z" for w in NEW_PIECES + NEW_CONTROLS] + [" ".join(NEW_PIECES)]
+    for text in _trained_samples() + with_pieces:
+        assert_parity(edited, sp, text)
+    for k, piece in enumerate(NEW_PIECES):
+        enc = edited.encode(f"a {piece}b")
+        assert enc.ids.count(size + k) == 1 and size + k not in tok.encode(f"a {piece}b").ids
+    assert edited._native_for(True) is not None  # (added controls do not send it to the Python path)
+    python = edited.use_native(False)
+    assert all(python.encode(t).ids == sp.encode(t) for t in with_pieces)
+    assert tok.model.table.pieces[-1] != NEW_CONTROLS[-1] and len(tok.model.table.pieces) == size  # unchanged
+    with pytest.raises(TokvizError, match="holds a space"):
+        add_special_tokens(tok, ["ing the"], special=False)  # (sentencepiece would never keep it whole)
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=text_strategy)
 def test_random_text_unigram(text):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..core.added import AddedToken, AddedVocabulary
 from ..core.models.bpe import BPE
+from ..core.sentencepiece import CONTROL, USER_DEFINED, SentencePieceNormalizer, adds_pieces_only, with_new_pieces
 from ..errors import TokvizError
 from .health import added_token_impact, vocab_health, with_merges
 from .segments import words_of
@@ -38,13 +39,44 @@ def _next_id(tokenizer) -> int:
 
 
 def add_special_tokens(tokenizer, contents: list[str], *, special: bool = True):
-    """A copy with `contents` added as special (or, special=False, plain added) tokens, new ids."""
+    """A copy with `contents` added as special (or, special=False, plain added) tokens, new ids.
+    A sentencepiece tokenizer gets them as pieces of its model (see `_with_pieces`)."""
     taken = {t.content for t in tokenizer.added.tokens}
     clash = [c for c in contents if c in taken or c in tokenizer.model.vocab]
     if clash:
         raise TokvizError(f"already in the vocabulary: {', '.join(map(repr, clash))}")
+    if "" in contents:
+        raise TokvizError("a token cannot be empty")
+    if tokenizer.text_normalizer is not None:
+        return _with_pieces(tokenizer, contents, special=special)
     start = _next_id(tokenizer)
     return _with_added(tokenizer, [AddedToken(c, start + k, special=special) for k, c in enumerate(contents)])
+
+
+def _with_pieces(tokenizer, contents: list[str], *, special: bool):
+    """A copy of a sentencepiece tokenizer with `contents` as new pieces: control pieces (special:
+    ids only, as <s>), else user-defined pieces, which sentencepiece keeps whole wherever they
+    appear in the text.  (Its text is never cut at added tokens, so they would change nothing;
+    as pieces, the edit also fits in a .model.)"""
+    if not isinstance(tokenizer.text_normalizer, SentencePieceNormalizer) or not hasattr(tokenizer.model, "table"):
+        raise TokvizError(f"tokens cannot be added to this {tokenizer.model.kind} model: its whole-text "
+                          "normalizer is not sentencepiece's")
+    if any(t.id >= len(tokenizer.model.table.pieces) for t in tokenizer.added.tokens):
+        raise TokvizError("this sentencepiece tokenizer has added tokens outside its pieces; new pieces would take their ids")
+    spaced = [c for c in contents if any(ch.isspace() for ch in c)]
+    if spaced and not special:
+        raise TokvizError(f"{spaced[0]!r} holds a space: sentencepiece writes spaces as '▁' before it looks for "
+                          "pieces, so a piece with a space would never be kept whole")
+    piece_type = CONTROL if special else USER_DEFINED
+    start = len(tokenizer.model.table.pieces)
+    edited = copy.copy(tokenizer)
+    edited.model, edited.text_normalizer, edited.decode_fn = with_new_pieces(
+        tokenizer.model, tokenizer.text_normalizer, tokenizer.decode_fn, contents, piece_type)
+    if special:
+        edited.added = AddedVocabulary(list(tokenizer.added.tokens)
+                                       + [AddedToken(c, start + k, special=True) for k, c in enumerate(contents)])
+    _reset(edited)
+    return edited
 
 
 def add_reserved_tokens(tokenizer, count: int):
@@ -141,12 +173,14 @@ def check_edit(before, after, *, words: list[str] | None = None, text: str = "")
     """Compare `after` (an edited copy) with `before`: tokens that were reachable and are not any
     more (health report of both), and which words cut differently — `words` in the model's
     alphabet, plus the words of `text`, plus every token's own string.  An edit that only adds
-    tokens matched in text (same model) is checked on the lines of `text` instead."""
+    tokens matched in text (same model, or new sentencepiece pieces) is checked on the lines of
+    `text` instead."""
     report = EditReport(before.vocab_size, after.vocab_size)
-    if after.model is before.model:
-        # Added tokens only (the model is shared): no token's reachability and no word's merges can
-        # change, so the two health checks and the vocabulary's words would find nothing; what
-        # changes is the text where the new tokens match, line by line.
+    if after.model is before.model or adds_pieces_only(before.model, after.model):
+        # Added tokens only (the model is shared), or pieces added to a sentencepiece model (kept
+        # whole where they appear): no token's reachability and no word's merges can change, so
+        # the two health checks and the vocabulary's words would find nothing; what changes is
+        # the text where the new tokens match, line by line.
         report.unit = "lines of the text"
         lines = list(dict.fromkeys(line for line in text.splitlines() if line.strip()))
         report.words_checked = len(lines)

@@ -20,6 +20,7 @@ whitespace rules, '▁' for spaces) and runs its model over the result.
 """
 from __future__ import annotations
 
+import copy
 import heapq
 from functools import cached_property
 import re
@@ -385,6 +386,7 @@ class SentencePieceBPE(Model):
     """sentencepiece's BPE: merges ranked by the score of the merged piece, not a merge list."""
 
     kind = "BPE"
+    edited_from: Model | None = None  # the model read from a file that `with_new_pieces` extended
 
     def __init__(self, table: PieceTable, *, byte_fallback: bool = False, treat_whitespace_as_suffix: bool = False):
         super().__init__(table.vocab)
@@ -523,6 +525,8 @@ class SentencePieceUnigram(Unigram):
     sentencepiece: on a long text their rounding decides between segmentations whose exact
     scores differ by little or nothing (runs like '-----'), so every sum is rounded the same way.
     """
+
+    edited_from: Model | None = None  # the model read from a file that `with_new_pieces` extended
 
     def __init__(self, table: PieceTable, *, byte_fallback: bool = False):
         # Sets the attributes of the core Unigram directly (not through its __init__) so that
@@ -721,3 +725,52 @@ class SentencePieceDecoder:
         if self.denormalizer is not None:
             text = self.denormalizer.normalize_str(text)
         return text
+
+
+# ---------------------------------------------------------------------------------------------
+# edits
+# ---------------------------------------------------------------------------------------------
+def with_new_pieces(model, normalizer: SentencePieceNormalizer, decoder: SentencePieceDecoder,
+                    contents: list[str], piece_type: int):
+    """(model, normalizer, decoder) of a sentencepiece pipeline with `contents` appended as pieces
+    of `piece_type`, numbered after the last piece.  USER_DEFINED pieces are what
+    sentencepiece's user_defined_symbols are: always one piece wherever they appear in the text;
+    CONTROL pieces are ids only (as <s>), never matched in text.  The inputs are not changed; the
+    new model's `edited_from` is the first model of the line of edits (a writer keeps its file's
+    other fields)."""
+    if piece_type not in (USER_DEFINED, CONTROL):
+        raise ValueError(f"new pieces are user-defined or control pieces, not {TYPE_NAMES.get(piece_type, piece_type)}")
+    old = model.table
+    scores, types = copy.copy(old.scores), copy.copy(old.types)  # (lists, or compact arrays: kept so)
+    scores.extend([0.0] * len(contents))
+    types.extend([piece_type] * len(contents))
+    table = PieceTable(list(old.pieces) + list(contents), scores, types, byte_fallback=model.byte_fallback)
+    if isinstance(model, SentencePieceBPE):
+        edited = SentencePieceBPE(table, byte_fallback=model.byte_fallback, treat_whitespace_as_suffix=model.suffix_mode)
+    else:
+        edited = SentencePieceUnigram(table, byte_fallback=model.byte_fallback)
+    edited.edited_from = model.edited_from or model
+    norm = SentencePieceNormalizer(
+        normalizer.charsmap,
+        user_defined=PrefixMatcher(table.user_defined),
+        add_dummy_prefix=normalizer.add_dummy_prefix,
+        remove_extra_whitespaces=normalizer.remove_extra_whitespaces,
+        escape_whitespaces=normalizer.escape_whitespaces,
+        treat_whitespace_as_suffix=normalizer.treat_whitespace_as_suffix,
+        name=normalizer.name,
+    )
+    decode = copy.copy(decoder)  # (it holds no state derived from the table)
+    decode.table = table
+    return edited, norm, decode
+
+
+def adds_pieces_only(before, after) -> bool:
+    """Whether model `after` is sentencepiece model `before` with user-defined or control pieces
+    appended (`with_new_pieces`), and nothing else changed."""
+    if not isinstance(before, (SentencePieceBPE, SentencePieceUnigram)) or type(after) is not type(before):
+        return False
+    old, new = before.table, after.table
+    n = len(old.pieces)
+    same = all(list(getattr(new, a)[:n]) == list(getattr(old, a)) for a in ("pieces", "types", "scores"))
+    return (len(new.pieces) > n and same and set(new.types[n:]) <= {USER_DEFINED, CONTROL}
+            and after.byte_fallback == before.byte_fallback)

@@ -208,16 +208,12 @@ class Tokenizer:
 
     def _native_for(self, allow: bool):
         """The native encoder for a call, or None.  One that normalizes by itself takes raw text:
-        with a whole-text normalizer (sentencepiece) only when no added token can match at all,
-        else (BERT) when no added token is matched in normalized text (the raw text is cut at the
-        others first)."""
+        always with a whole-text normalizer (sentencepiece: the text is never cut at added tokens,
+        its model matches its own user-defined pieces), else (BERT) when no added token is matched
+        in normalized text (the raw text is cut at the others first)."""
         native = self.native_encoder()
-        if native is not None and native.normalizes:
-            if self.text_normalizer is not None:
-                usable = self.added.matches_nothing(allow)
-            else:
-                usable = not self.added.can_match(normalized=True, allow_special=allow)
-            if not usable:
+        if native is not None and native.normalizes and self.text_normalizer is None:
+            if self.added.can_match(normalized=True, allow_special=allow):
                 return None
         return native
 
@@ -447,12 +443,13 @@ class Tokenizer:
         """Each text cut at added tokens, and all plain segments of all texts in one list.
 
         When the C encoder takes the texts as they are (no normalizer, or one it applies itself; no
-        added token that can match; no pre-tokenizer in Python), each text is its one segment.  A
+        added token that can match, or a whole-text normalizer, which never cuts at them; no
+        pre-tokenizer in Python), each text is its one segment.  A
         text that reaches the C encoder whole is not checked for lone surrogates here: the C
         encoder finds them (see `_encode_many`)."""
         plain_pipeline = self.text_normalizer is None and self.normalizer is None
-        if (not native.python_split and (plain_pipeline or native.normalizes)
-                and self.added.matches_nothing(allow)):
+        never_cut = self.text_normalizer is not None or self.added.matches_nothing(allow)
+        if not native.python_split and (plain_pipeline or native.normalizes) and never_cut:
             all_parts = []
             for text in texts:
                 if not isinstance(text, str):

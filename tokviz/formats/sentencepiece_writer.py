@@ -51,7 +51,7 @@ def model_proto_bytes(tok: Tokenizer, *, scrub: bool = False) -> bytes:
         if kind != NORMAL:
             body += encode_field(3, VARINT, kind)
         out += encode_field(1, LEN, body)
-    fields = ORIGINAL_FIELDS.get(model)
+    fields = ORIGINAL_FIELDS.get(model.edited_from or model)  # (an edit keeps the file's specs)
     if fields is None:
         fields = _spec_fields(tok)
     for number, wire, value in fields:
