@@ -18,7 +18,15 @@ from dataclasses import dataclass, field
 
 from ..core.added import AddedToken, AddedVocabulary
 from ..core.models.bpe import BPE
-from ..core.sentencepiece import CONTROL, USER_DEFINED, SentencePieceNormalizer, adds_pieces_only, with_new_pieces
+from ..core.sentencepiece import (
+    CONTROL,
+    USER_DEFINED,
+    SentencePieceBPE,
+    SentencePieceNormalizer,
+    SentencePieceUnigram,
+    adds_pieces_only,
+    with_new_pieces,
+)
 from ..errors import TokvizError
 from .health import added_token_impact, vocab_health, with_merges
 from .segments import words_of
@@ -58,7 +66,8 @@ def _with_pieces(tokenizer, contents: list[str], *, special: bool):
     ids only, as <s>), else user-defined pieces, which sentencepiece keeps whole wherever they
     appear in the text.  (Its text is never cut at added tokens, so they would change nothing;
     as pieces, the edit also fits in a .model.)"""
-    if not isinstance(tokenizer.text_normalizer, SentencePieceNormalizer) or not hasattr(tokenizer.model, "table"):
+    sentencepiece = isinstance(tokenizer.model, (SentencePieceBPE, SentencePieceUnigram))
+    if not sentencepiece or not isinstance(tokenizer.text_normalizer, SentencePieceNormalizer):
         raise TokvizError(f"tokens cannot be added to this {tokenizer.model.kind} model: its whole-text "
                           "normalizer is not sentencepiece's")
     if any(t.id >= len(tokenizer.model.table.pieces) for t in tokenizer.added.tokens):

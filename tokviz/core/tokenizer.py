@@ -444,9 +444,8 @@ class Tokenizer:
 
         When the C encoder takes the texts as they are (no normalizer, or one it applies itself; no
         added token that can match, or a whole-text normalizer, which never cuts at them; no
-        pre-tokenizer in Python), each text is its one segment.  A
-        text that reaches the C encoder whole is not checked for lone surrogates here: the C
-        encoder finds them (see `_encode_many`)."""
+        pre-tokenizer in Python), each text is its one segment.  A text that reaches the C encoder
+        whole is not checked for lone surrogates here: the C encoder finds them (see `_encode_many`)."""
         plain_pipeline = self.text_normalizer is None and self.normalizer is None
         never_cut = self.text_normalizer is not None or self.added.matches_nothing(allow)
         if not native.python_split and (plain_pipeline or native.normalizes) and never_cut:
