@@ -186,14 +186,14 @@ def test_the_set_of_panes_persists(qtbot, make_window, tmp_path):
 
 
 def test_long_texts_are_encoded_in_pieces_with_the_same_result():
-    from tokviz.gui.compare_view import encode_in_pieces
+    from tokviz.core.token_array import encode_to_array
 
     parts = [shared_corpus(n)[:120_000] for n in ("en", "zh", "code", "multi")]
     text = "\n".join(parts)
     for rel in ("qwen2.5/tokenizer.json", "llama3/tokenizer.json", "bert-minilm/tokenizer.json",
                 "sentencepiece/unigram_8k.model"):
         tok = tokviz.load(shared_tokenizer(rel))
-        pieces, whole = encode_in_pieces(tok, text), tok.encode(text)
+        pieces, whole = encode_to_array(tok, text), tok.encode(text)
         assert list(pieces.ids) == whole.ids, rel
         assert list(pieces.offsets) == [tuple(o) for o in whole.offsets], rel
         assert list(pieces.special) == list(whole.special) and pieces.text == text

@@ -140,7 +140,7 @@ def test_qt_calls_keep_none_alive(qtbot):
     assert sys.getrefcount(None) > before - 1000
 
 
-def test_pool_threads_leave_no_placeholder_in_threading(qtbot):
+def test_pool_threads_leave_no_dummy_thread_in_threading(qtbot):
     """A task that starts Python threads (a ThreadPoolExecutor, as the trainers do) makes threading
     register the pool thread; that entry must not outlive the task (CPython < 3.13 keeps it after
     the thread ends, so every pool thread that ever trained would stay listed)."""

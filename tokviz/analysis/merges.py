@@ -405,10 +405,10 @@ class _Making(Mapping):
         self._index = index
 
     def __getitem__(self, token: str) -> tuple[int, str, str]:
-        k = self._index.making_entry(self._model, token)
-        if k < 0:
+        found = self.get(token)
+        if found is None:
             raise KeyError(token)
-        return (self._index.rank(k), *self._index.parts(self._model, k))
+        return found
 
     def get(self, token: str, default=None):
         k = self._index.making_entry(self._model, token)

@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 from ..analysis.compare import Comparison, compare_text
 from ..analysis.corpus_stats import table_csv, table_markdown, unique_name
 from ..core.gcpause import freeze_long_lived
-from ..core.token_array import TokenArray, encode_to_array
+from ..core.token_array import encode_to_array
 from .open_tokenizers import open_found, open_tokenizer
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import TokenView
@@ -74,13 +74,6 @@ class _Source:
         from ..formats.discover import Found
 
         return open_found(Found(self.name, Path(self.path), "tiktoken", "dropped", self.encoding))
-
-
-def encode_in_pieces(tok, text: str) -> TokenArray:
-    """`tok.encode(text)` as a TokenArray, long texts piece by piece (`core.token_array.encode_to_array`):
-    a normalizer or a regex over a whole megabyte would be one call that holds the GIL, and the
-    window would stall meanwhile."""
-    return encode_to_array(tok, text)
 
 
 class ComparePane(QFrame):
@@ -317,7 +310,7 @@ class CompareView(QWidget):
         def work():
             tok.encode("warm up")  # (a first call builds the native encoder: not part of the time)
             t0 = time.perf_counter()
-            tokens = encode_in_pieces(tok, text)
+            tokens = encode_to_array(tok, text)  # (long texts piece by piece: no call holds the GIL long)
             seconds = time.perf_counter() - t0
             tokens.prepare_blocks(TokenView.BLOCK_TOKENS)
             return tokens, seconds

@@ -83,7 +83,7 @@ class _Task(QRunnable):
 
 
 def _forget_dummy_thread() -> None:
-    """Drop the placeholder `threading` made for this pool thread, if the task made one.
+    """Drop the `threading._DummyThread` entry of this pool thread, if the task made one.
 
     A thread Python did not start gets a `threading._DummyThread` entry the first time code on it
     asks for the current thread (creating a ThreadPoolExecutor does, in the trainers), and CPython
