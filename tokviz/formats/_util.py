@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..core.limits import check_fits_in_memory
 from ..errors import TokvizError
+from .serde_float import serde_f64
 
 # Refuse absurd files before reading them into memory (a vocabulary file is at most tens of MB).
 MAX_TOKENIZER_FILE = 1 << 30
@@ -110,9 +111,10 @@ def _parse_int(digits: str) -> int:
 
 
 def read_json(path: Path):
+    """The parsed JSON file; numbers with a fraction or exponent read as HF tokenizers reads them."""
     text = read_text(path)
     try:
-        return json.loads(text, parse_int=_parse_int)
+        return json.loads(text, parse_int=_parse_int, parse_float=serde_f64)
     except json.JSONDecodeError as exc:
         raise TokvizError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path) from None
     except RecursionError:
