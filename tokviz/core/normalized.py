@@ -8,6 +8,7 @@ When nothing changed the text the spans are implicit (`base + i`), which keeps t
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -105,9 +106,9 @@ class NormalizedString:
         return NormalizedString(new_text, self.base, ns, ne)
 
     def with_replacements(self, matches: Iterable[tuple[int, int]], content: str) -> NormalizedString:
-        """Replace each [a, b) match by `content`; the new characters cover the match's original span.
-
-        An empty match (insertion) takes the span of the character after it.
+        """Replace each [a, b) match by `content`, aligned as HF tokenizers aligns it: the new
+        characters take the span of the match's last character (an empty match: of the character
+        before it, or an empty span at the start).
         """
         text = self.text
         starts, ends = self.spans()
@@ -123,7 +124,12 @@ class NormalizedString:
             if content or a != b:
                 changed = True
             if content:
-                s, e = self.original_span(a, b)
+                if b > a:
+                    s, e = starts[b - 1], ends[b - 1]
+                elif a > 0:
+                    s, e = starts[a - 1], ends[a - 1]
+                else:
+                    s = e = self.base
                 out.append(content)
                 ns.extend([s] * len(content))
                 ne.extend([e] * len(content))
@@ -170,7 +176,12 @@ class NormalizedString:
         return self.slice(a, b)
 
     def unicode_normalize(self, form: str) -> NormalizedString:
-        """NFC/NFD/NFKC/NFKD with spans: each output character covers the cluster it came from."""
+        """NFC/NFD/NFKC/NFKD with spans aligned as HF tokenizers aligns them.
+
+        Each character is decomposed (its first character takes the original's span, the others
+        count as inserted), combining marks are put in canonical order, and a composition takes the
+        span of its first character: marks it absorbed, and characters moved by the reordering,
+        lose their own place, as in HF's `Encoding.offsets`."""
         text = self.text
         if unicodedata.is_normalized(form, text):
             return self
@@ -179,12 +190,28 @@ class NormalizedString:
         out: list[str] = []
         ns: list[int] = []
         ne: list[int] = []
+        compose = form in ("NFC", "NFKC")
+        decomposition = "NFKD" if form.startswith("NFK") else "NFD"
         for a, b in _clusters(text, form, starts, ends, out, ns, ne):
-            piece = unicodedata.normalize(form, text[a:b])
-            s, e = min(starts[a:b]), max(ends[a:b])
-            out.append(piece)
-            ns.extend([s] * len(piece))
-            ne.extend([e] * len(piece))
+            if b - a == 1 and unicodedata.is_normalized(form, text[a]):
+                out.append(text[a])
+                ns.append(starts[a])
+                ne.append(ends[a])
+                continue
+            pieces = _decompose(text[a:b], decomposition)
+            if compose:
+                pieces = _compose(pieces)
+            i = a  # the next original character a normalized one replaces
+            for char, change in pieces:
+                if change > 0:
+                    prev = i - 1
+                    s, e = (starts[prev], ends[prev]) if prev >= 0 else (self.base, self.base)
+                else:
+                    s, e = starts[i], ends[i]
+                    i += 1 - change
+                out.append(char)
+                ns.append(s)
+                ne.append(e)
         if "".join(out) != new:
             # Composition reached across our cluster boundaries: attribute the text as a whole.
             s, e = self.original_span(0, len(text))
@@ -199,8 +226,81 @@ class NormalizedString:
         return NormalizedString(new, self.base, [s] * len(new), [e] * len(new))
 
 
-def _starts_cluster(c: str) -> bool:
-    return unicodedata.combining(c) == 0 and not ("\u1160" <= c <= "\u11ff")
+def _decompose(text: str, form: str) -> list[tuple[str, int]]:
+    """(character, change) pairs of the decomposition in canonical order: change 0 for the first
+    character of each original one, +1 for the others (inserted)."""
+    pieces: list[tuple[str, int]] = []
+    for c in text:
+        for k, d in enumerate(unicodedata.normalize(form, c)):
+            pieces.append((d, 0 if k == 0 else 1))
+    # canonical ordering: stable sort of each run of non-starters by combining class
+    i, n = 0, len(pieces)
+    while i < n:
+        if unicodedata.combining(pieces[i][0]) == 0:
+            i += 1
+            continue
+        j = i
+        while j < n and unicodedata.combining(pieces[j][0]) != 0:
+            j += 1
+        pieces[i:j] = sorted(pieces[i:j], key=lambda p: unicodedata.combining(p[0]))
+        i = j
+    return pieces
+
+
+def _compose(pieces: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Canonical composition of decomposed (character, change) pairs; a composite replaces its
+    starter and what it absorbed, so its change is the sum of theirs, less one per absorbed one."""
+    out: list[tuple[str, int]] = []
+    starter = -1  # index in out of the last starter that may still compose
+    last_class = -1  # combining class of the last character kept after that starter; -1: none
+    for char, change in pieces:
+        ccc = unicodedata.combining(char)
+        if starter >= 0 and (last_class == -1 or (last_class < ccc)):
+            base, base_change = out[starter]
+            composite = _primary_composite(base, char)
+            if composite is not None:
+                out[starter] = (composite, base_change + change - 1)
+                continue
+        if ccc == 0:
+            starter = len(out)
+            last_class = -1
+        elif starter >= 0:
+            last_class = ccc
+        out.append((char, change))
+    return out
+
+
+_COMPOSITES: dict[tuple[str, str], str | None] = {}
+
+
+def _primary_composite(a: str, b: str) -> str | None:
+    key = (a, b)
+    if key not in _COMPOSITES:
+        both = unicodedata.normalize("NFC", a + b)
+        _COMPOSITES[key] = both if len(both) == 1 else None
+    return _COMPOSITES[key]
+
+
+def _starts_cluster(c: str, form: str) -> bool:
+    """Whether nothing before c can compose or reorder with c (its decomposition starts with a
+    starter that is not a vowel or trailing jamo)."""
+    first = unicodedata.normalize(form, c)[:1] if c >= "\u00c0" else c
+    return not first or (
+        unicodedata.combining(first) == 0 and not ("\u1160" <= first <= "\u11ff") and first not in _second_starters()
+    )
+
+
+@functools.cache
+def _second_starters() -> frozenset[str]:
+    """Starters that compose with the starter before them (Indic two-part vowels, U+0DCF ...)."""
+    found = set()
+    for code in range(0x300, 0x20000):
+        parts = unicodedata.decomposition(chr(code)).split()
+        if len(parts) == 2 and not parts[0].startswith("<"):
+            first, second = (chr(int(p, 16)) for p in parts)
+            if unicodedata.combining(second) == 0 and len(unicodedata.normalize("NFC", first + second)) == 1:
+                found.add(second)
+    return frozenset(found)
 
 
 def _clusters(text: str, form: str, starts: list[int], ends: list[int], out: list[str], ns: list[int], ne: list[int]):
@@ -214,7 +314,7 @@ def _clusters(text: str, form: str, starts: list[int], ends: list[int], out: lis
     a = 0
     while a < n:
         b = min(a + _CHUNK, n)
-        while b < n and not _starts_cluster(text[b]):
+        while b < n and not _starts_cluster(text[b], form):
             b += 1
         chunk = text[a:b]
         if (unicodedata.is_normalized(form, chunk) and not _JAMO.search(chunk)
@@ -225,7 +325,7 @@ def _clusters(text: str, form: str, starts: list[int], ends: list[int], out: lis
         else:
             start = a
             for i in range(a + 1, b):
-                if _starts_cluster(text[i]):
+                if _starts_cluster(text[i], form):
                     yield start, i
                     start = i
             yield start, b

@@ -48,7 +48,8 @@ class _Column(Sequence):
 class TokenArray(Encoding):
     """The tokens of `text` as arrays: `ids` (uint32), `starts` / `ends` (character offsets, int32
     unless the text has 2**31 characters or more) and `special_mask` (bool); bytes, pieces and
-    partial flags come from `tokenizer` by id."""
+    partial flags come from `tokenizer` by id.  The offsets are in text order, as
+    `offsets_arrays` gives them: a closing special token sits at the end of the text."""
 
     def __init__(self, text: str, ids, starts, ends, special_mask, tokenizer):
         self.text = text
@@ -231,8 +232,11 @@ def _offset_type(chars: int):
 
 
 def offsets_arrays(encoding: Encoding) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) of an encoding's tokens as int64 arrays, without a Python object per token
-    where the encoding has them packed."""
+    """(starts, ends) of an encoding's tokens as int64 arrays in text order, without a Python
+    object per token where the encoding has them packed.
+
+    An empty span behind the text already covered (a post-processor's closing special token,
+    which has (0, 0) as in HF tokenizers) is placed where the token stands: after that text."""
     if isinstance(encoding, TokenArray):
         return encoding.starts, encoding.ends
     packed = encoding.__dict__.get("_packed") if isinstance(encoding, LazyEncoding) else None
@@ -242,7 +246,14 @@ def offsets_arrays(encoding: Encoding) -> tuple[np.ndarray, np.ndarray]:
     if not len(encoding):
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     pairs = np.array(encoding.offsets, dtype=np.int64).reshape(-1, 2)
-    return pairs[:, 0].copy(), pairs[:, 1].copy()
+    starts, ends = pairs[:, 0].copy(), pairs[:, 1].copy()
+    covered = np.maximum.accumulate(ends)
+    behind = np.zeros_like(starts)
+    behind[1:] = covered[:-1]
+    move = (starts == ends) & (starts < behind)
+    if move.any():
+        starts[move] = ends[move] = behind[move]
+    return starts, ends
 
 
 def newline_positions(text: str, chunk_chars: int = 1 << 20) -> np.ndarray:

@@ -242,7 +242,7 @@ class Tokenizer:
         if native is None:
             ids, offsets, special = self._encode_python(text, allow)
         else:
-            if text and not (add_special_tokens and self.post_processor is not None):
+            if text and not self._post_processes(add_special_tokens):
                 checked = self._encode_if_plain(native, text, allow, 2)
                 if checked is not None:
                     return LazyEncoding(text, *checked, self._id_tables())
@@ -269,7 +269,12 @@ class Tokenizer:
         if len(parts) != 1 or parts[0][1] is not None or native.python_split:
             return False
         seg = parts[0][0]
-        return bool(seg.text) and seg.is_identity and not (add_special_tokens and self.post_processor is not None)
+        return bool(seg.text) and seg.is_identity and not self._post_processes(add_special_tokens)
+
+    def _post_processes(self, add_special_tokens: bool) -> bool:
+        """Whether the post-processor adds tokens or changes offsets in this encode."""
+        pp = self.post_processor
+        return pp is not None and (add_special_tokens or pp.trims_offsets)
 
     def _encode_python(self, text: str, allow: bool):
         """The reference pipeline: ids, offsets and special flags of `text`."""
@@ -317,11 +322,13 @@ class Tokenizer:
         return ids, offsets, special
 
     def _finish(self, text, ids, offsets, special, add_special_tokens) -> Encoding:
+        if self.post_processor is not None and self.post_processor.trims_offsets:
+            offsets = self.post_processor.trim([self.id_to_token(i) or "" for i in ids], offsets)
         if add_special_tokens and self.post_processor is not None:
             before, after = self.post_processor.wrap()
-            end = len(text)
             ids = [i for i, _ in before] + ids + [i for i, _ in after]
-            offsets = [(0, 0)] * len(before) + offsets + [(end, end)] * len(after)
+            # (0, 0) for all of them, as HF tokenizers gives; offsets_arrays places them for display
+            offsets = [(0, 0)] * len(before) + offsets + [(0, 0)] * len(after)
             special = [True] * len(before) + special + [True] * len(after)
         return self._encoding(text, ids, offsets, special)
 

@@ -76,11 +76,24 @@ def _detect(path: Path) -> tuple[str, Path]:
         return "hf-json", path
     if head.startswith(b"minbpe v"):
         return "minbpe", path
+    if _looks_like_sentencepiece(head):
+        return "sentencepiece", path  # e.g. Mistral's tokenizer.model.v3
     raise TokvizError(
         f"unknown tokenizer format (expected one of: tokenizer.json, vocab.json + merges.txt, .tiktoken, "
         f".model, vocab.txt)",
         path,
     )
+
+
+def _looks_like_sentencepiece(head: bytes) -> bool:
+    """A sentencepiece ModelProto starts with its first piece: field 1 (a message) holding field 1
+    (the piece's text)."""
+    if not head.startswith(b"\x0a"):
+        return False
+    i = 1
+    while i < len(head) and head[i] & 0x80:
+        i += 1
+    return i + 2 < len(head) and head[i + 1] == 0x0A
 
 
 def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | None = None) -> Tokenizer:

@@ -335,9 +335,10 @@ def _post_processor(f: Fields | None):
     if kind == "BertProcessing":
         return post.BertProcessing(_pair(f, "sep"), _pair(f, "cls"))
     if kind == "RobertaProcessing":
-        return post.RobertaProcessing(_pair(f, "sep"), _pair(f, "cls"))
+        return post.RobertaProcessing(_pair(f, "sep"), _pair(f, "cls"), f.get("trim_offsets", bool, True),
+                                      f.get("add_prefix_space", bool, True))
     if kind == "ByteLevel":
-        return post.ByteLevel()
+        return post.ByteLevel(f.get("trim_offsets", bool, True), f.get("add_prefix_space", bool, True))
     if kind == "Sequence":
         return post.Sequence([_post_processor(x) for x in f.items("processors")])
     f.fail(f"unsupported post-processor type {kind!r}")

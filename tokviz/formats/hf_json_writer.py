@@ -353,13 +353,14 @@ def _(p: post.BertProcessing) -> dict:
     kind = "RobertaProcessing" if isinstance(p, post.RobertaProcessing) else "BertProcessing"
     out = {"type": kind, "sep": [p.sep[1], p.sep[0]], "cls": [p.cls[1], p.cls[0]]}
     if kind == "RobertaProcessing":
-        out.update(trim_offsets=True, add_prefix_space=True)
+        out.update(trim_offsets=p.trim_offsets, add_prefix_space=p.add_prefix_space)
     return out
 
 
 @to_json.register
 def _(p: post.ByteLevel) -> dict:
-    return {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True}
+    return {"type": "ByteLevel", "add_prefix_space": p.add_prefix_space, "trim_offsets": p.trim_offsets,
+            "use_regex": True}
 
 
 @to_json.register

@@ -16,7 +16,10 @@ _SHORT = 19  # any 19 decimal digits fit in a u64
 
 
 def serde_f64(literal: str) -> float:
-    """The float serde_json (without `float_roundtrip`) parses from a JSON number literal."""
+    """The float serde_json (without `float_roundtrip`) parses from a JSON number literal.
+
+    A literal out of range, which serde refuses, reads as an infinity: the reader's checks of
+    the field it is in then name the field."""
     negative = literal.startswith("-")
     body = literal[1:] if negative else literal
     mantissa, e, exp_text = body.replace("E", "e").partition("e")
@@ -32,10 +35,10 @@ def serde_f64(literal: str) -> float:
         if exp_value > _I32_MAX:
             if significand == 0 or not exp_positive:
                 return -0.0 if negative else 0.0
-            raise ValueError(f"number out of range: {literal}")
+            return float("-inf") if negative else float("inf")
         exponent = exponent + exp_value if exp_positive else exponent - exp_value
         exponent = max(-(2**31), min(_I32_MAX, exponent))
-    value = _from_parts(significand, exponent, literal)
+    value = _from_parts(significand, exponent)
     return -value if negative else value
 
 
@@ -64,20 +67,18 @@ def _long_significand(int_digits: str, frac_digits: str) -> tuple[int, int]:
     return significand, exponent
 
 
-def _from_parts(significand: int, exponent: int, literal: str) -> float:
+def _from_parts(significand: int, exponent: int) -> float:
     value = float(significand)
     while True:
         if abs(exponent) < len(_POW10):
             if exponent >= 0:
                 value *= _POW10[exponent]
-                if value == float("inf"):
-                    raise ValueError(f"number out of range: {literal}")
             else:
                 value /= _POW10[-exponent]
             return value
         if value == 0.0:
             return value
         if exponent >= 0:
-            raise ValueError(f"number out of range: {literal}")
+            return float("inf")
         value /= 1e308
         exponent += 308

@@ -5,15 +5,14 @@
  *   1. clean_text (drop NUL, U+FFFD and control characters, white space -> ' ') and
  *      handle_chinese_chars (' ' c ' ' for a CJK ideograph); each character keeps its own span;
  *   2. strip_accents: NFD -- unless the text is already in NFD, where the reference keeps it as it
- *      is -- cluster by cluster (a starter and the characters that combine with it), every
- *      character of a cluster spanning the whole cluster;
+ *      is -- each character aligned with the original one it replaces, as HF tokenizers aligns it;
  *   3. strip_accents: drop the Mn characters; lowercase: str.lower per character, where a capital
  *      sigma becomes final sigma by str.lower's context rule on the whole text;
  *   4. words: runs of characters that are neither white space nor punctuation, and each
  *      punctuation character alone.
  *
- * Spans stay sorted through all stages (a cluster spans from its first start to its last end), so
- * the span of characters [a, b) is (start[a], end[b - 1]).
+ * Spans stay sorted through all stages (stage 2 hands them out in order), so the span of
+ * characters [a, b) is (start[a], end[b - 1]).
  */
 #include "bert_pre.h"
 
@@ -105,8 +104,6 @@ static int clean_and_pad_any(int options, int kind, const void *data, size_t n, 
     return clean_and_pad(options, 4, data, n, out, is_nfd, seen);
 }
 
-static inline int is_starter(uint32_t c) { return bt_props(c)->ccc == 0 && !(c >= 0x1160 && c <= 0x11FF); }
-
 /* Appends the NFD of c with the span [a, b). */
 static inline void put_nfd(BertChars *out, uint32_t c, int32_t a, int32_t b) {
     const BertProps *p = bt_props(c);
@@ -122,11 +119,12 @@ static inline void put_nfd(BertChars *out, uint32_t c, int32_t a, int32_t b) {
     }
 }
 
-/* Canonical ordering of cp[0:n): a stable sort by combining class of every run of non-starters.
- * (The spans need not move: all characters of a cluster share one.) */
-static void canonical_order(uint32_t *cp, size_t n) {
+/* Canonical ordering of cp[0:n): a stable sort by combining class of every run of non-starters,
+ * tag[] moving with its character. */
+static void canonical_order(uint32_t *cp, int32_t *tag, size_t n) {
     for (size_t i = 1; i < n; i++) {
         uint32_t c = cp[i];
+        int32_t t = tag[i];
         unsigned ccc = bt_props(c)->ccc;
         if (!ccc) continue;
         size_t j = i;
@@ -134,43 +132,39 @@ static void canonical_order(uint32_t *cp, size_t n) {
             unsigned prev = bt_props(cp[j - 1])->ccc;
             if (prev <= ccc) break; /* (a starter, ccc 0, stops the run) */
             cp[j] = cp[j - 1];
+            tag[j] = tag[j - 1];
             j--;
         }
         cp[j] = c;
+        tag[j] = t;
     }
 }
 
-static int in_canonical_order(const uint32_t *cp, size_t n) {
-    unsigned last = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned ccc = bt_props(cp[i])->ccc;
-        if (ccc && last > ccc) return 0;
-        last = ccc;
-    }
-    return 1;
-}
-
-/* Stage 2: NFD cluster by cluster, as NormalizedString.unicode_normalize does. */
+/* Stage 2: NFD with the spans HF tokenizers gives (NormalizedString.unicode_normalize): the first
+ * character of each decomposition replaces an input character and the others are inserted;
+ * after canonical ordering, which moves characters with that tag, the characters that replace
+ * take the input characters' spans in order, and an inserted one takes the span of the input
+ * character taken last. */
 static int decompose(const BertChars *in, BertChars *out) {
     /* A character decomposes into 4 at most (3 for a Hangul syllable). */
     if (reserve(out, 4 * in->n + 4)) return BERT_NOMEM;
-    size_t k = 0;
-    while (k < in->n) {
-        size_t e = k + 1;
-        while (e < in->n && !is_starter(in->cp[e])) e++;
-        int32_t a = in->start[k], b = in->end[e - 1];
-        size_t mark = out->n;
-        for (size_t j = k; j < e; j++) put_nfd(out, in->cp[j], a, b);
-        if (e > k + 1) canonical_order(out->cp + mark, out->n - mark);
-        k = e;
+    for (size_t k = 0; k < in->n; k++) {
+        size_t first = out->n;
+        put_nfd(out, in->cp[k], 0, 0);
+        for (size_t j = first + 1; j < out->n; j++) out->start[j] = 1; /* start: the inserted tag */
     }
-    if (!in_canonical_order(out->cp, out->n)) {
-        /* Reordering crossed a cluster boundary (a starter whose NFD begins with a non-starter,
-           such as U+0F73): the reference then gives every character the span of the whole text. */
-        canonical_order(out->cp, out->n);
-        for (size_t j = 0; j < out->n; j++) {
-            out->start[j] = in->start[0];
-            out->end[j] = in->end[in->n - 1];
+    canonical_order(out->cp, out->start, out->n);
+    size_t taken = 0;
+    for (size_t j = 0; j < out->n; j++) {
+        if (!out->start[j]) {
+            out->start[j] = in->start[taken];
+            out->end[j] = in->end[taken];
+            taken++;
+        } else if (taken) {
+            out->start[j] = in->start[taken - 1];
+            out->end[j] = in->end[taken - 1];
+        } else {
+            out->start[j] = out->end[j] = 0;
         }
     }
     return BERT_OK;
