@@ -218,6 +218,29 @@ class NormalizedString:
             return NormalizedString(new, self.base, [s] * len(new), [e] * len(new))
         return NormalizedString(new, self.base, ns, ne)
 
+    def transform(self, changes: Iterable[tuple[str, int]]) -> NormalizedString:
+        """The text made of (character, change) pairs, aligned as HF tokenizers' `transform`:
+        change <= 0 takes the next character's span and skips -change more characters; change 1
+        is inserted and takes the span of the character taken last (an empty span at the start)."""
+        starts, ends = self.spans()
+        out: list[str] = []
+        ns: list[int] = []
+        ne: list[int] = []
+        taken = 0
+        for char, change in changes:
+            if change > 0:
+                s, e = (starts[taken - 1], ends[taken - 1]) if taken else (self.base, self.base)
+            else:
+                s, e = starts[taken], ends[taken]
+                taken += 1 - change
+            out.append(char)
+            ns.append(s)
+            ne.append(e)
+        new = "".join(out)
+        if new == self.text and taken == len(self.text) and ns == starts and ne == ends:
+            return self
+        return NormalizedString(new, self.base, ns, ne)
+
     def with_text(self, new: str) -> NormalizedString:
         """A new text whose relation to this one is unknown: every character spans the whole."""
         if new == self.text:

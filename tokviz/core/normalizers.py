@@ -185,26 +185,28 @@ class Precompiled(Normalizer):
 
 
 def _apply_parts(ns: NormalizedString, parts: list[tuple[int, int, str]]) -> NormalizedString:
-    """Replace non-overlapping [a, b) ranges with new text, each new char spanning its range."""
+    """Replace non-overlapping, sorted [a, b) ranges with new text, aligned as HF's Precompiled
+    normalizer aligns them: the new characters replace the old ones in order, extra new ones
+    count as inserted, and the last one absorbs old ones left over (an empty replacement: the
+    character before it does, or nothing at the very start)."""
     if not parts or all(ns.text[a:b] == r for a, b, r in parts):
         return ns
     text = ns.text
-    starts, ends = ns.spans()
-    out, ps, pe = [], [], []
+    changes: list[tuple[str, int]] = []
     prev = 0
     for a, b, rep in parts:
-        out.append(text[prev:a])
-        ps.extend(starts[prev:a])
-        pe.extend(ends[prev:a])
-        s, e = ns.original_span(a, b)
-        out.append(rep)
-        ps.extend([s] * len(rep))
-        pe.extend([e] * len(rep))
+        changes.extend((c, 0) for c in text[prev:a])
+        changes.extend((c, 0) for c in rep)
+        diff = len(rep) - (b - a)
+        if diff > 0:
+            for k in range(len(changes) - diff, len(changes)):
+                changes[k] = (changes[k][0], 1)
+        elif diff < 0 and changes:
+            c, change = changes[-1]
+            changes[-1] = (c, change + diff)
         prev = b
-    out.append(text[prev:])
-    ps.extend(starts[prev:])
-    pe.extend(ends[prev:])
-    return NormalizedString("".join(out), ns.base, ps, pe)
+    changes.extend((c, 0) for c in text[prev:])
+    return ns.transform(changes)
 
 
 @dataclass

@@ -225,7 +225,38 @@ class BPE(Model):
                 pos += n
             else:  # a later byte of a byte-fallback character, or the end-of-word symbol alone:
                 out.append((i, max(pos - 1, 0), pos))  # it belongs to the character before
+        if pos < len(text):  # characters without a token were dropped (no unk token)
+            return self._shifted_as_hf(text, flat)
         return out
+
+    def _shifted_as_hf(self, text: str, flat: tuple[int, ...]) -> list[Token]:
+        """Offsets as HF tokenizers gives them when it drops unknown characters: it counts each
+        token's bytes from the word's start without the dropped ones, so later tokens sit earlier
+        by those bytes and map onto the characters found there."""
+        char_at_byte = [k for k, c in enumerate(text) for _ in range(len(c.encode("utf-8")))]
+        kept = [c for k, c in enumerate(text) if self._has_symbol(text, k)]
+        out: list[Token] = []
+        pos = 0  # kept characters so far
+        at = 0  # HF's byte position
+        for k in range(0, len(flat), 2):
+            i, n = flat[k], flat[k + 1]
+            in_byte_run = n == 0 or (k + 3 < len(flat) and flat[k + 3] == 0)
+            size = 1 if in_byte_run else len("".join(kept[pos:pos + n]).encode("utf-8"))
+            pos += n
+            out.append((i, char_at_byte[at], char_at_byte[at + size - 1] + 1))
+            at += size
+        return out
+
+    def _has_symbol(self, word: str, k: int) -> bool:
+        """Whether character k of `word` becomes a symbol (itself or its bytes) rather than being dropped."""
+        s = word[k]
+        if k and self.prefix:
+            s = self.prefix + s
+        if k == len(word) - 1 and self.suffix:
+            s = s + self.suffix
+        if s in self.vocab:
+            return True
+        return self.byte_fallback and all(f"<0x{b:02X}>" in self.vocab for b in s.encode("utf-8"))
 
     def describe(self) -> str:
         bits = ["BPE"]
