@@ -15,7 +15,7 @@ tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, processors, trainers  # noqa: E402
 
 import tokviz  # noqa: E402
-from tests._shared import EDGE_CASES  # noqa: E402
+from _shared import EDGE_CASES  # noqa: E402
 
 # Characters assigned since Unicode 3.2 whose properties changed later (U+1734 became Mn) are left
 # out: HF's tables and Python's disagree on them, which is not an alignment question.

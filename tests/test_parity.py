@@ -1,6 +1,10 @@
 """tokviz gives the same ids and decodes as the reference libraries on the real shared tokenizers."""
 from __future__ import annotations
 
+import shutil
+import tempfile
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -30,10 +34,25 @@ class HFOracle:
         return self.ref.decode(ids)
 
 
-class BertVocabOracle(HFOracle):
-    def __init__(self, path):
-        tokenizers = pytest.importorskip("tokenizers")
-        self.ref = tokenizers.BertWordPieceTokenizer(str(need(path)), lowercase=True)
+class TransformersOracle:
+    """transformers' tokenizer for a folder holding only the given files (the folder format's
+    reference: its decode keeps special tokens)."""
+
+    def __init__(self, *paths):
+        transformers = pytest.importorskip("transformers")
+        folder = Path(tempfile.mkdtemp(prefix="tokviz-oracle-"))
+        for path in paths:
+            shutil.copyfile(need(path), folder / path.name)
+        self.ref = transformers.AutoTokenizer.from_pretrained(str(folder))
+
+    def encode(self, text):
+        return self.ref(text, add_special_tokens=False)["input_ids"]
+
+    def encode_special(self, text):
+        return self.ref(text, add_special_tokens=True)["input_ids"]
+
+    def decode(self, ids):
+        return self.ref.decode(ids)
 
 
 class TiktokenOracle:
@@ -63,10 +82,12 @@ class TiktokenOracle:
 # (test id, what tokviz loads, oracle)
 CASES = {
     "qwen2.5-json": (TOKENIZERS / "qwen2.5" / "tokenizer.json", lambda: HFOracle(TOKENIZERS / "qwen2.5" / "tokenizer.json")),
-    "qwen2.5-vocab-merges": (TOKENIZERS / "qwen2.5" / "vocab.json", lambda: HFOracle(TOKENIZERS / "qwen2.5" / "tokenizer.json")),
+    "qwen2.5-vocab-merges": (TOKENIZERS / "qwen2.5" / "vocab.json", lambda: TransformersOracle(
+        *(TOKENIZERS / "qwen2.5" / name for name in ("vocab.json", "merges.txt", "tokenizer_config.json")))),
     "llama3-json": (TOKENIZERS / "llama3" / "tokenizer.json", lambda: HFOracle(TOKENIZERS / "llama3" / "tokenizer.json")),
     "bert-json": (TOKENIZERS / "bert-minilm" / "tokenizer.json", lambda: HFOracle(TOKENIZERS / "bert-minilm" / "tokenizer.json")),
-    "bert-vocab-txt": (TOKENIZERS / "bert-minilm" / "vocab.txt", lambda: BertVocabOracle(TOKENIZERS / "bert-minilm" / "vocab.txt")),
+    "bert-vocab-txt": (TOKENIZERS / "bert-minilm" / "vocab.txt", lambda: TransformersOracle(
+        *(TOKENIZERS / "bert-minilm" / name for name in ("vocab.txt", "tokenizer_config.json")))),
     "cl100k-tiktoken": (TOKENIZERS / "cl100k_base.tiktoken", lambda: TiktokenOracle(TOKENIZERS / "cl100k_base.tiktoken")),
 }
 

@@ -23,7 +23,7 @@ tokenizers = pytest.importorskip("tokenizers")
 spm = pytest.importorskip("sentencepiece")
 
 import tokviz  # noqa: E402
-from tests._shared import EDGE_CASES  # noqa: E402
+from _shared import EDGE_CASES  # noqa: E402
 
 REAL = Path(__file__).parent / "data" / "real"
 RESOURCES = Path(__file__).parents[1] / "resources"

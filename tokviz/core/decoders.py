@@ -68,12 +68,14 @@ class Metaspace(Decoder):
     prepend_scheme: str = "always"
 
     def decode_chain(self, tokens):
+        """Each replacement character becomes a space, except in the first token where (unless the
+        scheme is "never") HF drops every one of them, not only a leading one."""
         out = []
         for i, t in enumerate(tokens):
-            t = t.replace(self.replacement, " ")
-            if i == 0 and self.prepend_scheme != "never" and t.startswith(" "):
-                t = t[1:]
-            out.append(t)
+            if i == 0 and self.prepend_scheme != "never":
+                out.append(t.replace(self.replacement, ""))
+            else:
+                out.append(t.replace(self.replacement, " "))
         return out
 
 
@@ -86,7 +88,9 @@ class BPEDecoder(Decoder):
         return [t.replace(self.suffix, "" if i == n - 1 else " ") for i, t in enumerate(tokens)]
 
 
-_BYTE_TOKEN = regex.compile(r"<0x([0-9A-F]{2})>")
+# HF's rule: a token of 6 bytes "<0x..>" whose two middle characters Rust's u8::from_str_radix(.., 16)
+# accepts: two hex digits of either case, or "+" and one digit.
+_BYTE_TOKEN = regex.compile(r"<0x(\+?[0-9A-Fa-f]{1,2})>")
 
 
 @dataclass
@@ -104,7 +108,7 @@ class ByteFallback(Decoder):
                 pending.clear()
 
         for t in tokens:
-            m = _BYTE_TOKEN.fullmatch(t) if len(t) == 6 else None
+            m = _BYTE_TOKEN.fullmatch(t) if len(t) == 6 else None  # (6 characters of ASCII: 6 bytes)
             if m:
                 pending.append(int(m.group(1), 16))
             else:
@@ -183,3 +187,16 @@ class Sequence(Decoder):
 
     def describe(self):
         return " + ".join(d.describe() for d in self.decoders)
+
+
+def transformers_cleanup(text: str) -> str:
+    """transformers' `clean_up_tokenization` (decode with clean_up_tokenization_spaces), on the whole text."""
+    for a, b in _TRANSFORMERS_CLEANUPS:
+        text = text.replace(a, b)
+    return text
+
+
+_TRANSFORMERS_CLEANUPS = (
+    (" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
+    (" 'm", "'m"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"),
+)

@@ -241,6 +241,24 @@ class CharDelimiterSplit(PreTokenizer):
         return split_normalized(ns, _char_spans(ns.text, lambda c: c == self.delimiter), "Removed")
 
 
+@dataclass
+class FixedLength(PreTokenizer):
+    """Pieces of `length` characters (code points), the last one shorter (HF's FixedLength)."""
+
+    length: int = 5
+
+    def __post_init__(self):
+        if self.length < 1:
+            raise ValueError(f"FixedLength needs a length of at least 1, got {self.length}")
+
+    def split(self, ns):
+        n, step = len(ns.text), self.length
+        return ns.split_spans([(a, min(a + step, n)) for a in range(0, n, step)])
+
+    def describe(self):
+        return f"FixedLength({self.length})"
+
+
 # The scripts of Unicode 8.0, the table HF tokenizers' UnicodeScripts knows; later scripts are "Any".
 _SCRIPTS = """Latin Greek Cyrillic Armenian Hebrew Arabic Syriac Thaana Devanagari Bengali Gurmukhi Gujarati
 Oriya Tamil Telugu Kannada Malayalam Sinhala Thai Lao Tibetan Myanmar Georgian Hangul Ethiopic Cherokee

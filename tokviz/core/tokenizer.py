@@ -88,6 +88,7 @@ class Tokenizer:
         self.source = source or Source("tokviz")
         self.text_normalizer = text_normalizer
         self.decode_fn = decode_fn
+        self.decode_skips_special = True  # decode's default; False where the reference keeps them (tiktoken)
         self.byte_level = bool(pre_tokenizer is not None and pre_tokenizer.byte_level)
         self._bytes_cache: dict[int, bytes] = {}
         self._use_native = True
@@ -578,8 +579,11 @@ class Tokenizer:
         return out
 
     # ---- decoding ------------------------------------------------------------------------
-    def decode(self, ids: list[int], *, skip_special_tokens: bool = True) -> str:
-        """Text for `ids` as the format's reference library decodes it (special tokens skipped)."""
+    def decode(self, ids: list[int], *, skip_special_tokens: bool | None = None) -> str:
+        """Text for `ids` as the format's reference library decodes it; special tokens are skipped
+        or kept as its decode does by default (`decode_skips_special`) unless told."""
+        if skip_special_tokens is None:
+            skip_special_tokens = self.decode_skips_special
         for i in ids:
             if self.id_to_token(i) is None:
                 raise TokvizError(f"cannot decode id {i}: not in the vocabulary (size {self.vocab_size})")

@@ -18,11 +18,67 @@ from ..errors import TokvizError
 from ._util import SELF_MERGE, Fields, check_vocab, first_bad_merge_line, first_surrogate, read_json, stem, surrogate_message
 
 
+# The keys tokviz reads (or knows to change nothing) for each component; any other key is refused
+# by name rather than ignored, since it may change what HF tokenizers does.
+_KNOWN_KEYS = {
+    "root": {"version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer", "post_processor",
+             "decoder", "model"},
+    "added_tokens": {"id", "content", "single_word", "lstrip", "rstrip", "normalized", "special"},
+    "model.BPE": {"type", "dropout", "unk_token", "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk",
+                  "byte_fallback", "ignore_merges", "vocab", "merges"},
+    "model.WordPiece": {"type", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word", "vocab"},
+    "model.WordLevel": {"type", "unk_token", "vocab"},
+    "model.Unigram": {"type", "unk_id", "vocab", "byte_fallback"},
+    "normalizer.Replace": {"type", "pattern", "content"},
+    "normalizer.Prepend": {"type", "prepend"},
+    "normalizer.Strip": {"type", "strip_left", "strip_right"},
+    "normalizer.BertNormalizer": {"type", "clean_text", "handle_chinese_chars", "strip_accents", "lowercase"},
+    "normalizer.Precompiled": {"type", "precompiled_charsmap"},
+    "normalizer.Sequence": {"type", "normalizers"},
+    # (ByteLevel's trim_offsets acts in the post-processor only)
+    "pre_tokenizer.ByteLevel": {"type", "add_prefix_space", "trim_offsets", "use_regex"},
+    "pre_tokenizer.Split": {"type", "pattern", "behavior", "invert"},
+    "pre_tokenizer.Metaspace": {"type", "replacement", "prepend_scheme", "split", "add_prefix_space", "str_rep"},
+    "pre_tokenizer.Punctuation": {"type", "behavior"},
+    "pre_tokenizer.Digits": {"type", "individual_digits"},
+    "pre_tokenizer.CharDelimiterSplit": {"type", "delimiter"},
+    "pre_tokenizer.FixedLength": {"type", "length"},
+    "pre_tokenizer.Sequence": {"type", "pretokenizers"},
+    # (a template's type ids and pair template change no id of a single sequence)
+    "post_processor.TemplateProcessing": {"type", "single", "pair", "special_tokens"},
+    "post_processor.BertProcessing": {"type", "sep", "cls"},
+    "post_processor.RobertaProcessing": {"type", "sep", "cls", "trim_offsets", "add_prefix_space"},
+    "post_processor.ByteLevel": {"type", "add_prefix_space", "trim_offsets", "use_regex"},
+    "post_processor.Sequence": {"type", "processors"},
+    "decoder.ByteLevel": {"type", "add_prefix_space", "trim_offsets", "use_regex"},
+    "decoder.WordPiece": {"type", "prefix", "cleanup"},
+    "decoder.Metaspace": {"type", "replacement", "prepend_scheme", "split", "add_prefix_space", "str_rep"},
+    "decoder.BPEDecoder": {"type", "suffix"},
+    "decoder.Strip": {"type", "content", "start", "stop"},
+    "decoder.Replace": {"type", "pattern", "content"},
+    "decoder.CTC": {"type", "pad_token", "word_delimiter_token", "cleanup"},
+    "decoder.Sequence": {"type", "decoders"},
+}
+
+
+def _only_known_keys(f: Fields, section: str, kind: str | None) -> None:
+    """Refuse a key tokviz does not implement for this component (a type not listed takes only "type")."""
+    known = _KNOWN_KEYS.get(section if kind is None else f"{section}.{kind}", {"type"})
+    unknown = sorted(k for k in f.data if k not in known)
+    if unknown:
+        what = f"{kind} {section.replace('_', '-')}" if kind else section.replace("_", " ")
+        f.fail(f"the {what} has {', '.join(map(repr, unknown))}, which tokviz does not implement")
+
+
 def read_hf_json(path: Path) -> Tokenizer:
     data = read_json(path)
     root = Fields(data, path)
     if not root.has("model"):
+        if root.has("vocab") and isinstance(root.data.get("config"), dict) and "pattern" in root.data["config"]:
+            root.fail("a Mistral tekken tokenizer (mistral-common's format), not a tokenizer.json: "
+                      "tokviz does not read tekken files")
         root.fail("not a tokenizer.json (no 'model' field)")
+    _only_known_keys(root, "root", None)
     model = _model(root.obj("model", required=True))
     normalizer = _normalizer(root.obj("normalizer"))
     pre_tokenizer = _pre_tokenizer(root.obj("pre_tokenizer"))
@@ -31,6 +87,7 @@ def read_hf_json(path: Path) -> Tokenizer:
     added = []
     ids_of_added: dict[int, str] = {}
     for f in root.items("added_tokens") if root.has("added_tokens") else []:
+        _only_known_keys(f, "added_tokens", None)
         token_id = _id(f, "id")
         content = f.get("content", str, required=True)
         if token_id in ids_of_added:
@@ -131,6 +188,8 @@ def _model(f: Fields):
     if kind is None:  # files written by old versions carry no type
         vocab = f.data.get("vocab")
         kind = "BPE" if f.has("merges") else "Unigram" if isinstance(vocab, list) else "WordPiece" if f.has("continuing_subword_prefix") else "WordLevel"
+    if kind in ("BPE", "WordPiece", "WordLevel", "Unigram"):
+        _only_known_keys(f, "model", kind)
     if kind == "BPE":
         return _bpe(f)
     if kind == "WordPiece":
@@ -163,6 +222,10 @@ def _model(f: Fields):
 
 
 def _bpe(f: Fields) -> BPE:
+    dropout = f.get("dropout", (int, float))
+    if dropout is not None and dropout != 0:
+        f.fail(f"dropout {dropout} is not supported: BPE dropout skips merges at random, tokviz encodes "
+               "deterministically (dropout null or 0)")
     vocab = _vocab_dict(f)
     raw = f.get("merges", list, [])
     prefix = f.get("continuing_subword_prefix", str) or ""
@@ -217,6 +280,7 @@ def _normalizer(f: Fields | None):
     if f is None:
         return None
     kind = f.type_name()
+    _only_known_keys(f, "normalizer", kind)
     if kind in ("NFC", "NFD", "NFKC", "NFKD"):
         return norm.UnicodeForm(kind)
     if kind == "Lowercase":
@@ -268,13 +332,19 @@ def _prepend_scheme(f: Fields) -> str:
         return "always" if f.get("add_prefix_space", bool, True) else "never"
     if scheme not in ("always", "first", "never"):
         f.fail(f"unknown prepend_scheme {scheme!r}")
+    if scheme == "always" and f.get("add_prefix_space", bool, True) is False:
+        f.fail("add_prefix_space false contradicts prepend_scheme 'always' (HF tokenizers refuses it too)")
     return scheme
+
+
+MAX_FIXED_LENGTH = 1 << 30  # characters in a FixedLength piece (HF refuses 0)
 
 
 def _pre_tokenizer(f: Fields | None):
     if f is None:
         return None
     kind = f.type_name()
+    _only_known_keys(f, "pre_tokenizer", kind)
     if kind == "Split":
         pattern, is_regex = _pattern(f)
         return pre.Split(pattern, _behavior(f, "Isolated"), f.get("invert", bool, False), is_regex)
@@ -296,6 +366,11 @@ def _pre_tokenizer(f: Fields | None):
         return pre.UnicodeScripts()
     if kind == "CharDelimiterSplit":
         return pre.CharDelimiterSplit(f.get("delimiter", str, required=True))
+    if kind == "FixedLength":
+        length = f.get("length", int, 5)
+        if not 1 <= length <= MAX_FIXED_LENGTH:
+            f.fail(f"length {length} is out of range (1 to {MAX_FIXED_LENGTH} characters)")
+        return pre.FixedLength(length)
     if kind == "Sequence":
         return pre.Sequence([_pre_tokenizer(x) for x in f.items("pretokenizers")])
     f.fail(f"unsupported pre-tokenizer type {kind!r}")
@@ -314,6 +389,7 @@ def _post_processor(f: Fields | None):
     if f is None:
         return None
     kind = f.type_name()
+    _only_known_keys(f, "post_processor", kind)
     if kind == "TemplateProcessing":
         single = []
         for item in f.get("single", list, required=True):
@@ -360,6 +436,7 @@ def _decoder(f: Fields | None):
     if f is None:
         return None
     kind = f.type_name()
+    _only_known_keys(f, "decoder", kind)
     if kind == "ByteLevel":
         return dec.ByteLevel()
     if kind == "WordPiece":

@@ -326,6 +326,11 @@ def _(p: pre.CharDelimiterSplit) -> dict:
 
 
 @to_json.register
+def _(p: pre.FixedLength) -> dict:
+    return {"type": "FixedLength", "length": p.length}
+
+
+@to_json.register
 def _(p: pre.Sequence) -> dict:
     return {"type": "Sequence", "pretokenizers": [to_json(x) for x in p.pre_tokenizers]}
 

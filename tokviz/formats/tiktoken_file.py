@@ -5,7 +5,6 @@ otherwise the caller passes `pattern=`.
 """
 from __future__ import annotations
 
-import base64
 import binascii
 from functools import partial
 from pathlib import Path
@@ -22,13 +21,25 @@ from ..errors import TokvizError
 from ._util import read_bytes, stem
 
 
+_strict_base64 = partial(binascii.a2b_base64, strict_mode=True)
+
+
+def _decode_token(field: bytes) -> bytes:
+    """A token's bytes from its base64.  Padding alone ("=", as in openai-whisper's
+    multilingual.tiktoken) is the empty token, as tiktoken's load_tiktoken_bpe reads it."""
+    if field.strip(b"=") == b"":
+        return b""
+    return _strict_base64(field)
+
+
 def read_ranks(path: Path) -> dict[bytes, int]:
+    """token bytes -> rank of a .tiktoken file, checked (tiktoken's loader takes anything)."""
     data = read_bytes(path)
     lines = data.splitlines()
     fields = data.split()
     if len(fields) == 2 * len(lines) and lines:
         try:  # the whole file at C speed; the slow loop below only runs to find what is wrong
-            tokens = list(map(partial(binascii.a2b_base64, strict_mode=True), fields[0::2]))
+            tokens = list(map(_decode_token, fields[0::2]))
             ranks = dict(zip(tokens, map(int, fields[1::2])))
             values = ranks.values()
             if (len(ranks) == len(lines) and min(values) >= 0 and max(values) <= max_sane_id(len(ranks))
@@ -45,7 +56,7 @@ def read_ranks(path: Path) -> dict[bytes, int]:
         if len(parts) != 2:
             raise TokvizError(f"line {lineno}: expected 'base64 rank', got {line[:60]!r}", path)
         try:
-            token = base64.b64decode(parts[0], validate=True)
+            token = _decode_token(parts[0])
         except (binascii.Error, ValueError):
             raise TokvizError(f"line {lineno}: invalid base64 token {parts[0][:40]!r}", path) from None
         rank_text = parts[1][:40].decode("utf-8", "replace")
@@ -86,7 +97,7 @@ def read_tiktoken(path: Path, pattern: str | None = None, *, name: str | None = 
     taken = set(ranks.values())
     specials = [s for s in specials if s.id not in taken]
     model = BPE(vocab, None, ignore_merges=True)  # tiktoken: ranks of merged tokens, whole piece first
-    return Tokenizer(
+    tok = Tokenizer(
         model,
         pre_tokenizer=pre.Sequence([pre.Split(pattern, "Isolated", dialect="rust"), pre.ByteLevel(use_regex=False)]),
         decoder=dec.ByteLevel(),
@@ -94,3 +105,5 @@ def read_tiktoken(path: Path, pattern: str | None = None, *, name: str | None = 
         special_in_text=False,
         source=Source("tiktoken", str(path), name, {"pattern": pattern}),
     )
+    tok.decode_skips_special = False  # tiktoken's decode gives a special token's text
+    return tok

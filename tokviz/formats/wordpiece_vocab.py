@@ -7,16 +7,42 @@ from ..core import decoders as dec
 from ..core import normalizers as norm
 from ..core import post_processors as post
 from ..core import pre_tokenizers as pre
-from ..core.added import AddedToken
 from ..core.models import WordPiece
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
-from ._util import Fields, read_json, read_text
+from ._util import read_text
+from .hf_config import added_tokens, config_class, read_config, refuse_unless, special_token_texts
 
-BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+BERT_DEFAULTS = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]",
+                 "mask_token": "[MASK]"}
+BERT_CLASSES = ("BertTokenizer",)  # transformers' class names this layout is read as ("Fast" too)
+
+
+def _check_config(config, specials: set[str]) -> None:
+    """Refuse what would make transformers tokenize otherwise than tokviz does."""
+    if config is None:
+        return
+    cls = config_class(config)
+    if cls is not None and cls not in BERT_CLASSES:
+        config.fail(f"tokenizer_class {config.data['tokenizer_class']!r} is not implemented by tokviz for a "
+                    f"vocab.txt (it reads {', '.join(BERT_CLASSES)})")
+    # transformers 5's BertTokenizer ignores these two, its legacy (slow) one honours them: the
+    # references disagree, so a value that would matter is refused rather than read one way.
+    refuse_unless(config, "do_basic_tokenize", True,
+                  "transformers' BertTokenizer ignores it and BertTokenizerLegacy honours it; tokviz does neither")
+    refuse_unless(config, "never_split", lambda words: isinstance(words, list) and set(words) <= specials,
+                  "words other than special tokens kept whole: transformers' BertTokenizer ignores them and "
+                  "BertTokenizerLegacy honours them; tokviz does neither")
+    for key in ("add_bos_token", "add_eos_token"):
+        refuse_unless(config, key, False, "BertTokenizer adds [CLS] ... [SEP] only")
+    for key in ("do_lower_case", "tokenize_chinese_chars", "strip_accents", "clean_up_tokenization_spaces",
+                "split_special_tokens"):
+        config.get(key, bool)  # (type check)
 
 
 def read_wordpiece_vocab(path: Path) -> Tokenizer:
+    """A BERT vocab.txt, read as transformers' BertTokenizer reads it with the tokenizer_config.json
+    beside it (do_lower_case, strip_accents, tokenize_chinese_chars, special and added tokens)."""
     text = read_text(path)
     lines = (text.replace("\r\n", "\n") if "\r" in text else text).split("\n")
     if lines and lines[-1] == "":
@@ -25,26 +51,41 @@ def read_wordpiece_vocab(path: Path) -> Tokenizer:
     vocab = dict(zip(reversed(lines), range(len(lines) - 1, -1, -1)))
     if not vocab:
         raise TokvizError("empty vocabulary", path)
-    if "[UNK]" not in vocab:
-        raise TokvizError("not a BERT vocab.txt: no [UNK] token", path)
-    lowercase = True
-    config_path = path.parent / "tokenizer_config.json"
-    if config_path.is_file():
-        lowercase = Fields(read_json(config_path), config_path).get("do_lower_case", bool, True)
-    specials = [AddedToken(t, vocab[t], special=True) for t in BERT_SPECIALS if t in vocab]
+    config = read_config(path.parent)
+    specials = special_token_texts(config, BERT_DEFAULTS)
+    unk = specials.get("unk_token")
+    if unk is None or unk not in vocab:
+        raise TokvizError(f"not a BERT vocab.txt: no {unk or '[UNK]'} token (the unknown token) in it", path)
+    _check_config(config, set(specials.values()))
+    get = (lambda key, default: config.get(key, bool, default)) if config is not None else (lambda key, default: default)
+    added = added_tokens(config, vocab, BERT_DEFAULTS)
+    ids = {t.content: t.id for t in added}
+    specials = {attr: t for attr, t in specials.items() if t in ids}
     processor = None
-    if "[CLS]" in vocab and "[SEP]" in vocab:
-        processor = post.BertProcessing(sep=(vocab["[SEP]"], "[SEP]"), cls=(vocab["[CLS]"], "[CLS]"))
-    return Tokenizer(
-        WordPiece(vocab, unk_token="[UNK]"),
-        normalizer=norm.BertNormalizer(lowercase=lowercase),
+    if "cls_token" in specials and "sep_token" in specials:
+        processor = post.BertProcessing(sep=(ids[specials["sep_token"]], specials["sep_token"]),
+                                        cls=(ids[specials["cls_token"]], specials["cls_token"]))
+    tok = Tokenizer(
+        WordPiece(vocab, unk_token=unk),
+        normalizer=norm.BertNormalizer(clean_text=True, handle_chinese_chars=get("tokenize_chinese_chars", True),
+                                       strip_accents=get("strip_accents", None), lowercase=get("do_lower_case", True)),
         pre_tokenizer=pre.BertPreTokenizer(),
         post_processor=processor,
         decoder=dec.WordPiece(),
-        added_tokens=specials,
-        special_in_text=True,
+        added_tokens=added,
+        special_in_text=not get("split_special_tokens", False),
         source=Source("wordpiece-vocab", str(path), path.parent.name or path.stem),
+        decode_fn=_decode_with_cleanup if get("clean_up_tokenization_spaces", False) else None,
     )
+    tok.decode_skips_special = False  # transformers' decode keeps special tokens
+    return tok
+
+
+def _decode_with_cleanup(tok: Tokenizer, ids: list[int], skip_special_tokens: bool) -> str:
+    """transformers' decode with clean_up_tokenization_spaces: the decoder's text, then its clean-up."""
+    special = tok.added.special_ids
+    tokens = [tok.id_to_token(i) for i in ids if not (skip_special_tokens and i in special)]
+    return dec.transformers_cleanup(tok.decoder.decode(tokens))
 
 
 def write_wordpiece_vocab(tok: Tokenizer, path: Path, *, overwrite: bool = True) -> None:

@@ -33,13 +33,13 @@ class Unigram(Model):
         self.byte_fallback = byte_fallback
         self.fuse_unk = fuse_unk
         matchable = [i for i in range(len(pieces)) if pieces[i][0]]
-        self.min_score = min((self.scores[i] for i in matchable), default=0.0)
+        self.min_score = min(self.scores, default=0.0)  # (over all pieces, an empty one too, as HF)
         self.unk_score = self.min_score - UNK_PENALTY
-        self._match: dict[str, int] = {}
+        self._match: dict[str, int] = {}  # a piece listed twice is matched as its last id, as in HF
         prefixes: set[str] = set()
         for i in matchable:
             p = pieces[i][0]
-            self._match.setdefault(p, i)
+            self._match[p] = i
             for k in range(1, len(p)):
                 prefixes.add(p[:k])
         self._prefixes = prefixes
@@ -84,38 +84,56 @@ class Unigram(Model):
         return path
 
     def tokenize(self, text: str) -> list[Token]:
+        """HF tokenizers' Unigram: the Viterbi path, where a run of unknown characters and pieces
+        whose id is the unknown token's (its literal text, "<unk>") is fused into one token — the
+        piece the run spells if there is one, else its bytes (byte fallback, each with the span of
+        the whole run) or the unknown token."""
         cached = self._cache.get(text)
         if cached is not None:
             return cached
         out: list[Token] = []
         path = self.viterbi(text)
+        unk = self.unk_id
+        if unk is None and any(id < 0 for id, _, _ in path):
+            from ...errors import TokvizError
+
+            a = next(a for id, a, _ in path if id < 0)
+            raise TokvizError(f"Unigram model cannot encode {text[a]!r}: it has no unknown token")
+        fuse = self.fuse_unk
         i = 0
         while i < len(path):
             id, a, b = path[i]
             i += 1
-            if id >= 0:
+            if id >= 0 and not (fuse and id == unk):
+                out.append((id, a, b))
+                continue
+            if fuse:
+                while i < len(path) and (path[i][0] < 0 or path[i][0] == unk):
+                    b = path[i][2]
+                    i += 1
+                known = self._match.get(text[a:b])
+                if known is not None:
+                    out.append((known, a, b))
+                    continue
+            elif id >= 0:
                 out.append((id, a, b))
                 continue
             if self.byte_fallback:
-                # HF fuses a run of unknown characters first, then byte-falls-back the run as a whole
-                while self.fuse_unk and i < len(path) and path[i][0] < 0 and path[i][1] == b:
-                    b = path[i][2]
-                    i += 1
-                pieces = [(self.vocab.get(f"<0x{byte:02X}>"), k) for k in range(a, b) for byte in text[k].encode("utf-8")]
-                if all(piece is not None for piece, _ in pieces):
-                    out.extend((piece, k, k + 1) for piece, k in pieces)
+                byte_ids = [self._match.get(f"<0x{byte:02X}>") for byte in text[a:b].encode("utf-8")]
+                if None not in byte_ids:
+                    out.extend((piece, a, b) for piece in byte_ids)
                     continue
-                # a byte without its <0xNN> piece: the unknown token, as HF tokenizers does
-            if self.unk_id is None:
-                from ...errors import TokvizError
-
-                raise TokvizError(f"Unigram model cannot encode {text[a:b]!r}: it has no unknown token")
-            if self.fuse_unk and out and out[-1][0] == self.unk_id and out[-1][2] == a:
-                out[-1] = (self.unk_id, out[-1][1], b)
-            else:
-                out.append((self.unk_id, a, b))
+            out.append((unk, a, b))  # (also a byte without its <0xNN> piece, as HF tokenizers does)
         self._cache.put(text, out)
         return out
+
+    def id_to_token(self, id: int) -> str | None:
+        """The piece of id `id` (also the later id of a piece listed twice, which HF matches)."""
+        return self.pieces[id][0] if 0 <= id < len(self.pieces) else None
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.pieces)
 
     def describe(self):
         return "Unigram" + (", byte fallback" if self.byte_fallback else "")

@@ -214,10 +214,18 @@ static int unigram_word(const Model *m, const uint32_t *w, size_t n, Scratch *s,
         pb[1] = t1;
     }
     if (m->byte_fallback || m->unk_id < 0 || m->fuse_unk) {
-        /* Rewrite the unknowns in place (the output only grows with byte fallback: use a copy). */
+        /* Rewrite the unknowns in place (the output only grows with byte fallback: use a copy).  As
+         * HF tokenizers: with fuse_unk, a run of unknown characters and pieces whose id is the
+         * unknown token's becomes the piece the run spells, else its bytes (each with the run's
+         * span) or the unknown token. */
+        int fuse = m->fuse_unk && m->unk_id >= 0;
         int has_unknown = 0;
-        for (size_t i = mark; i < o->n; i++) has_unknown |= o->ids[i] < 0;
+        for (size_t i = mark; i < o->n; i++) has_unknown |= o->ids[i] < 0 || (fuse && o->ids[i] == m->unk_id);
         if (!has_unknown) return RC_OK;
+        if (m->unk_id < 0) {
+            o->n = mark;
+            return RC_NOUNK; /* (an unknown character: HF fails even with byte fallback) */
+        }
         size_t bytes = count * 3 * sizeof(int32_t);
         int32_t *path = malloc(bytes);
         if (!path) return RC_NOMEM;
@@ -230,20 +238,32 @@ static int unigram_word(const Model *m, const uint32_t *w, size_t n, Scratch *s,
         int rc = RC_OK;
         for (size_t i = 0; i < count && rc == RC_OK; i++) {
             int32_t id = path[3 * i], a = path[3 * i + 1], b = path[3 * i + 2];
-            if (id >= 0) {
+            if (id >= 0 && !(fuse && id == m->unk_id)) {
                 if (out_push(o, id, a, b)) rc = RC_NOMEM;
-            } else if (m->byte_fallback) {
+                continue;
+            }
+            if (fuse) {
+                while (i + 1 < count && (path[3 * (i + 1)] < 0 || path[3 * (i + 1)] == m->unk_id)) {
+                    i++;
+                    b = path[3 * i + 2];
+                }
+                const Slot *known = table_find(t, w + a, (size_t)(b - a), hash_of(w + a, (size_t)(b - a)));
+                if (known && known->id >= 0) {
+                    if (out_push(o, known->id, a, b)) rc = RC_NOMEM;
+                    continue;
+                }
+            } else if (id >= 0) {
+                if (out_push(o, id, a, b)) rc = RC_NOMEM;
+                continue;
+            }
+            if (m->byte_fallback) {
                 for (int32_t k = a; k < b && rc == RC_OK; k++) {
                     uint8_t u[4];
                     int nb = is_surrogate(w[k]) ? 0 : utf8_of(w[k], u);
                     if (nb == 0) rc = RC_SURROGATE;
                     for (int j = 0; j < nb && rc == RC_OK; j++)
-                        if (out_push(o, m->byte_ids[u[j]], k, k + 1)) rc = RC_NOMEM;
+                        if (out_push(o, m->byte_ids[u[j]], a, b)) rc = RC_NOMEM;
                 }
-            } else if (m->unk_id < 0) {
-                rc = RC_NOUNK;
-            } else if (m->fuse_unk && o->n > mark && o->ids[o->n - 1] == m->unk_id && o->offs[2 * o->n - 1] == a) {
-                o->offs[2 * o->n - 1] = b;
             } else if (out_push(o, m->unk_id, a, b)) {
                 rc = RC_NOMEM;
             }
