@@ -6,6 +6,7 @@ two-part vowels, spaces) are drawn densely so every alignment rule is met many t
 """
 from __future__ import annotations
 
+import itertools
 import random
 import unicodedata
 
@@ -137,3 +138,30 @@ def test_display_offsets_put_closing_specials_after_the_text(tmp_path):
     assert [tuple(o) for o in enc.offsets] == [tuple(o) for o in hf.encode("hello world").offsets]
     starts, ends = offsets_arrays(enc)
     assert list(starts) == [0, 0, 6, 11] and list(ends) == [0, 5, 11, 11]
+
+
+@pytest.mark.parametrize("normalized", [False, True])
+@pytest.mark.parametrize("special", [False, True])
+def test_added_token_flags_as_hf(special, normalized, tmp_path):
+    """single_word, lstrip and rstrip under a lowercasing normalizer: ids, offsets and decode (HF
+    keeps a special token on decode when the normalizer changed it)."""
+    from tokenizers import AddedToken
+
+    base = Tokenizer(models.BPE(unk_token="[UNK]"))
+    base.pre_tokenizer = pre_tokenizers.Whitespace()
+    base.train_from_iterator(["hello world the quick brown fox [MASK] <x> ab"] * 30,
+                             trainers.BpeTrainer(vocab_size=80, special_tokens=["[UNK]"]))
+    rng = random.Random(f"{special}-{normalized}")
+    pieces = ["[MASK]", "[mask]", "ab", "AB", "<X>", "<x>", " ", "  ", "\n", "hello", "x", "é", "wor"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 8))) for _ in range(60)]
+    for k, (single, lstrip, rstrip) in enumerate(itertools.product([False, True], repeat=3)):
+        hf = Tokenizer.from_str(base.to_str())
+        hf.normalizer = normalizers.Lowercase()
+        flags = dict(single_word=single, lstrip=lstrip, rstrip=rstrip, normalized=normalized, special=special)
+        tokens = [AddedToken(content, **flags) for content in ("[MASK]", "ab", "<X>")]
+        (hf.add_special_tokens if special else hf.add_tokens)(tokens)
+        _assert_same(hf, tmp_path, texts, f"flags-{k}.json")
+        tok = tokviz.load(tmp_path / f"flags-{k}.json")
+        for text in texts:
+            ids = hf.encode(text).ids
+            assert tok.decode(ids) == hf.decode(ids), text

@@ -77,11 +77,16 @@ class Tokenizer:
         self.pre_tokenizer = pre_tokenizer
         self.post_processor = post_processor
         self.decoder = decoder
+        raw_specials = {t.content for t in added_tokens if t.special}
+        self._kept_on_decode: frozenset[int] = frozenset()
         if normalizer is not None:
             # As in HF tokenizers, a `normalized` added token is known by its normalized form.
             added_tokens = [
                 replace(t, content=normalizer.normalize_str(t.content)) if t.normalized else t for t in added_tokens
             ]
+            # HF's decode skips a token whose string is a special token's content as written: a
+            # special token the normalizer changes (e.g. "[MASK]" lowercased) is kept.
+            self._kept_on_decode = frozenset(t.id for t in added_tokens if t.special and t.content not in raw_specials)
         self.added = AddedVocabulary(list(added_tokens))
         self.special_in_text = special_in_text
         self.space_marker = space_marker
@@ -589,7 +594,7 @@ class Tokenizer:
                 raise TokvizError(f"cannot decode id {i}: not in the vocabulary (size {self.vocab_size})")
         if self.decode_fn is not None:
             return self.decode_fn(self, list(ids), skip_special_tokens)
-        special = self.added.special_ids
+        special = self.added.special_ids - self._kept_on_decode
         tokens = [self.id_to_token(i) for i in ids if not (skip_special_tokens and i in special)]
         if self.decoder is None:
             return " ".join(tokens)
