@@ -206,3 +206,41 @@ def test_tiktoken_ids_and_decode(real, name, monkeypatch):
         got = tok.encode(text).ids
         assert got == want, (text, _first_difference(got, want))
         assert tok.decode(want) == reference.decode(want), text
+
+
+# -- OpenAI's GPT-2 release names, and files tokviz refuses by name ------------------------------
+
+
+def test_gpt2_release_files_against_tiktoken_and_transformers(real, tmp_path):
+    """encoder.json + vocab.bpe (the names of OpenAI's GPT-2 release and fairseq's copy) are the
+    vocab.json + merges.txt layout; tiktoken reads them with data_gym_to_mergeable_bpe_ranks."""
+    tiktoken = pytest.importorskip("tiktoken")
+    transformers = pytest.importorskip("transformers")
+    import json
+
+    from tiktoken.load import data_gym_to_mergeable_bpe_ranks
+    from tiktoken_ext.openai_public import r50k_pat_str
+
+    qwen = json.loads((real("qwen2.5") / "tokenizer.json").read_text(encoding="utf-8"))
+    (tmp_path / "encoder.json").write_text(json.dumps(qwen["model"]["vocab"], ensure_ascii=False), encoding="utf-8")
+    merges = [m if isinstance(m, str) else " ".join(m) for m in qwen["model"]["merges"]]
+    (tmp_path / "vocab.bpe").write_text("#version: 0.2\n" + "\n".join(merges) + "\n", encoding="utf-8")
+    ranks = data_gym_to_mergeable_bpe_ranks(str(tmp_path / "vocab.bpe"), str(tmp_path / "encoder.json"))
+    by_tiktoken = tiktoken.Encoding("gpt2-release", pat_str=r50k_pat_str, mergeable_ranks=ranks, special_tokens={})
+    by_transformers = transformers.GPT2Tokenizer(vocab=str(tmp_path / "encoder.json"), merges=str(tmp_path / "vocab.bpe"))
+    for target in (tmp_path, tmp_path / "encoder.json", tmp_path / "vocab.bpe"):
+        tok = tokviz.load(target)
+        for text in _texts()[:40]:
+            got = tok.encode(text).ids
+            assert got == by_tiktoken.encode_ordinary(text), text
+            assert got == by_transformers(text, add_special_tokens=False)["input_ids"], text
+            assert tok.decode(got) == by_tiktoken.decode(got), text
+
+
+def test_tekken_file_refused_by_name(tmp_path):
+    path = tmp_path / "tekken.json"
+    path.write_text('{"config": {"pattern": "\\\\s+", "num_vocab_tokens": 1, "default_vocab_size": 1001, '
+                    '"default_num_special_tokens": 1000, "version": "v3"}, '
+                    '"vocab": [{"rank": 0, "token_bytes": "AA==", "token_str": "\\u0000"}]}', encoding="utf-8")
+    with pytest.raises(tokviz.TokvizError, match="tekken"):
+        tokviz.load(path)

@@ -15,7 +15,7 @@ from .writers import WRITE_FORMATS, can_write, save, save_files
 FORMATS = ("hf-json", "gpt2", "tiktoken", "sentencepiece", "wordpiece-vocab", "minbpe")
 
 # Files looked for, in this order, when a folder is given.
-_FOLDER_FILES = ("tokenizer.json", "vocab.json", "tokenizer.model", "vocab.txt")
+_FOLDER_FILES = ("tokenizer.json", "vocab.json", "encoder.json", "tokenizer.model", "vocab.txt")
 
 
 def detect(path: Path) -> tuple[str, Path]:
@@ -56,7 +56,7 @@ def _detect(path: Path) -> tuple[str, Path]:
             path,
         )
     name = path.name
-    if name == "vocab.json" or name == "merges.txt":
+    if name in ("vocab.json", "merges.txt", "encoder.json", "vocab.bpe"):
         return "gpt2", path.parent
     suffix = path.suffix.lower()
     if suffix == ".tiktoken":

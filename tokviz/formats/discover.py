@@ -20,6 +20,7 @@ from pathlib import Path
 from ..core.gcpause import paused_gc
 from ..core.patterns import TIKTOKEN_PATTERNS
 from ..core.tokenizer import Tokenizer
+from .gpt2 import FILE_PAIRS
 from ..errors import TokvizError
 
 SHIPPED, HF_CACHE, TIKTOKEN_CACHE, FOLDER = "shipped", "Hugging Face cache", "tiktoken cache", "folder"
@@ -35,7 +36,7 @@ _TIKTOKEN_URLS = {
     "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
 }
 # files that make a folder a tokenizer, in the order tokviz.load prefers them
-_TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt")
+_TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "encoder.json", "vocab.txt")
 _MAX_FILES = 2000  # a folder scan stops after looking at this many files (a whole disk is not a folder)
 _PACKAGE_SCANS: dict[tuple | None, list] = {}  # package paths -> what _installed_packages found
 
@@ -255,7 +256,7 @@ def _tokenizer_in(folder: Path, files: list[str] | None = None) -> tuple[str, Pa
             return "hf-json", path
         if name == "tokenizer.model":
             return _model_format(path), path
-        if name == "vocab.json" and "merges.txt" in names:
+        if any(name == vocab and merges in names for vocab, merges in FILE_PAIRS):
             return "gpt2", path
         if name == "vocab.txt":
             return "wordpiece-vocab", path

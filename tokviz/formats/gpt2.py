@@ -55,13 +55,26 @@ def _check_config(config, cls: str) -> None:
             config.get(key, bool)  # (type check)
 
 
+# The two files' names: Hugging Face's, and those of OpenAI's GPT-2 release (also fairseq's).
+FILE_PAIRS = (("vocab.json", "merges.txt"), ("encoder.json", "vocab.bpe"))
+
+
+def gpt2_files(folder: Path) -> tuple[Path, Path]:
+    """The vocabulary and merges files of a GPT-2 layout folder (the first pair present)."""
+    for vocab_name, merges_name in FILE_PAIRS:
+        if (folder / vocab_name).is_file() or (folder / merges_name).is_file():
+            return folder / vocab_name, folder / merges_name
+    return folder / "vocab.json", folder / "merges.txt"
+
+
 def read_gpt2(folder: Path) -> Tokenizer:
-    """vocab.json + merges.txt, read as transformers' GPT2Tokenizer (or the class the folder's
-    tokenizer_config.json names, when tokviz implements it) reads them."""
-    vocab_path, merges_path = folder / "vocab.json", folder / "merges.txt"
+    """vocab.json + merges.txt (or encoder.json + vocab.bpe), read as transformers' GPT2Tokenizer
+    (or the class the folder's tokenizer_config.json names, when tokviz implements it) reads them."""
+    vocab_path, merges_path = gpt2_files(folder)
     for p in (vocab_path, merges_path):
         if not p.is_file():
-            raise TokvizError("not found: the GPT-2 layout needs vocab.json and merges.txt side by side", p)
+            raise TokvizError(f"not found: the GPT-2 layout needs {vocab_path.name} and {merges_path.name} "
+                              "side by side", p)
     vocab = read_json(vocab_path)
     Fields({"vocab": vocab}, vocab_path).get("vocab", dict, required=True)
     check_vocab(vocab, lambda message: _fail(message, vocab_path))
