@@ -9,6 +9,7 @@ the post-processor's tokens, and decode.
 """
 from __future__ import annotations
 
+import gzip
 import json
 import lzma
 import random
@@ -35,7 +36,7 @@ SENTENCEPIECE_FAMILIES = [
     "LayoutXLMTokenizer", "UdopTokenizer",
 ]
 BYTE_LEVEL_FAMILIES = [
-    "GPT2Tokenizer", "RobertaTokenizer", "BartTokenizer", "LongformerTokenizer", "CLIPTokenizer",
+    "GPT2Tokenizer", "RobertaTokenizer", "BartTokenizer", "LongformerTokenizer",
     "CodeGenTokenizer", "WhisperTokenizer", "GPTNeoXTokenizer", "Qwen2Tokenizer", "BlenderbotTokenizer",
     "LEDTokenizer", "DebertaTokenizer", "LayoutLMv3Tokenizer", "OpenAIGPTTokenizer",
 ]
@@ -135,6 +136,27 @@ def test_sentencepiece_families(sources, family, model):
 def test_byte_level_families(sources, family):
     out = sources["root"] / family
     _assert_like_hf(_family_file(family, out, sources))
+
+
+def test_clip(tmp_path):
+    """CLIP's tokenizer.json (lower-casing, whitespace clean-up, words ending in "</w>", Roberta
+    post-processor) as transformers makes it from CLIP's vocab.json and merges.txt, which are built
+    from the merges file CLIP ships as CLIP's own tokenizer builds them."""
+    from tokviz.core.bytelevel import BYTE_TO_CHAR
+
+    lines = gzip.decompress((REAL / "clip-bpe_simple_vocab_16e6.txt.gz").read_bytes()).decode("utf-8").split("\n")
+    merges = lines[1:49152 - 256 - 2 + 1]
+    printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    alphabet = [BYTE_TO_CHAR[b] for b in printable + [b for b in range(256) if b not in printable]]
+    vocab = alphabet + [c + "</w>" for c in alphabet] + ["".join(m.split()) for m in merges]
+    vocab += ["<|startoftext|>", "<|endoftext|>"]
+    files = {"vocab.json": tmp_path / "vocab.json", "merges.txt": tmp_path / "merges.txt"}
+    files["vocab.json"].write_text(json.dumps({t: i for i, t in enumerate(vocab)}, ensure_ascii=False), encoding="utf-8")
+    files["merges.txt"].write_text("#version: 0.2\n" + "\n".join(merges) + "\n", encoding="utf-8")
+    path = _family_file("CLIPTokenizer", tmp_path / "clip", files)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    assert hf.encode("a photo of a cat").ids == [49406, 320, 1125, 539, 320, 2368, 49407]  # CLIP's own ids
+    _assert_like_hf(path)
 
 
 @pytest.mark.parametrize("family", WORDPIECE_FAMILIES)
