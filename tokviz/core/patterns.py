@@ -2,6 +2,8 @@
 regexes are compiled and run (with a time budget: see `bounded_spans`)."""
 from __future__ import annotations
 
+import regex
+
 from ..errors import TokvizError
 
 # A tokenizer file's regex may take this long on any text, plus a character's share at this rate
@@ -72,54 +74,270 @@ NAMED_PATTERNS = {
 }
 
 
-def _end_anchors_to_absolute(pattern: str) -> str:
-    """Rewrite `$` (outside character classes) as `\\Z`: in Rust's regex `$` is the end of the text,
-    in Python's it may also match before a final newline."""
-    out = []
-    i = 0
-    in_class = False
-    while i < len(pattern):
+# ---- regex dialects ----------------------------------------------------------------------------
+#
+# The same pattern text means different things to the three engines involved:
+#
+#   construct     Oniguruma (HF tokenizers)          fancy-regex (tiktoken)    Python `regex`
+#   X{n,m}+       (?:X{n,m})+  (repeat the interval) possessive                possessive
+#   X{n}?         (?:X{n})?    (optional)            lazy, i.e. X{n}            lazy, i.e. X{n}
+#   X++ X*+ X?+   possessive                         possessive                possessive
+#   $             end of a line (before any \n)      end of the text           end of a line with MULTILINE
+#   ^             start of a line, not after the     start of the text         start of a line with MULTILINE,
+#                 text's final \n                                              also after the final \n
+#   \Z            end, or before a final \n          (refused when written)    end of the text
+#   \z            end of the text                    end of the text           end of the text
+#   \h            a hex digit                        (not supported)           (not a class)
+#   (?m)          dot matches \n                     multi-line anchors        multi-line anchors
+#
+# `onig_to_python` and `rust_to_python` give Python `regex` patterns with the first two columns'
+# meanings (compile_pattern uses them); `rust_to_onig` gives the tokenizer.json spelling of a
+# tiktoken-style pattern.  All three work on a lexed pattern, never by string replacement.
+
+_INTERVAL = regex.compile(r"\{(\d*)(,?)(\d*)\}")
+_GROUP_PREFIX = regex.compile(r"\(\?(?:[:>=!|]|<[=!]|P?<[A-Za-z_]\w*>|'[A-Za-z_]\w*'|P=\w+\)|#[^)]*\)|[A-Za-z^-]*[:)])")
+
+
+def _escape_end(pattern: str, i: int) -> int:
+    """End of the escape starting at pattern[i] == "\\"."""
+    n = len(pattern)
+    if i + 1 >= n:
+        return n
+    c = pattern[i + 1]
+    j = i + 2
+    if c in "pPxNuogk" and j < n and pattern[j] in "{<":
+        close = pattern.find("}" if pattern[j] == "{" else ">", j)
+        return n if close < 0 else close + 1
+    if c == "x":
+        while j < n and j < i + 4 and pattern[j] in "0123456789abcdefABCDEF":
+            j += 1
+    elif c == "u":
+        while j < n and j < i + 6 and pattern[j] in "0123456789abcdefABCDEF":
+            j += 1
+    elif c == "c":
+        j = min(n, j + 1)
+    elif c == "0":
+        while j < n and j < i + 4 and pattern[j] in "01234567":
+            j += 1
+    return j
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """End of the character class starting at pattern[i] == "[" (nested classes included)."""
+    n = len(pattern)
+    j = i + 1
+    if j < n and pattern[j] == "^":
+        j += 1
+    if j < n and pattern[j] == "]":  # a "]" first is a literal
+        j += 1
+    while j < n:
+        c = pattern[j]
+        if c == "\\":
+            j = _escape_end(pattern, j)
+        elif c == "[":
+            j = _class_end(pattern, j)
+        elif c == "]":
+            return j + 1
+        else:
+            j += 1
+    return n
+
+
+def lex_pattern(pattern: str) -> list[tuple[str, str]]:
+    """The pattern as (kind, text) pieces: "atom" (a character, escape, class or "."), "anchor"
+    ("^", "$"), "open" (a group's opening, "(?i:" included), "close", "flags" ("(?i)"),
+    "comment", "alt" ("|") and "quant" (*, +, ?, {n,m} with a following "?" or "+").
+    Joining the texts gives the pattern back."""
+    out: list[tuple[str, str]] = []
+    i, n = 0, len(pattern)
+    while i < n:
         c = pattern[i]
         if c == "\\":
-            out.append(pattern[i : i + 2])
-            i += 2
-            continue
-        if in_class:
-            if c == "]":
-                in_class = False
+            j = _escape_end(pattern, i)
+            out.append(("atom", pattern[i:j]))
         elif c == "[":
-            in_class = True
-            out.append(c)
-            i += 1
-            if i < len(pattern) and pattern[i] == "^":
-                out.append("^")
-                i += 1
-            if i < len(pattern) and pattern[i] == "]":
-                out.append("]")
-                i += 1
+            j = _class_end(pattern, i)
+            out.append(("atom", pattern[i:j]))
+        elif c == "(":
+            m = _GROUP_PREFIX.match(pattern, i)
+            j = m.end() if m else i + 1
+            text = pattern[i:j]
+            kind = "open"
+            if text.startswith("(?#"):
+                kind = "comment"
+            elif text.endswith(")") and not text.startswith("(?P="):
+                kind = "flags"
+            elif text.startswith("(?P="):
+                kind = "atom"
+            out.append((kind, text))
+        elif c == ")":
+            j = i + 1
+            out.append(("close", c))
+        elif c == "|":
+            j = i + 1
+            out.append(("alt", c))
+        elif c in "^$":
+            j = i + 1
+            out.append(("anchor", c))
+        elif c in "*+?" or (c == "{" and _INTERVAL.match(pattern, i) and _INTERVAL.match(pattern, i).group(1, 3) != ("", "")):
+            j = _INTERVAL.match(pattern, i).end() if c == "{" else i + 1
+            if j < n and pattern[j] in "?+":
+                j += 1
+            out.append(("quant", pattern[i:j]))
+        else:
+            j = i + 1
+            out.append(("atom", c))
+        i = j
+    return out
+
+
+def _rewrite(pattern: str, quant, token) -> str:
+    """Rebuild `pattern` from its lexed pieces: quant(atom, quantifier, quantified_already) gives
+    the text of a quantified atom, token(kind, text) that of every other piece."""
+    out: list[str] = []
+    opens: list[int] = []
+    atom_at: int | None = None  # where in `out` the last complete atom starts
+    quantified = False
+    for kind, text in lex_pattern(pattern):
+        if kind == "quant" and atom_at is not None:
+            atom = "".join(out[atom_at:])
+            del out[atom_at:]
+            out.append(quant(atom, text, quantified))
+            quantified = True
             continue
-        elif c == "$":
-            out.append(r"\Z")
-            i += 1
-            continue
-        out.append(c)
-        i += 1
+        quantified = False
+        if kind == "open":
+            opens.append(len(out))
+            out.append(token(kind, text))
+            atom_at = None
+        elif kind == "close":
+            out.append(text)
+            atom_at = opens.pop() if opens else None
+        elif kind == "atom":
+            atom_at = len(out)
+            out.append(token(kind, text))
+        else:
+            out.append(token(kind, text))
+            atom_at = None
     return "".join(out)
 
 
+def _split_quant(q: str) -> tuple[str, str]:
+    """(base, suffix) of a quantifier: ("{1,3}", "+"), ("*", "?"), ("+", "")."""
+    if len(q) > 1 and q[-1] in "?+" and (q[0] != "{" or q[-2] == "}"):
+        return q[:-1], q[-1]
+    return q, ""
+
+
+def _grouped(atom: str, quantified: bool) -> str:
+    return f"(?:{atom})" if quantified else atom
+
+
+def onig_to_python(pattern: str) -> str:
+    """A Python `regex` pattern (to be compiled with MULTILINE) that matches what Oniguruma,
+    HF tokenizers' engine, matches with `pattern` (see the table above)."""
+    def quant(atom, q, quantified):
+        atom = _grouped(atom, quantified)
+        base, suffix = _split_quant(q)
+        if base.startswith("{") and suffix == "+":
+            return f"(?:{atom}{base})+"
+        if base.startswith("{") and "," not in base and suffix == "?":
+            return f"(?:{atom}{base})?"
+        return atom + q
+
+    def token(kind, text):
+        if kind == "anchor" and text == "^":
+            return r"(?:^(?!\Z)|\A)"
+        if kind == "atom":
+            if text == r"\z":
+                return r"\Z"
+            if text == r"\Z":
+                return r"(?=\n?\Z)"
+            if text == r"\h":
+                return "[0-9a-fA-F]"
+            if text == r"\H":
+                return "[^0-9a-fA-F]"
+            if text.startswith("[") and r"\h" in text:
+                return _replace_class_escape(text, r"\h", "0-9a-fA-F")
+        if kind in ("open", "flags") and regex.fullmatch(r"[A-Za-z-]+", text[2:-1]):
+            return text.replace("m", "s")  # Oniguruma's (?m) is Python's (?s): "." matches a newline
+        return text
+
+    return _rewrite(pattern, quant, token)
+
+
+def _replace_class_escape(cls: str, escape: str, replacement: str) -> str:
+    """The class `cls` with each `escape` in it (not an escaped backslash) replaced."""
+    out, i = [], 0
+    while i < len(cls):
+        if cls[i] == "\\":
+            j = _escape_end(cls, i)
+            out.append(replacement if cls[i:j] == escape else cls[i:j])
+            i = j
+        else:
+            out.append(cls[i])
+            i += 1
+    return "".join(out)
+
+
+def rust_to_python(pattern: str) -> str:
+    """A Python `regex` pattern (compiled without MULTILINE) that matches what fancy-regex,
+    tiktoken's engine, matches: `$` is the end of the text."""
+    def token(kind, text):
+        if kind == "anchor" and text == "$":
+            return r"\Z"
+        if kind == "atom" and text == r"\z":
+            return r"\Z"
+        return text
+
+    return _rewrite(pattern, lambda atom, q, quantified: _grouped(atom, quantified) + q, token)
+
+
+def rust_to_onig(pattern: str) -> str:
+    """The Oniguruma spelling (tokenizer.json) of a fancy-regex (tiktoken-style) pattern: a
+    possessive interval X{n,m}+ becomes the atomic group (?>X{n,m}), a lazy exact X{n}? becomes
+    X{n}, `$` becomes \\z and `^` \\A.  ValueError for inline flags other than i and for \\Z (their
+    meanings differ between the engines)."""
+    def quant(atom, q, quantified):
+        atom = _grouped(atom, quantified)
+        base, suffix = _split_quant(q)
+        if base.startswith("{") and suffix == "+":
+            return f"(?>{atom}{base})"
+        if base.startswith("{") and "," not in base and suffix == "?":
+            return atom + base
+        return atom + q
+
+    def token(kind, text):
+        if kind == "anchor":
+            return r"\z" if text == "$" else r"\A"
+        if kind == "atom" and text == r"\Z":
+            raise ValueError(r"\Z is not the same anchor in tiktoken's and HF's regex engines (write \z)")
+        if kind in ("open", "flags"):
+            flags = text[2:-1]
+            if regex.fullmatch(r"[A-Za-z-]+", flags) and not set(flags) <= set("i-"):
+                raise ValueError(f"the inline flags {text!r} mean different things in tiktoken's and HF's regex engines")
+        return text
+
+    return _rewrite(pattern, quant, token)
+
+
+def same_in_both_dialects(pattern: str) -> bool:
+    """True when Oniguruma and fancy-regex read `pattern` alike (nothing of the table above in it)."""
+    return onig_to_python(pattern) == pattern == rust_to_python(pattern)
+
+
 def compile_pattern(pattern: str, dialect: str = "onig"):
-    """Compile a pre-tokenization regex with the anchor semantics of the library it was written for.
+    """Compile a pre-tokenization regex with the semantics of the engine it was written for.
 
-    "onig" (HF tokenizers, Ruby syntax): ^ and $ match at line boundaries.
-    "rust" (tiktoken's fancy-regex): $ matches only at the end of the text.
+    "onig" (HF tokenizers' Oniguruma, Ruby syntax): ^ and $ match at line boundaries, X{n,m}+
+    repeats the interval, X{n}? is optional (see `onig_to_python`).
+    "rust" (tiktoken's fancy-regex): $ matches only at the end of the text, X{n,m}+ is possessive.
     """
-    import regex
-
     try:
         if dialect == "onig":
-            return regex.compile(pattern, regex.MULTILINE)
+            return regex.compile(onig_to_python(pattern), regex.MULTILINE)
         if dialect == "rust":
-            return regex.compile(_end_anchors_to_absolute(pattern))
+            return regex.compile(rust_to_python(pattern))
         raise ValueError(f"unknown regex dialect {dialect!r}")
     except regex.error as exc:
         raise TokvizError(f"invalid pre-tokenization regex {pattern!r}: {exc}") from None

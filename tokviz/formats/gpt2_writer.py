@@ -73,7 +73,14 @@ def write_vocab_merges(tok: Tokenizer, path: Path, *, overwrite: bool = True) ->
     bad = next((f"{a} {b}" for a, b in merges if " " in a or " " in b), None)
     if bad is not None:
         raise TokvizError(f"a merge holds a space ({bad!r}), which merges.txt lines cannot")
-    vocab = dict(sorted(model.vocab.items(), key=lambda kv: kv[1]))
+    from .hf_json_writer import added_in_model_vocab
+
+    # (added tokens whose ids a reader would not give them, e.g. specials trained in front, go in too)
+    try:
+        placed = added_in_model_vocab(tok)
+    except ValueError as exc:
+        raise TokvizError(str(exc)) from None
+    vocab = dict(sorted({**model.vocab, **placed}.items(), key=lambda kv: kv[1]))
     tok_class = _tokenizer_class(tok)
     # Always written: a stale tokenizer_config.json left beside the files would change how they load.
     config = {

@@ -5,9 +5,20 @@
     True
 
 Each pipeline component is written by the function registered for its class (`to_json`); the
-JSON follows what HF tokenizers 0.19+ reads and writes.  A tokenizer that the format cannot hold
-(sentencepiece's whole-text normalizer, a tiktoken rank table without merges) raises TokvizError
-saying what is missing, before anything is written.
+JSON follows what HF tokenizers 0.19+ reads and writes.  Three things are translated so that HF
+gives tokviz's ids:
+
+- a tiktoken-style split pattern is written in Oniguruma's spelling (core.patterns.rust_to_onig:
+  X{n,m}+ is possessive to tiktoken, a repetition to HF);
+- added tokens HF would give other ids (special tokens trained in front of the vocabulary, ids
+  with gaps) are also written into the model's vocabulary (`added_in_model_vocab`);
+- a BPE ranked by its merged tokens (a .tiktoken file) gets the merge list HF needs
+  (tiktoken_to_hf), and a sentencepiece .model is rebuilt from HF components (sentencepiece_to_hf).
+
+What the format cannot hold (a "</w>" symbol of its own, sentencepiece's whitespace-as-suffix, ...)
+raises TokvizError saying why, before anything is written (`hf_json_problem` gives the reason
+without writing).  HF always matches special tokens typed in the text, where tiktoken's
+encode_ordinary and sentencepiece never do: such texts encode differently with the written file.
 """
 from __future__ import annotations
 
@@ -26,18 +37,22 @@ from ..core.models.bpe import BPE
 from ..core.models.unigram import Unigram
 from ..core.models.wordlevel import WordLevel
 from ..core.models.wordpiece import WordPiece
+from ..core.patterns import rust_to_onig
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
+from .sentencepiece_to_hf import is_sentencepiece, sentencepiece_as_hf, sentencepiece_hf_problem
+from .tiktoken_to_hf import merges_from_ranks
 
 
 def tokenizer_to_json(tok: Tokenizer) -> dict:
     """The tokenizer.json document of `tok`, as plain Python data."""
-    if tok.text_normalizer is not None or tok.decode_fn is not None:
-        raise TokvizError(
-            f"a {tok.source.format} tokenizer normalizes and decodes the whole text its own way, "
-            "which tokenizer.json cannot express; save it in its own format"
-        )
+    problem = hf_json_problem(tok)
+    if problem:
+        raise TokvizError(problem)
+    if is_sentencepiece(tok):
+        tok = sentencepiece_as_hf(tok)
     extra = tok.source.extra or {}
+    model = _model_json(tok.model, added_in_model_vocab(tok))
     return {
         "version": "1.0",
         "truncation": extra.get("truncation"),
@@ -58,7 +73,7 @@ def tokenizer_to_json(tok: Tokenizer) -> dict:
         "pre_tokenizer": to_json(tok.pre_tokenizer),
         "post_processor": to_json(tok.post_processor),
         "decoder": to_json(tok.decoder),
-        "model": to_json(tok.model),
+        "model": model,
     }
 
 
@@ -70,21 +85,89 @@ def write_hf_json(tok: Tokenizer, path: str | os.PathLike, *, overwrite: bool = 
 
 def hf_json_problem(tok: Tokenizer) -> str | None:
     """Why tokenizer.json cannot hold `tok` (None: it can), without building the document."""
-    if tok.text_normalizer is not None or tok.decode_fn is not None:
+    if is_sentencepiece(tok):  # rebuilt from HF components (sentencepiece_to_hf), all writable
+        problem = sentencepiece_hf_problem(tok)
+        parts = ()
+    elif tok.text_normalizer is not None or tok.decode_fn is not None:
         return (f"a {tok.source.format} tokenizer normalizes and decodes the whole text its own way, "
                 "which tokenizer.json cannot express; save it in its own format")
+    else:
+        problem = None
+        parts = _components(tok)
+    if problem:
+        return problem
     m = tok.model
     if isinstance(m, BPE):
-        if m.ranks is None:
-            return ("this BPE ranks pairs by the merged token (a tiktoken file) and has no merge list; "
-                    "tokenizer.json needs one")
         if m.end_symbol:
             return (f"this BPE keeps {m.end_symbol!r} as a symbol of its own after each word; HF tokenizers' "
                     "BPE can only glue it to the last character")
-    for part in _components(tok):
+    for part in parts:
         if to_json.dispatch(type(part)) is to_json.dispatch(object):
             return f"{type(part).__name__} cannot be written to tokenizer.json"
+        if isinstance(part, pre.Split) and part.is_regex and part.dialect != "onig":
+            try:
+                split_pattern_for_hf(part)
+            except ValueError as exc:
+                return f"the split pattern {part.pattern!r} cannot be written for HF tokenizers: {exc}"
+    try:
+        added_in_model_vocab(tok)
+    except ValueError as exc:
+        return str(exc)
     return None
+
+
+def added_in_model_vocab(tok: Tokenizer) -> dict[str, int]:
+    """The added tokens that must also be written into the model's vocabulary (content -> id) for
+    HF tokenizers to give them tokviz's ids; ValueError when no vocabulary can do that.
+
+    HF reads `added_tokens` in order and gives a token the id the model's vocabulary has for its
+    content, else the next free id after the model's vocabulary (its number of entries) and the
+    added tokens before it: a special token trained in front of the vocabulary, or ids with gaps,
+    would move.  Such tokens are written into the vocabulary at their ids, as HF's trainers do."""
+    vocab = _model_ids(tok.model)
+    owner = {i: c for c, i in vocab.items()}
+    tokens = sorted(tok.added.tokens, key=lambda t: t.id)
+    # HF gives a token outside the vocabulary an id past its end: one below it can only be placed
+    # (placed at once, so that the loop below, which places one token a round, stays short)
+    placed = {t.content: t.id for t in tokens if t.content not in vocab and t.id < len(vocab) and t.id not in owner}
+    owner.update((i, c) for c, i in placed.items())
+    while True:
+        size = len(vocab) + len(placed)
+        given: dict[str, int] = {}
+        highest = None
+        moved = None
+        for t in tokens:
+            hf_id = vocab.get(t.content, placed.get(t.content, given.get(t.content)))
+            if hf_id is None:
+                hf_id = highest + 1 if highest is not None and (highest >= size or size == 0) else size
+            given.setdefault(t.content, hf_id)
+            highest = hf_id if highest is None else max(highest, hf_id)
+            if hf_id != t.id:
+                moved = t
+                break
+        if moved is None:
+            break
+        if moved.content in vocab or moved.content in placed:
+            known = vocab.get(moved.content, placed.get(moved.content))
+            raise ValueError(f"the added token {moved.content!r} has id {moved.id} but the model's vocabulary "
+                             f"gives it id {known}; HF tokenizers would use {known}")
+        if moved.id in owner:
+            raise ValueError(f"id {moved.id} is both the added token {moved.content!r} and the model's "
+                             f"token {owner[moved.id]!r}; HF tokenizers cannot hold both")
+        placed[moved.content] = moved.id
+        owner[moved.id] = moved.content
+    if placed and isinstance(tok.model, Unigram):
+        # (every id up to the pieces' count is a piece's: what HF would misplace lies beyond a gap)
+        raise ValueError("the added tokens' ids leave gaps after the Unigram pieces, and a Unigram "
+                         "vocabulary in tokenizer.json is a list with no gaps")
+    return placed
+
+
+def _model_ids(model) -> dict[str, int]:
+    """content -> id as HF's model.token_to_id would answer it."""
+    if isinstance(model, Unigram):
+        return {p: i for i, (p, _) in enumerate(model.pieces)}  # (HF: the last of a repeated piece)
+    return dict(model.vocab)
 
 
 def _components(tok: Tokenizer):
@@ -150,13 +233,19 @@ def _pattern(pattern: str, is_regex: bool) -> dict:
 
 # ---- models ---------------------------------------------------------------------------------
 
+def _model_json(model, added: dict[str, int]) -> dict:
+    """The model's JSON with the `added` tokens (content -> id) in its vocabulary."""
+    out = to_json(model)
+    if added:  # (never a Unigram's: see added_in_model_vocab)
+        out["vocab"] = _by_id({**out["vocab"], **added})
+    return out
+
+
 @to_json.register
 def _(m: BPE) -> dict:
-    if m.merges is None:
-        raise TokvizError(
-            "this BPE ranks pairs by the merged token (a tiktoken file) and has no merge list; "
-            "tokenizer.json needs one"
-        )
+    merges = m.merges
+    if merges is None:  # ranked by the merged token (tiktoken): HF needs the merges spelled out
+        merges = merges_from_ranks(m.vocab)
     if m.end_symbol:
         raise TokvizError(
             f"this BPE keeps {m.end_symbol!r} as a symbol of its own after each word (Sennrich et al.); "
@@ -175,7 +264,7 @@ def _(m: BPE) -> dict:
         "ignore_merges": m.ignore_merges,
         "vocab": _by_id(m.vocab),
         # "a b" lines are what every version reads; pairs when a token holds a space
-        "merges": [[a, b] for a, b in m.merges] if spaced else [f"{a} {b}" for a, b in m.merges],
+        "merges": [[a, b] for a, b in merges] if spaced else [f"{a} {b}" for a, b in merges],
     }
 
 
@@ -274,9 +363,24 @@ def _(n: norm.Sequence) -> dict:
 
 # ---- pre-tokenizers -------------------------------------------------------------------------
 
+def split_pattern_for_hf(p: pre.Split) -> str:
+    """The Split's pattern as Oniguruma (HF) must read it to cut the same pieces: a tiktoken-style
+    pattern ("rust" dialect: possessive X{n,m}+, $ the end of the text) is rewritten
+    (core.patterns.rust_to_onig).  ValueError when it cannot be."""
+    if not p.is_regex or p.dialect == "onig":
+        return p.pattern
+    if p.dialect == "rust":
+        return rust_to_onig(p.pattern)
+    raise ValueError(f"unknown regex dialect {p.dialect!r}")
+
+
 @to_json.register
 def _(p: pre.Split) -> dict:
-    return {"type": "Split", "pattern": _pattern(p.pattern, p.is_regex), "behavior": p.behavior, "invert": p.invert}
+    try:
+        pattern = split_pattern_for_hf(p)
+    except ValueError as exc:
+        raise TokvizError(f"the split pattern {p.pattern!r} cannot be written for HF tokenizers: {exc}") from None
+    return {"type": "Split", "pattern": _pattern(pattern, p.is_regex), "behavior": p.behavior, "invert": p.invert}
 
 
 @to_json.register

@@ -57,17 +57,31 @@ if available and os.environ.get("TOKVIZ_PURE_PYTHON", "") not in ("", "0"):
 sp_pieces = getattr(_native, "sp_pieces", None) if available else None
 
 
-def _pattern_ids() -> dict[str, int]:
+def _pattern_ids() -> dict[tuple[str, str], int]:
+    """(pattern, dialect) -> the C scanner that cuts exactly its pieces.
+
+    The scanners cut as tiktoken does (fancy-regex: X{n,m}+ possessive, $ the end of the text).
+    A tokviz pattern maps in the "rust" dialect, its Oniguruma spelling (patterns.rust_to_onig, what
+    tokviz writes into tokenizer.json) in "onig", and the pattern itself in "onig" only when no
+    construct of it means something else to Oniguruma: a tokenizer.json holding cl100k's literal
+    \\p{N}{1,3}+ (a run of digits of any length, to HF) is cut by the regex module instead."""
     if _native is None:
         return {}
-    return {
-        _patterns.GPT2_PATTERN: _native.PAT_GPT2,
-        _patterns.R50K_PATTERN: _native.PAT_GPT2,  # the possessive spelling cuts the same pieces
-        _patterns.CL100K_PATTERN: _native.PAT_CL100K,
-        _patterns.O200K_PATTERN: _native.PAT_O200K,
-        _patterns.LLAMA3_PATTERN: _native.PAT_LLAMA3,
-        _patterns.QWEN2_PATTERN: _native.PAT_QWEN2,
-    }
+    scanners = [
+        (_patterns.GPT2_PATTERN, _native.PAT_GPT2),
+        (_patterns.R50K_PATTERN, _native.PAT_GPT2),  # the possessive spelling cuts the same pieces
+        (_patterns.CL100K_PATTERN, _native.PAT_CL100K),
+        (_patterns.O200K_PATTERN, _native.PAT_O200K),
+        (_patterns.LLAMA3_PATTERN, _native.PAT_LLAMA3),
+        (_patterns.QWEN2_PATTERN, _native.PAT_QWEN2),
+    ]
+    ids: dict[tuple[str, str], int] = {}
+    for pattern, scanner in scanners:
+        ids[(pattern, "rust")] = scanner
+        ids[(_patterns.rust_to_onig(pattern), "onig")] = scanner
+        if _patterns.same_in_both_dialects(pattern):
+            ids[(pattern, "onig")] = scanner
+    return ids
 
 
 PATTERN_IDS = _pattern_ids()
@@ -246,9 +260,9 @@ def _plan(pres: list) -> tuple[list, int]:
         and before[0].behavior == "Isolated"
         and not before[0].invert
         and before[0].is_regex
-        and before[0].pattern in PATTERN_IDS
+        and (before[0].pattern, before[0].dialect) in PATTERN_IDS
     ):
-        return [], PATTERN_IDS[before[0].pattern]
+        return [], PATTERN_IDS[(before[0].pattern, before[0].dialect)]
     return before, _native.PAT_NONE
 
 

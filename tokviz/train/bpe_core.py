@@ -45,7 +45,7 @@ from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from typing import NamedTuple
 
-from ..core.patterns import NAMED_PATTERNS, compile_pattern
+from ..core.patterns import NAMED_PATTERNS, compile_pattern, same_in_both_dialects
 
 try:
     from ..errors import Cancelled  # what long work raises when cancelled (trainers, file encoding)
@@ -250,6 +250,10 @@ class PieceCounts:
     def __init__(self, pattern: str | None = "gpt2", *, split_digits: bool = False, split_lines: bool = False,
                  threads: int | None = None, use_native: bool | None = None, dialect: str = "onig"):
         self.regex, scanner = resolve_pattern(pattern)
+        if pattern in NAMED_PATTERNS:
+            dialect = "rust"  # the named patterns are tiktoken's spellings (core/patterns.py)
+        elif scanner and dialect == "onig" and not same_in_both_dialects(self.regex):
+            scanner = None  # Oniguruma reads this spelling otherwise than the scanner: the regex module cuts it
         self.split_digits = split_digits
         self.split_lines = split_lines
         self.threads = threads or default_threads()

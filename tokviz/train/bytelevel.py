@@ -83,7 +83,7 @@ def train_bytelevel_bpe(
 
     pieces, counts = bpe_core.count_corpus(
         corpus_paths_or_texts, regex, split_digits=options.split_digits, split_lines=split_lines, threads=threads,
-        progress=count_progress, cancel=cancel,
+        progress=count_progress, cancel=cancel, dialect=_dialect(pattern),
     )
 
     merge_progress = None
@@ -102,6 +102,12 @@ def train_bytelevel_bpe(
     )
     del pieces, counts
     return _build(options, regex, fixed, merges, pattern)
+
+
+def _dialect(pattern: str) -> str:
+    """A named pattern is tiktoken's spelling (possessive X{n,m}+, see core/patterns.py); any other
+    regex is read as HF tokenizers reads it."""
+    return "rust" if pattern in NAMED_PATTERNS else "onig"
 
 
 def _build(
@@ -131,7 +137,7 @@ def _build(
         size += 1
 
     if options.split_digits or regex != GPT2_PATTERN:
-        steps = [pre.Split(regex, "Isolated")]
+        steps = [pre.Split(regex, "Isolated", dialect=_dialect(pattern_name))]
         if options.split_digits:
             steps.append(pre.Digits(individual_digits=True))
         steps.append(pre.ByteLevel(add_prefix_space=False, use_regex=False))
