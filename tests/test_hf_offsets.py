@@ -82,9 +82,11 @@ def test_bert_normalizer_aligns_as_hf(lowercase, tmp_path):
 
 @pytest.mark.parametrize("pattern, content", [
     ("  ", "_"), (" ", ""), ("ab", "XYZ"), (Regex(r"\s+"), " "), (Regex("a|b"), ""), (Regex("(?=x)"), "<"),
+    # Oniguruma's meaning: an interval then "+" repeats it, ^ starts a line, \h is a hex digit
+    (Regex(r"\d{1,2}+"), "#"), (Regex("^a"), "A"), (Regex(r"\h+"), "h"),
 ])
 def test_replace_aligns_as_hf(pattern, content, tmp_path):
-    texts = _texts(list("ab  xy\n\t,.é中文😀"), 400, seed=4, max_len=16)
+    texts = _texts(list("ab  xy\n\t,.é中文😀1234"), 400, seed=4, max_len=16)
     _assert_same(_per_character(normalizers.Replace(pattern, content)), tmp_path, texts)
 
 

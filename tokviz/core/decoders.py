@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import regex
 
 from .bytelevel import CHAR_TO_BYTE
-from .patterns import bounded_sub
+from .patterns import bounded_sub, compile_pattern
 
 
 class Decoder(ABC):
@@ -151,7 +151,8 @@ class Replace(Decoder):
     _re: regex.Pattern = field(init=False, repr=False)
 
     def __post_init__(self):
-        self._re = regex.compile(self.pattern if self.is_regex else regex.escape(self.pattern))
+        # (a regex is HF's Oniguruma pattern: read with its meaning)
+        self._re = compile_pattern(self.pattern) if self.is_regex else regex.compile(regex.escape(self.pattern))
 
     def decode_chain(self, tokens):
         return [bounded_sub(self._re, self.content, t, "the Replace decoder's pattern") for t in tokens]

@@ -14,7 +14,7 @@ import regex
 
 from .charsmap import CharsMap
 from .normalized import NormalizedString
-from .patterns import bounded_spans
+from .patterns import bounded_spans, compile_pattern
 from .unicode import is_bert_chinese_char, is_control, is_whitespace
 
 
@@ -69,7 +69,8 @@ class Replace(Normalizer):
     _compiled: regex.Pattern = field(init=False, repr=False)
 
     def __post_init__(self):
-        self._compiled = regex.compile(self.pattern if self.is_regex else regex.escape(self.pattern))
+        # (a regex is HF's Oniguruma pattern: read with its meaning)
+        self._compiled = compile_pattern(self.pattern) if self.is_regex else regex.compile(regex.escape(self.pattern))
 
     def normalize(self, ns):
         spans = bounded_spans(self._compiled, ns.text, "the Replace normalizer's pattern")

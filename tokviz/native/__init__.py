@@ -400,16 +400,15 @@ def model_encoder_for(tokenizer) -> NativeModel | None:
                 return NativeBert(native, tokenizer.normalizer, tokenizer.pre_tokenizer)
             return NativeModel(native, tokenizer.pre_tokenizer, "WordPiece")
         if type(model) is Unigram:
+            if model.unk_id is None:
+                return None  # Python raises for an unknown character (with byte fallback too, as HF)
             byte_ids = None
             if model.byte_fallback:
                 byte_ids = [model.vocab.get(f"<0x{b:02X}>") for b in range(256)]
                 if None in byte_ids:
                     return None  # Python fails on a byte without a piece
-            elif model.unk_id is None:
-                return None  # Python raises for an unknown character
-            unk = -1 if model.unk_id is None else model.unk_id
             native = _native.UnigramModel(
-                model._match, list(model._prefixes), model.scores, unk, float(model.unk_score),
+                model._match, list(model._prefixes), model.scores, model.unk_id, float(model.unk_score),
                 bool(model.fuse_unk), byte_ids,
             )
             return NativeModel(native, tokenizer.pre_tokenizer, "Unigram")
