@@ -81,6 +81,18 @@ GPT2_CASES = {
 }
 
 
+def assert_like_transformers(tok, ref, texts) -> None:
+    """Ids with and without special tokens, and decode both ways, equal transformers' (on the
+    native and the Python path)."""
+    for t in both_paths(tok):
+        for text in texts:
+            want = ref.encode(text, add_special_tokens=False)
+            assert t.encode(text).ids == want, text
+            assert t.encode(text, add_special_tokens=True).ids == ref.encode(text, add_special_tokens=True), text
+            assert t.decode(want) == ref.decode(want), text  # (transformers keeps special tokens)
+            assert t.decode(want, skip_special_tokens=True) == ref.decode(want, skip_special_tokens=True), text
+
+
 @pytest.mark.parametrize("case", sorted(GPT2_CASES))
 def test_gpt2_folder_as_transformers(case, tmp_path):
     transformers = pytest.importorskip("transformers")
@@ -92,13 +104,7 @@ def test_gpt2_folder_as_transformers(case, tmp_path):
         ref = transformers.AutoTokenizer.from_pretrained(str(folder))
     tok = tokviz.load(folder)
     texts = GPT2_TEXTS + random_texts(random.Random(case), GPT2_ALPHABET, 150)
-    for t in both_paths(tok):
-        for text in texts:
-            want = ref.encode(text, add_special_tokens=False)
-            assert t.encode(text).ids == want, text
-            assert t.encode(text, add_special_tokens=True).ids == ref.encode(text, add_special_tokens=True), text
-            assert t.decode(want) == ref.decode(want), text  # (transformers keeps special tokens)
-            assert t.decode(want, skip_special_tokens=True) == ref.decode(want, skip_special_tokens=True), text
+    assert_like_transformers(tok, ref, texts)
 
 
 @pytest.mark.parametrize("config", [None, {"tokenizer_class": "RobertaTokenizer"}])
@@ -172,13 +178,7 @@ def test_bert_vocab_as_transformers(case, tmp_path):
     ref = transformers.BertTokenizer.from_pretrained(str(folder))
     tok = tokviz.load(folder / "vocab.txt")
     texts = BERT_TEXTS + random_texts(random.Random(case), BERT_ALPHABET, 150)
-    for t in both_paths(tok):
-        for text in texts:
-            want = ref.encode(text, add_special_tokens=False)
-            assert t.encode(text).ids == want, text
-            assert t.encode(text, add_special_tokens=True).ids == ref.encode(text, add_special_tokens=True), text
-            assert t.decode(want) == ref.decode(want), text  # (transformers keeps special tokens)
-            assert t.decode(want, skip_special_tokens=True) == ref.decode(want, skip_special_tokens=True), text
+    assert_like_transformers(tok, ref, texts)
 
 
 @pytest.mark.parametrize("config, words", [

@@ -201,17 +201,7 @@ class NormalizedString:
             pieces = _decompose(text[a:b], decomposition)
             if compose:
                 pieces = _compose(pieces)
-            i = a  # the next original character a normalized one replaces
-            for char, change in pieces:
-                if change > 0:
-                    prev = i - 1
-                    s, e = (starts[prev], ends[prev]) if prev >= 0 else (self.base, self.base)
-                else:
-                    s, e = starts[i], ends[i]
-                    i += 1 - change
-                out.append(char)
-                ns.append(s)
-                ne.append(e)
+            _align(pieces, a, starts, ends, self.base, out, ns, ne)
         if "".join(out) != new:
             # Composition reached across our cluster boundaries: attribute the text as a whole.
             s, e = self.original_span(0, len(text))
@@ -226,16 +216,7 @@ class NormalizedString:
         out: list[str] = []
         ns: list[int] = []
         ne: list[int] = []
-        taken = 0
-        for char, change in changes:
-            if change > 0:
-                s, e = (starts[taken - 1], ends[taken - 1]) if taken else (self.base, self.base)
-            else:
-                s, e = starts[taken], ends[taken]
-                taken += 1 - change
-            out.append(char)
-            ns.append(s)
-            ne.append(e)
+        taken = _align(changes, 0, starts, ends, self.base, out, ns, ne)
         new = "".join(out)
         if new == self.text and taken == len(self.text) and ns == starts and ne == ends:
             return self
@@ -247,6 +228,23 @@ class NormalizedString:
             return self
         s, e = self.original_span(0, len(self.text))
         return NormalizedString(new, self.base, [s] * len(new), [e] * len(new))
+
+
+def _align(changes: Iterable[tuple[str, int]], taken: int, starts: list[int], ends: list[int], base: int,
+           out: list[str], ns: list[int], ne: list[int]) -> int:
+    """Append (character, change) pairs to out and their spans to ns/ne as HF tokenizers aligns
+    them (see `NormalizedString.transform`), `taken` being the next character of the old text to
+    replace; the new `taken`."""
+    for char, change in changes:
+        if change > 0:
+            s, e = (starts[taken - 1], ends[taken - 1]) if taken else (base, base)
+        else:
+            s, e = starts[taken], ends[taken]
+            taken += 1 - change
+        out.append(char)
+        ns.append(s)
+        ne.append(e)
+    return taken
 
 
 def _decompose(text: str, form: str) -> list[tuple[str, int]]:

@@ -79,10 +79,11 @@ def trim_spaces(tokens: list[str], offsets: list[tuple[int, int]], add_prefix_sp
     return out
 
 
-@dataclass
-class RobertaProcessing(BertProcessing):
-    trim_offsets: bool = True
-    add_prefix_space: bool = True
+class _TrimsSpaces:
+    """trim_offsets and add_prefix_space of the byte-level post-processors."""
+
+    trim_offsets: bool
+    add_prefix_space: bool
 
     @property
     def trims_offsets(self) -> bool:
@@ -93,18 +94,17 @@ class RobertaProcessing(BertProcessing):
 
 
 @dataclass
-class ByteLevel(PostProcessor):
+class RobertaProcessing(_TrimsSpaces, BertProcessing):
+    trim_offsets: bool = True
+    add_prefix_space: bool = True
+
+
+@dataclass
+class ByteLevel(_TrimsSpaces, PostProcessor):
     """Adds no tokens; with trim_offsets, offsets leave out the spaces a token holds."""
 
     trim_offsets: bool = False
     add_prefix_space: bool = True
-
-    @property
-    def trims_offsets(self) -> bool:
-        return self.trim_offsets
-
-    def trim(self, tokens, offsets):
-        return trim_spaces(tokens, offsets, self.add_prefix_space) if self.trim_offsets else offsets
 
 
 @dataclass
