@@ -1,6 +1,7 @@
 """tokviz gives the same ids and decodes as the reference libraries on the real shared tokenizers."""
 from __future__ import annotations
 
+import atexit
 import shutil
 import tempfile
 from pathlib import Path
@@ -41,6 +42,7 @@ class TransformersOracle:
     def __init__(self, *paths):
         transformers = pytest.importorskip("transformers")
         folder = Path(tempfile.mkdtemp(prefix="tokviz-oracle-"))
+        atexit.register(shutil.rmtree, folder, True)
         for path in paths:
             shutil.copyfile(need(path), folder / path.name)
         self.ref = transformers.AutoTokenizer.from_pretrained(str(folder))
