@@ -76,3 +76,51 @@ def test_written_model_round_trips(tmp_path):
     assert tok.vocab_size == 256 + len(result.merges) + 1
     assert tok.encode(sample_text()).ids == minbpe_encode(sample_text(), pattern, merges)
     assert tok.encode("a<|x|>b", allow_special=True).ids[1] == result.special_tokens["<|x|>"]
+
+
+# ---- the cases of minbpe's own test suite (tests/test_tokenizer.py), with the algorithm above
+# ---- (and tiktoken, for the GPT-4 pattern) as the oracle
+
+MINBPE_STRINGS = ["", "?", "hello world!!!? (안녕하세요!) lol123 😉", sample_text()]
+
+
+def _trained(tmp_path, text: str, merges: int, specials=()):
+    from tokviz.core.patterns import CL100K_PATTERN
+
+    result = train_bytelevel_bpe([text], 256 + merges + len(specials), pattern=CL100K_PATTERN,
+                                 special_tokens=list(specials), min_frequency=1)
+    path = tmp_path / "trained.model"
+    write_minbpe(path, result.pattern, result.merges, result.special_tokens)
+    return tokviz.load(path), path
+
+
+def test_wikipedia_example(tmp_path):
+    """Three merges of "aaabdaaabac" (aa, then ab or aa+a, then the two) cut it as X d X a c."""
+    tok, path = _trained(tmp_path, "aaabdaaabac", 3)
+    pattern, merges = read_merges(path)
+    assert tok.encode("aaabdaaabac").ids == minbpe_encode("aaabdaaabac", pattern, merges) == [258, 100, 258, 97, 99]
+    assert tok.decode(tok.encode("aaabdaaabac").ids) == "aaabdaaabac"
+
+
+def test_encode_decode_identity(tmp_path):
+    tok, path = _trained(tmp_path, resource_path("training.txt").read_text(encoding="utf-8"), 64)
+    pattern, merges = read_merges(path)
+    for text in MINBPE_STRINGS:
+        assert tok.encode(text).ids == minbpe_encode(text, pattern, merges)
+        assert tok.decode(tok.encode(text).ids) == text
+
+
+def test_save_load_with_special_tokens(tmp_path):
+    specials = ["<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|endofprompt|>"]
+    text = ("<|endoftext|>Hello world this is one document\n<|endoftext|>And another one\n"
+            "<|endoftext|><|fim_prefix|>And this one has<|fim_suffix|> tokens.<|fim_middle|> FIM\n"
+            "<|endoftext|>Last document!!! 👋<|endofprompt|>")
+    tok, path = _trained(tmp_path, resource_path("training.txt").read_text(encoding="utf-8"), 64, specials)
+    ids = tok.encode(text, allow_special=True).ids
+    assert tok.decode(ids) == text
+    again = tokviz.load(path)
+    assert again.encode(text, allow_special=True).ids == ids
+    assert [i for i in ids if again.is_special(i)] == [again.token_to_id(s) for s in
+                                                        ("<|endoftext|>", "<|endoftext|>", "<|endoftext|>",
+                                                         "<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>",
+                                                         "<|endoftext|>", "<|endofprompt|>")]

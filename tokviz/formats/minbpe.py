@@ -68,7 +68,7 @@ def read_minbpe(path: Path) -> Tokenizer:
     except TokvizError as exc:
         raise TokvizError(exc.reason, path) from None
     pieces = [split, pre.ByteLevel(use_regex=False)] if split else [pre.ByteLevel(use_regex=False)]
-    return Tokenizer(
+    tok = Tokenizer(
         BPE(vocab, merges),
         pre_tokenizer=pre.Sequence(pieces),
         decoder=dec.ByteLevel(),
@@ -76,6 +76,8 @@ def read_minbpe(path: Path) -> Tokenizer:
         special_in_text=False,
         source=Source("minbpe", str(path), path.stem, {"pattern": pattern}),
     )
+    tok.decode_skips_special = False  # minbpe's decode writes a special token's text
+    return tok
 
 
 def write_minbpe(path: Path, pattern: str, merges: list[tuple[int, int]], special_tokens: dict[str, int]) -> None:
