@@ -150,6 +150,10 @@ ONIG_CASES = [
     (r"x(?m:.)", ["x\nx.", "xy"]),
     (r"\x41{1,2}+", ["AAAAA"]),
     (r"[a-c]{2}+|[\]x]{2}", ["abcabcab c ]]x"]),
+    # Oniguruma's \w leaves out the joiners U+200C/U+200D; alone it takes ² ³ ¹ ¼ ½ ¾, in a class not
+    (r"\w+", ["a\u200db a\u200cb", "x²y ½¾ z₂"]),
+    (r"[\w]+|[^\w\s]+", ["a\u200db 👨\u200d👩", "x²y ½¾ z"]),
+    (r"\W+", ["a\u200db, x²y!"]),
 ]
 
 

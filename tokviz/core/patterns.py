@@ -233,6 +233,12 @@ def _grouped(atom: str, quantified: bool) -> str:
     return f"(?:{atom})" if quantified else atom
 
 
+# Oniguruma's \w: Python's without the joiners U+200C/U+200D; alone (not in a class) it also
+# matches six Latin-1 numbers (checked against HF's Split on every assigned character).
+_ONIG_WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}"
+_ONIG_WORD_LATIN1 = "\u00b2\u00b3\u00b9\u00bc-\u00be"
+
+
 def onig_to_python(pattern: str) -> str:
     """A Python `regex` pattern (to be compiled with MULTILINE) that matches what Oniguruma,
     HF tokenizers' engine, matches with `pattern` (see the table above)."""
@@ -257,8 +263,15 @@ def onig_to_python(pattern: str) -> str:
                 return "[0-9a-fA-F]"
             if text == r"\H":
                 return "[^0-9a-fA-F]"
-            if text.startswith("[") and r"\h" in text:
-                return _replace_class_escape(text, r"\h", "0-9a-fA-F")
+            if text == r"\w":
+                return f"[{_ONIG_WORD}{_ONIG_WORD_LATIN1}]"
+            if text == r"\W":
+                return f"[^{_ONIG_WORD}{_ONIG_WORD_LATIN1}]"
+            if text.startswith("["):
+                for escape, replacement in ((r"\h", "0-9a-fA-F"), (r"\w", _ONIG_WORD)):
+                    if escape in text:
+                        text = _replace_class_escape(text, escape, replacement)
+                return text
         if kind in ("open", "flags") and regex.fullmatch(r"[A-Za-z-]+", text[2:-1]):
             return text.replace("m", "s")  # Oniguruma's (?m) is Python's (?s): "." matches a newline
         return text
