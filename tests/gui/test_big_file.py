@@ -15,7 +15,9 @@ from tokviz.gui import main_window as mw
 
 BIG_MB = 50
 HEARTBEAT_MS = 15
-MAX_GAP_MS = 100
+# A UI thread blocked by the encoding stalls for seconds on 50 MB; stalls of 100-150 ms come from
+# a loaded 2-core machine (seen on CI), not from tokviz. Latency figures: benchmarks/, not here.
+MAX_GAP_MS = 300
 
 
 @pytest.fixture(scope="module")

@@ -232,6 +232,10 @@ class MainWindow(QMainWindow):
         for signal in (self.controller.tokenizerLoaded, self.compare_view.panesChanged, self.train_panel.trained,
                        self.edit_panel.applied):
             signal.connect(lambda *_: self._gc_timer.start())
+        # (the collection takes 100+ ms with a big heap: it waits for FROZEN_GARBAGE_MS of quiet)
+        for signal in (self.controller.encoded, self.file_job.finished, self.file_job.cancelled,
+                       self.file_job.failed):
+            signal.connect(self._defer_idle_cleanup)
         self.controller.encoded.connect(lambda _result: self._session_timer.start())
         if restored is not None:
             tokenizer, text, text_file = self._restore_session(restored)
@@ -265,6 +269,10 @@ class MainWindow(QMainWindow):
     def idle_cleanup_pending(self) -> bool:
         """True while the collection of dropped tokenizers' garbage waits for the app to be idle."""
         return self._gc_timer.isActive()
+
+    def _defer_idle_cleanup(self, *_args) -> None:
+        if self._gc_timer.isActive():
+            self._gc_timer.start()
 
     def _collect_frozen_garbage(self) -> None:
         """Collect the garbage gc.freeze() has kept (tens of ms, see __init__) and give freed memory
