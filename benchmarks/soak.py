@@ -498,7 +498,7 @@ class Soak:
         """Wait until idle (the window's idle clean-up done too), let deferred deletes run,
         release the pools' idle threads, collect."""
         self._wait(self.idle, "the window to be idle")
-        self._wait(lambda: not self.window.idle_cleanup_pending(), "the window's idle clean-up")
+        self._wait(lambda: not self.window.idle.pending(), "the window's idle clean-up")
         pump(300)
         for pool in thread_pools(self.window):
             if not pool.waitForDone(10_000):

@@ -442,3 +442,57 @@ def test_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch, overwrite)
         save(load(DEMO), tmp_path / "new.tsv", overwrite=overwrite)
     assert old.read_bytes() == b"old"
     assert os.listdir(tmp_path) == ["old.model"]
+
+
+# ---- file permissions ----------------------------------------------------------------------------
+
+@pytest.fixture(params=[0o022, 0o027], ids=["umask022", "umask027"])
+def umask(request):
+    old = os.umask(request.param)
+    yield request.param
+    os.umask(old)
+
+
+def _mode(path) -> int:
+    return os.stat(path).st_mode & 0o7777
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+@pytest.mark.parametrize("fmt, out", [("hf-json", "t.json"), ("vocab-merges", "gpt2"), ("minbpe", "t.model"),
+                                      ("vocab-csv", "t.csv"), ("vocab-tsv", "t.tsv")])
+def test_export_gives_new_files_the_usual_permissions(capsys, tmp_path, umask, fmt, out):
+    from tokviz.cli import main
+
+    target = tmp_path / out
+    assert main(["export", "-t", str(default_tokenizer_path()), "--format", fmt, "-o", str(target), "--json"]) == 0
+    files = [tmp_path / f for f in json.loads(capsys.readouterr().out)["files"]]
+    assert files and all(f.is_file() for f in files)
+    assert {f.name: _mode(f) for f in files} == {f.name: 0o666 & ~umask for f in files}
+    assert not [p for p in tmp_path.rglob(".*.tmp")]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_binary_sentencepiece_model_written_with_the_usual_permissions(capsys, tmp_path, umask):
+    from tokviz.cli import main
+
+    source = need(TOKENIZERS / "sentencepiece" / "bpe_8k.model")
+    target = tmp_path / "sp.model"
+    assert main(["export", "-t", str(source), "--format", "sentencepiece", "-o", str(target)]) == 0
+    assert _mode(target) == 0o666 & ~umask
+    assert tokviz.load(target).encode("some text").ids == tokviz.load(source).encode("some text").ids
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+@pytest.mark.parametrize("kept", [0o600, 0o640, 0o664])
+def test_a_replaced_file_keeps_its_mode(capsys, tmp_path, umask, kept):
+    from tokviz.cli import main
+
+    target = tmp_path / "t.json"
+    target.write_text("old", encoding="utf-8")
+    os.chmod(target, kept)
+    assert main(["export", "-t", str(default_tokenizer_path()), "--format", "hf-json", "-o", str(target),
+                 "--force"]) == 0
+    assert json.loads(target.read_text(encoding="utf-8"))["model"]["type"] == "BPE"
+    assert _mode(target) == kept
+    write_bytes_atomic(target, b"again")
+    assert target.read_bytes() == b"again" and _mode(target) == kept

@@ -58,3 +58,29 @@ def test_ids_helpers():
     enc = encoding_from_ids(tok, ids)
     assert enc.special[-1] and enc.tokens[-1] == "<|endoftext|>"
     assert [enc.text[a:b] for a, b in enc.offsets] == enc.tokens
+
+
+def test_ids_panel_keeps_a_small_minimum_and_fits_a_side_dock(qtbot):
+    """Its minimum width was 374 px (a 80 px Copy and Decode each, the count line beside the style
+    box); moved to a side dock it still shows everything."""
+    import tokviz
+    from tokviz.defaults import default_tokenizer_path
+    from tokviz.gui.ids_panel import MAX_SHOWN_IDS, IdsPanel
+
+    from .helpers import DOCK_PANEL_MAX_MIN_HEIGHT, DOCK_PANEL_MAX_MIN_WIDTH, clipped_widgets, docked
+
+    tok = tokviz.load(default_tokenizer_path())
+    panel = IdsPanel()
+    panel.set_tokenizer(tok)
+    encoding = tok.encode(TEXT * 2000)
+    assert len(encoding.ids) > MAX_SHOWN_IDS
+    panel.set_encoding(encoding)
+    hint = panel.minimumSizeHint()
+    assert hint.width() <= DOCK_PANEL_MAX_MIN_WIDTH and hint.height() <= DOCK_PANEL_MAX_MIN_HEIGHT
+    window, dock = docked(qtbot, panel, dock_width=320, area="right")
+    qtbot.waitUntil(lambda: abs(dock.width() - 320) <= 2, timeout=5_000)
+    panel.decode_input.setText(format_ids(tok.encode(TEXT).ids, "list"))
+    panel.decode_button.click()
+    assert repr(TEXT) in panel.decoded_text.text()
+    assert "shown" in panel.count_label.text()
+    assert clipped_widgets(panel) == []

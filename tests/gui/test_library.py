@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import shutil
 
+from PySide6.QtCore import Qt
+
 from tokviz.formats.discover import FOLDER, HF_CACHE
 from tokviz.gui.library_panel import FOUND_ROLE, LibraryPanel
 
@@ -77,6 +79,146 @@ def test_settings_remember_recent_files_folders_and_layout(qtbot, tmp_path, make
     qtbot.waitUntil(lambda: any(f.origin == "recent" for f in second.library.entries()), timeout=30_000)
     recent = {(f.name, f.path.name) for f in second.library.entries() if f.origin == "recent"}
     assert ("bert-minilm", "vocab.txt") in recent
-    second._fill_recent_menu()
+    second.fill_recent_menu()
     labels = [a.text() for a in second.recent_menu.actions() if not a.isSeparator()]
     assert any(label.startswith("bert-minilm") for label in labels) and "notes.txt" in labels
+
+
+def _counting(calls):
+    from tokviz.gui.library_panel import tokenizer_details
+
+    def details(found):
+        calls.append(found.path.name)
+        return tokenizer_details(found)
+
+    return details
+
+
+def test_refresh_recent_shows_a_new_recent_tokenizer_without_looking_in_folders(qtbot, tmp_path, monkeypatch):
+    import tokviz
+    import tokviz.gui.library_panel as library_panel
+    from tokviz.defaults import default_tokenizer_path
+    from tokviz.formats.discover import RECENT, Found
+
+    recent: list[Found] = []
+    calls: list[str] = []
+    panel = LibraryPanel(env={"HF_HOME": str(tmp_path / "none"), "TIKTOKEN_CACHE_DIR": ""},
+                         recent=lambda: list(recent), details=_counting(calls))
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.detailsFinished, timeout=30_000):
+        panel.refresh()
+    assert not any(f.origin == RECENT for f in panel.entries())
+    scans = []
+    real_discover = library_panel.discover
+    monkeypatch.setattr(library_panel, "discover", lambda *a, **k: scans.append(1) or real_discover(*a, **k))
+
+    # the shipped tokenizer was just opened: its details are known already, nothing is read again
+    shipped = default_tokenizer_path()
+    recent.insert(0, Found("tokviz-demo", shipped, "minbpe", RECENT))
+    read_before = len(calls)
+    panel.refresh_recent()
+    assert [f.path for f in panel.entries() if f.origin == RECENT] == [shipped]
+    item = panel.item_for(recent[0])
+    assert (item.text(2), item.text(3)) == ("BPE", "768")
+    assert panel.tree.topLevelItem(0).text(0) == "Recent (1)"
+    assert panel.status.text() == f"{len(panel.entries())} tokenizers"
+
+    # a file never listed before: read once, on the worker
+    bert = shared_tokenizer("bert-minilm/vocab.txt")
+    recent.insert(0, Found("bert-minilm", bert, "wordpiece-vocab", RECENT))
+    with qtbot.waitSignal(panel.detailsFinished, timeout=30_000):
+        panel.refresh_recent()
+        assert panel.item_for(recent[0]).text(2) == "…"
+    assert panel.item_for(recent[0]).text(2) == "WordPiece"
+    assert calls[read_before:] == ["vocab.txt"]
+
+    # the window passes the tokenizer it opened: shown at once, no file read
+    qwen_path = shared_tokenizer("qwen2.5/tokenizer.json")
+    qwen = tokviz.load(qwen_path)
+    recent.insert(0, Found("qwen2.5", qwen_path, "hf-json", RECENT))
+    panel.refresh_recent(qwen)
+    assert panel.item_for(recent[0]).text(3) == f"{qwen.vocab_size:,}"
+    assert calls[read_before:] == ["vocab.txt"]
+    assert [f.name for f in panel.entries() if f.origin == RECENT] == ["qwen2.5", "bert-minilm", "tokviz-demo"]
+    assert scans == [] and not panel.is_busy()
+    panel.shutdown()
+
+
+def test_each_file_is_read_once_and_refresh_reads_again(qtbot, tmp_path):
+    from tokviz.formats.discover import RECENT, Found
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    shutil.copy(shared_tokenizer("sentencepiece/bpe_8k.model"), folder / "bpe_8k.model")
+    calls: list[str] = []
+    panel = LibraryPanel([str(folder)], env={"HF_HOME": str(tmp_path / "none"), "TIKTOKEN_CACHE_DIR": ""},
+                         recent=lambda: [Found("bpe", folder / "bpe_8k.model", "sentencepiece", RECENT)],
+                         details=_counting(calls))
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.detailsFinished, timeout=30_000):
+        panel.refresh()
+    rows = [panel.item_for(f) for f in panel.entries() if f.path.name == "bpe_8k.model"]
+    assert len(rows) == 2 and all(r.text(3) == "8,000" for r in rows)  # in Recent and in Folders
+    assert calls.count("bpe_8k.model") == 1
+    with qtbot.waitSignal(panel.detailsFinished, timeout=30_000):
+        panel.refresh()
+    assert calls.count("bpe_8k.model") == 1
+    with qtbot.waitSignal(panel.detailsFinished, timeout=30_000):
+        panel.refresh_button.click()  # Refresh: read again (a file may have changed)
+        panel.refresh_recent()  # (while it looks: the file is still read once)
+    qtbot.waitUntil(lambda: not panel.is_busy(), timeout=30_000)
+    rows = [panel.item_for(f) for f in panel.entries() if f.path.name == "bpe_8k.model"]
+    assert len(rows) == 2 and all(r.text(3) == "8,000" for r in rows)
+    assert calls.count("bpe_8k.model") == 2
+    panel.shutdown()
+
+
+def test_columns_get_sensible_widths_whatever_the_saved_header_state(qtbot, tmp_path):
+    from PySide6.QtWidgets import QHeaderView
+
+    from .helpers import docked
+
+    env = _fake_hf_home(tmp_path)
+    first = LibraryPanel(env=env)
+    qtbot.addWidget(first)
+    header = first.tree.header()
+    for col in range(4):
+        header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+    header.resizeSection(0, 25)
+    header.resizeSection(1, 300)
+    saved = header.saveState()
+    first.shutdown()
+
+    panel = LibraryPanel(env=env)
+    assert panel.tree.header().restoreState(saved)
+    assert panel.tree.header().sectionSize(0) < 50  # (Qt keeps its minimum section size)
+    window, dock = docked(qtbot, panel, dock_width=280, area="left")
+    with qtbot.waitSignal(panel.detailsFinished, timeout=30_000):
+        panel.refresh()
+    qtbot.waitUntil(lambda: abs(dock.width() - 280) <= 2, timeout=5_000)
+    tree = panel.tree
+    header = tree.header()
+    name = header.sectionSize(0)
+    assert name >= 0.4 * tree.viewport().width()
+    assert header.sectionResizeMode(0) == QHeaderView.ResizeMode.Stretch
+    shown = [c for c in range(1, 4) if not header.isSectionHidden(c)]
+    assert 3 in shown
+    for col in shown:
+        assert header.sectionSize(col) >= tree.sizeHintForColumn(col)
+    assert name + sum(header.sectionSize(c) for c in shown) <= tree.viewport().width()
+    # wider: every column fits, and the name still has the most room
+    window.resizeDocks([dock], [700], Qt.Orientation.Horizontal)
+    qtbot.waitUntil(lambda: not any(header.isSectionHidden(c) for c in range(4)), timeout=5_000)
+    assert header.sectionSize(0) > max(header.sectionSize(c) for c in (1, 2, 3))
+    panel.shutdown()
+
+
+def test_opening_a_tokenizer_shows_it_in_recent_at_once(qtbot, make_window):
+    window = make_window(text="recent")
+    panel = window.library
+    qtbot.waitUntil(lambda: panel.tree.topLevelItemCount() > 0 and not panel.is_busy(), timeout=30_000)
+    path = shared_tokenizer("bert-minilm/vocab.txt")
+    with qtbot.waitSignal(window.controller.tokenizerLoaded, timeout=30_000):
+        window.open_tokenizer(path)
+    recent = [f for f in panel.entries() if f.origin == "recent"]
+    assert recent and recent[0].path == path

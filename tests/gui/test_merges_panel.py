@@ -5,10 +5,12 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 
 import tokviz
-from tokviz.analysis.merges import trace_bpe
+import tokviz.defaults
+from tokviz.analysis.merges import merge_tree, trace_bpe, used_by
 from tokviz.core import Tokenizer
 from tokviz.core.models.bpe import BPE
-from tokviz.gui.merges_panel import MergesPanel
+from tokviz.gui.merge_tree_view import MIN_LEGIBLE_PT
+from tokviz.gui.merges_panel import MIN_TREE_HEIGHT, MergesPanel
 
 from .helpers import shared_tokenizer
 
@@ -159,3 +161,135 @@ def test_clicking_a_token_in_the_explorer_shows_its_tree(qtbot, make_window, qwe
     panel = window.merges_panel
     assert panel.current_token() == "Ġtokenizer"
     assert panel.word_box.currentData() == "Ġtokenizer"
+
+
+# ---- the tree in a side dock --------------------------------------------------------------------
+
+@pytest.fixture
+def demo():
+    return tokviz.load(tokviz.defaults.default_tokenizer_path())
+
+
+def _docked_panel(qtbot, tokenizer, width=360, size=(1280, 800)):
+    from .helpers import docked
+
+    panel = MergesPanel()
+    panel.set_tokenizer(tokenizer)
+    window, dock = docked(qtbot, panel, size=size, dock_width=width)
+    qtbot.waitUntil(lambda: abs(dock.width() - width) <= 2, timeout=5_000)
+    return panel, window, dock
+
+
+def _visible_scene(view):
+    return view.mapToScene(view.viewport().rect()).boundingRect()
+
+
+def _smallest_text_pt(view) -> float:
+    return view._small.pointSizeF() * view.scale_factor()
+
+
+def test_a_small_tree_fits_the_docked_view_whole(qtbot, demo):
+    panel, window, dock = _docked_panel(qtbot, demo, 340)
+    try:
+        token = next(t for t in demo.model.vocab if len(merge_tree(demo.model, t).leaves()) == 3)
+        assert panel.show_token(token)
+        view = panel.tree_view
+        visible = _visible_scene(view)
+        for item in view.node_items():
+            assert visible.contains(item.sceneBoundingRect())
+        assert 0 < view.scale_factor() <= 1.0
+        assert view.height() >= MIN_TREE_HEIGHT
+    finally:
+        panel.shutdown()
+
+
+def test_a_wide_tree_stays_legible_and_scrolls_then_fits_when_the_dock_widens(qtbot, demo):
+    """At 340 px 'Ġtokenizer' (10 symbols) would need a scale with unreadable text: it is drawn at
+    the smallest legible scale and scrolls, its root in sight; a wider dock fits it whole."""
+    from PySide6.QtCore import Qt as _Qt
+
+    panel, window, dock = _docked_panel(qtbot, demo, 340)
+    try:
+        assert panel.show_token("Ġtokenizer")
+        view = panel.tree_view
+        scene = view.scene().sceneRect()
+        assert scene.width() * view.legible_scale() > view.viewport().width()  # (it cannot fit legibly)
+        assert _smallest_text_pt(view) >= MIN_LEGIBLE_PT - 1e-6
+        assert view.horizontalScrollBar().maximum() > 0
+        root = view.node_items()[0]
+        assert _visible_scene(view).contains(root.sceneBoundingRect())
+        window.resizeDocks([dock], [1000], _Qt.Orientation.Horizontal)
+        qtbot.waitUntil(lambda: dock.width() > 900, timeout=5_000)
+        qtbot.waitUntil(lambda: view.horizontalScrollBar().maximum() == 0, timeout=5_000)
+        visible = _visible_scene(view)
+        assert all(visible.contains(item.sceneBoundingRect()) for item in view.node_items())
+        assert _smallest_text_pt(view) >= MIN_LEGIBLE_PT - 1e-6
+    finally:
+        panel.shutdown()
+
+
+def test_the_build_tab_gives_the_tree_the_larger_share(qtbot, demo):
+    panel, window, dock = _docked_panel(qtbot, demo, 360, size=(1280, 800))
+    try:
+        assert panel.show_token("Ġtokenizer")
+        panel.trace_text(" tokenizer")
+        tree_h = panel.tree_view.height()
+        assert tree_h >= MIN_TREE_HEIGHT
+        assert tree_h > panel.trace_scroll.height()
+        assert tree_h >= 0.35 * panel.height()
+        # a short dock: the tab scrolls instead of squashing the tree
+        window.resize(1280, 420)
+        qtbot.waitUntil(lambda: panel.tabs.widget(0).verticalScrollBar().maximum() > 0, timeout=5_000)
+        assert panel.tree_view.height() >= MIN_TREE_HEIGHT
+    finally:
+        panel.shutdown()
+
+
+def test_zoom_and_fit(qtbot, demo):
+    from PySide6.QtCore import Qt as _Qt
+
+    panel, window, dock = _docked_panel(qtbot, demo, 420)
+    try:
+        assert panel.show_token("Ġtokenizer")
+        view = panel.tree_view
+        fitted = view.scale_factor()
+        assert view.is_fitting()
+        panel.zoom_in_button.click()
+        assert view.scale_factor() == pytest.approx(fitted * 1.25) and not view.is_fitting()
+        window.resizeDocks([dock], [360], _Qt.Orientation.Horizontal)  # a zoomed tree keeps its zoom
+        qtbot.waitUntil(lambda: abs(dock.width() - 360) <= 2, timeout=5_000)
+        assert view.scale_factor() == pytest.approx(fitted * 1.25)
+        qtbot.keyClick(view, _Qt.Key.Key_Minus)
+        assert view.scale_factor() == pytest.approx(fitted)
+        for _ in range(30):  # zooming out stops at seeing the whole tree (or the legible scale, if smaller)
+            panel.zoom_out_button.click()
+        whole = min(view.viewport().width() / view.sceneRect().width(),
+                    view.viewport().height() / view.sceneRect().height())
+        assert view.scale_factor() == pytest.approx(min(whole, view.legible_scale()))
+        panel.fit_button.click()
+        assert view.is_fitting() and view.scale_factor() == pytest.approx(view.fit_scale())
+    finally:
+        panel.shutdown()
+
+
+def test_used_by_is_folded_under_the_tree(qtbot, demo):
+    panel, window, dock = _docked_panel(qtbot, demo, 360)
+    try:
+        assert panel.show_token("Ġtoken")
+        users = used_by(demo.model, "Ġtoken")
+        assert users and panel.used_by.count() == min(500, len(users))
+        assert f"Used by {len(users)} merge" in panel.used_toggle.text()
+        assert not panel.used_by.isVisible()
+        panel.used_toggle.click()
+        assert panel.used_by.isVisible()
+        assert panel.tree_view.height() >= MIN_TREE_HEIGHT
+    finally:
+        panel.shutdown()
+
+
+def test_a_byte_level_word_is_listed_as_its_text(panel):
+    tok = tokviz.load(tokviz.defaults.default_tokenizer_path())
+    panel.set_tokenizer(tok)
+    panel.trace_text(" 分词器吗")
+    assert panel.word_box.count() == 1
+    assert panel.word_box.itemText(0).endswith("→ ·分词器吗")

@@ -1,4 +1,5 @@
-"""Loading and encoding off the UI thread: results by signal, debounce, stale results dropped."""
+"""Loading and encoding off the UI thread: results by signal, every change of a short text encoded
+with changes during an encode coalesced, long texts debounced, results of an old setup dropped."""
 from __future__ import annotations
 
 import sys
@@ -47,29 +48,162 @@ def test_encoding_happens_off_the_ui_thread(qtbot, controller, demo_tokenizer):
     assert threads and all(t is not threading.main_thread() for t in threads)
 
 
-def test_typing_is_debounced_and_only_the_last_text_is_delivered(qtbot, controller, demo_tokenizer):
+class Gate:
+    """Wraps a tokenizer's encode so that each call waits until the test lets it finish: an
+    encode can be held in flight while the test types."""
+
+    def __init__(self, tokenizer):
+        self.original = tokenizer.encode
+        self.started: list[str] = []  # texts, in the order their encodes began
+        self._go = threading.Semaphore(0)
+        tokenizer.encode = self
+
+    def __call__(self, text, **kw):
+        self.started.append(text)
+        assert self._go.acquire(timeout=30)
+        return self.original(text, **kw)
+
+    def release(self, n: int = 1) -> None:
+        for _ in range(n):
+            self._go.release()
+
+
+def test_a_short_text_is_encoded_at_each_change_and_changes_during_an_encode_are_coalesced(
+        qtbot, controller, demo_tokenizer):
     controller.set_tokenizer(demo_tokenizer)
     qtbot.waitUntil(controller.is_up_to_date)
+    gate = Gate(demo_tokenizer)
     delivered = []
     controller.encoded.connect(lambda r: delivered.append(r.text))
-    for i in range(1, 6):
-        controller.set_text("abcde"[:i])  # no event loop between the keystrokes
-    assert controller.is_busy()
+    controller.set_text("a")  # no encode running: it starts at once, no debounce
+    qtbot.waitUntil(lambda: gate.started == ["a"])
+    for i in range(2, 6):
+        controller.set_text("abcde"[:i])  # while "a" is in flight: only remembered
+    assert gate.started == ["a"] and controller.is_busy()
+    gate.release()  # "a" ends: it is shown, and the newest text is encoded next
+    qtbot.waitUntil(lambda: delivered == ["a"] and gate.started == ["a", "abcde"])
+    assert controller.is_busy() and not controller.is_up_to_date()
+    gate.release()
     qtbot.waitUntil(controller.is_up_to_date, timeout=30_000)
-    assert delivered == ["abcde"]
+    assert delivered == ["a", "abcde"] and gate.started == ["a", "abcde"]
+    assert controller.last_result.generation == controller.generation
 
 
-def test_stale_results_are_discarded(qtbot, controller, demo_tokenizer):
+def test_steady_typing_never_starves(qtbot, controller, demo_tokenizer):
+    """Each encode is held until three more keys are typed: results still come while typing
+    (for texts a few keys behind), in order, and the last keystroke's text is shown at the end."""
     controller.set_tokenizer(demo_tokenizer)
     qtbot.waitUntil(controller.is_up_to_date)
+    gate = Gate(demo_tokenizer)
     delivered = []
     controller.encoded.connect(lambda r: delivered.append((r.generation, r.text)))
-    controller.set_text("first text", immediate=True)  # queued on the worker now...
-    controller.set_text("second text", immediate=True)  # ...and superseded before it can report
+    typed = "the quick brown fox jump"  # (24 keys: the last encode is of the whole text)
+    for i in range(1, len(typed) + 1):
+        controller.set_text(typed[:i])
+        if i % 3 == 0:
+            gate.release()
+            qtbot.waitUntil(lambda: len(gate.started) == i // 3 + 1)
+    gate.release(len(typed))
     qtbot.waitUntil(controller.is_up_to_date, timeout=30_000)
-    assert delivered and delivered[-1][1] == "second text"
-    assert all(text == "second text" for _, text in delivered)
+    texts = [t for _, t in delivered]
+    assert len(gate.started) == len(typed) // 3 + 1 < len(typed)  # coalesced: fewer encodes than keys
+    assert len(delivered) == len(gate.started)  # every encode was shown: none starved by newer keys
+    assert texts[-1] == typed and texts[0] == "t"
+    assert [g for g, _ in delivered] == sorted({g for g, _ in delivered})  # in order, no repeats
+    assert all(typed.startswith(t) for t in texts)
+
+
+def test_typing_on_a_timer_shows_results_before_the_typing_stops(qtbot, controller, demo_tokenizer):
+    from PySide6.QtCore import QTimer
+
+    controller.set_tokenizer(demo_tokenizer)
+    qtbot.waitUntil(controller.is_up_to_date)
+    typed = "hello tokviz, these keys come every few milliseconds"
+    shown_while_typing = []
+    done = []
+
+    def key():
+        n = len(done) + 1
+        controller.set_text(typed[:n])
+        done.append(n)
+        if n == len(typed):
+            timer.stop()
+
+    controller.encoded.connect(lambda r: len(done) < len(typed) and shown_while_typing.append(r.text))
+    timer = QTimer()
+    timer.timeout.connect(key)
+    timer.start(5)
+    qtbot.waitUntil(lambda: len(done) == len(typed) and controller.is_up_to_date(), timeout=30_000)
+    assert len(shown_while_typing) >= 2
+    assert controller.last_result.text == typed
+
+
+def test_a_long_text_is_debounced_with_a_maximum_wait(qtbot, demo_tokenizer):
+    from PySide6.QtCore import QTimer
+
+    c = EncodeController(debounce_ms=60, max_wait_ms=150, immediate_chars=20)
+    try:
+        c.set_tokenizer(demo_tokenizer)
+        qtbot.waitUntil(c.is_up_to_date)
+        started = c.encodes_started
+        c.set_text("a text longer than twenty characters")
+        assert c.encodes_started == started and c.is_busy()  # waiting for quiet
+        qtbot.waitUntil(c.is_up_to_date, timeout=30_000)
+        assert c.encodes_started == started + 1
+
+        # keys every 20 ms never leave 60 ms of quiet: the maximum wait still encodes
+        typed = " and more words typed steadily for a while, never stopping long enough"
+        shown_while_typing, done = [], []
+
+        def key():
+            done.append(1)
+            c.set_text("a text longer than twenty characters" + typed[:len(done)])
+            if len(done) == len(typed):
+                timer.stop()
+
+        c.encoded.connect(lambda r: len(done) < len(typed) and shown_while_typing.append(r.text))
+        timer = QTimer()
+        timer.timeout.connect(key)
+        timer.start(20)
+        qtbot.waitUntil(lambda: len(done) == len(typed) and c.is_up_to_date(), timeout=30_000)
+        assert len(shown_while_typing) >= 2
+        assert c.encodes_started - started < len(typed) // 2  # debounced: far fewer encodes than keys
+        assert c.last_result.text.endswith(typed)
+    finally:
+        c.shutdown()
+
+
+def test_results_from_before_a_tokenizer_change_are_discarded(qtbot, controller, demo_tokenizer,
+                                                              default_tokenizer_path):
+    controller.set_tokenizer(demo_tokenizer)
+    qtbot.waitUntil(controller.is_up_to_date)
+    gate = Gate(demo_tokenizer)
+    other = tokviz.load(default_tokenizer_path)
+    delivered = []
+    controller.encoded.connect(lambda r: delivered.append((r.tokenizer, r.text)))
+    controller.set_text("first text")
+    qtbot.waitUntil(lambda: gate.started == ["first text"])
+    controller.set_tokenizer(other)  # while "first text" is encoded with the old one
+    controller.set_text("second text")
+    gate.release()
+    qtbot.waitUntil(controller.is_up_to_date, timeout=30_000)
+    assert delivered == [(other, "second text")]
     assert controller.last_result.generation == controller.generation
+
+
+def test_a_loaded_tokenizer_is_prepared_on_the_worker(qtbot, controller, qwen_path):
+    with qtbot.waitSignal(controller.tokenizerLoaded, timeout=60_000) as blocker:
+        controller.load_tokenizer(qwen_path)
+    result = blocker.args[0]
+    tok = result.tokenizer
+    assert tok.prepared and 0 < result.prepare_seconds <= result.seconds
+    builds = tok.table_builds
+    assert builds > 0
+    qtbot.waitUntil(controller.is_up_to_date, timeout=30_000)
+    with qtbot.waitSignal(controller.encoded, timeout=30_000) as blocker:
+        controller.set_text("The first encode <|endoftext|> after a load, 你好 🙂")
+    assert tok.table_builds == builds  # the first encode built nothing
+    assert blocker.args[0].encoding.ids == tokviz.load(qwen_path).encode(blocker.args[0].text).ids
 
 
 def test_an_older_load_never_replaces_a_newer_one(qtbot, controller, default_tokenizer_path):

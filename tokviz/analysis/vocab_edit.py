@@ -7,9 +7,10 @@ break before anyone uses it.
     ([(7, '乌鲁木齐')], [('乌鲁木齐', ['乌鲁木齐'], ['乌', '鲁木', '齐'])])
 
 Edits: add special (or plain added) tokens, add reserved tokens, pad the vocabulary to a multiple
-of N with reserved tokens, add BPE merges (their results become tokens), add tokens matched whole
-in text, remove tokens (a BPE's merges that make or use them go too).  The original tokenizer is
-never changed (the GUI keeps them for undo).
+of N with reserved tokens, add BPE merges (their results become tokens; a merge may use what an
+earlier one of the same edit made), add tokens matched whole in text, remove tokens (a BPE's merges
+that make or use them go too).  The original tokenizer is never changed (the GUI keeps them for
+undo).
 """
 from __future__ import annotations
 
@@ -100,27 +101,73 @@ def add_reserved_tokens(tokenizer, count: int):
     return add_special_tokens(tokenizer, names)
 
 
-def pad_to_multiple(tokenizer, multiple: int):
-    """A copy whose vocabulary size is rounded up to a multiple of `multiple` with reserved tokens."""
+def padding(tokenizer, multiple: int) -> tuple[int, int]:
+    """(size, tokens to add): the vocabulary size now (the next free id) and how many reserved
+    tokens `pad_to_multiple(tokenizer, multiple)` adds to reach the next multiple."""
     if multiple < 1:
         raise TokvizError(f"the multiple must be at least 1, got {multiple}")
-    missing = -_next_id(tokenizer) % multiple
+    size = _next_id(tokenizer)
+    return size, -size % multiple
+
+
+def pad_to_multiple(tokenizer, multiple: int):
+    """A copy whose vocabulary size is rounded up to a multiple of `multiple` with reserved tokens."""
+    _, missing = padding(tokenizer, multiple)
     return add_reserved_tokens(tokenizer, missing) if missing else tokenizer
 
 
 def add_merges(tokenizer, merges: list[tuple[str, str]], at_rank: int | None = None):
-    """A copy of a BPE tokenizer with `merges` (pairs of existing tokens, in the model's alphabet)
-    inserted at rank `at_rank` (default: after the last), their results added as tokens."""
+    """A copy of a BPE tokenizer with `merges` (pairs in the model's alphabet) inserted from rank
+    `at_rank` on (default: after the last), in the order given, their results added as tokens.
+    Each merge may use tokens of the model and results of the merges listed before it
+    ("pp le; ĠA pple"); anything else is refused with the reason, as is a merge the model has."""
     model = tokenizer.model
     if not isinstance(model, BPE):
         raise TokvizError(f"merges can only be added to a BPE model, not {model.kind}")
-    missing = [x for a, b in merges for x in (a, b) if x not in model.vocab]
-    if missing:
-        raise TokvizError(f"not tokens of this model: {', '.join(map(repr, dict.fromkeys(missing)))}")
+    if not model.has_merge_list:
+        raise TokvizError("this BPE ranks its merges by token id (tiktoken style): add tokens, not merges")
+    if not merges:
+        raise TokvizError("no merge given")
+    if at_rank is not None and not 0 <= at_rank <= len(model.merges):
+        raise TokvizError(f"rank {at_rank} is outside the merge list (0 to {len(model.merges)})")
+    _check_merges(model, merges)
     edited = copy.copy(tokenizer)
     edited.model = with_merges(model, merges, at_rank, first_id=_next_id(tokenizer))
     _reset(edited)
     return edited
+
+
+def _check_merges(model: BPE, merges: list[tuple[str, str]]) -> None:
+    """Raise TokvizError naming every part that is neither a token nor made by an earlier merge
+    of the list, and every merge the model (or the list) already has."""
+    made_by = {}
+    for k, (a, b) in enumerate(merges):
+        made_by.setdefault(model._merged(a, b), k)
+    known = set(model.vocab)
+    unknown: dict[str, None] = {}
+    problems = []
+    seen = set()
+    for k, (a, b) in enumerate(merges):
+        for part in (a, b):
+            if part in known:
+                continue
+            if made_by.get(part, -1) > k:
+                problems.append(f"{part!r} is made by merge {made_by[part] + 1} ({' '.join(merges[made_by[part]])}), "
+                                f"listed after merge {k + 1} ({a} {b}) that uses it: list it first")
+            else:
+                unknown[part] = None
+        rank = model.ranks.get((a, b))
+        if rank is not None:
+            problems.append(f"'{a} {b}' is already merge {rank} of this model")
+        elif (a, b) in seen:
+            problems.append(f"'{a} {b}' is listed twice")
+        seen.add((a, b))
+        known.add(model._merged(a, b))
+    if unknown:
+        problems.insert(0, "not tokens of this model, nor made by an earlier merge of this edit: "
+                        + ", ".join(map(repr, unknown)))
+    if problems:
+        raise TokvizError("; ".join(problems))
 
 
 def remove_tokens(tokenizer, tokens: list[str]):
@@ -153,11 +200,13 @@ def _reset(edited) -> None:
 
 @dataclass
 class EditReport:
-    """What an edit changes: tokens reachable before and not after, words cut differently, and
-    the size before and after."""
+    """What an edit changes: tokens added and removed (id, token in the model's alphabet), tokens
+    reachable before and not after, words cut differently, and the size before and after."""
 
     size_before: int
     size_after: int
+    added_tokens: list[tuple[int, str]] = field(default_factory=list)
+    removed_tokens: list[tuple[int, str]] = field(default_factory=list)
     newly_unreachable: list[tuple[int, str]] = field(default_factory=list)
     changed_words: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
     words_checked: int = 0
@@ -169,6 +218,10 @@ class EditReport:
 
     def summary(self) -> str:
         parts = [f"vocabulary {self.size_before:,} → {self.size_after:,}"]
+        if self.added_tokens:
+            parts.append(f"{len(self.added_tokens):,} token(s) added")
+        if self.removed_tokens:
+            parts.append(f"{len(self.removed_tokens):,} token(s) removed")
         if self.newly_unreachable:
             parts.append(f"{len(self.newly_unreachable):,} token(s) become unreachable: "
                          + ", ".join(repr(t) for _, t in self.newly_unreachable[:5]))
@@ -178,13 +231,23 @@ class EditReport:
         return "; ".join(parts)
 
 
+def _tokens_by_id(tokenizer) -> dict[int, str]:
+    """id -> token of the model's vocabulary and of the added tokens."""
+    out = {i: t for t, i in tokenizer.model.vocab.items()}
+    out.update((t.id, t.content) for t in tokenizer.added.tokens)
+    return out
+
+
 def check_edit(before, after, *, words: list[str] | None = None, text: str = "") -> EditReport:
-    """Compare `after` (an edited copy) with `before`: tokens that were reachable and are not any
-    more (health report of both), and which words cut differently — `words` in the model's
+    """Compare `after` (an edited copy) with `before`: the tokens added and removed (by id), tokens
+    that were reachable and are not any more (health report of both), and which words cut differently — `words` in the model's
     alphabet, plus the words of `text`, plus every token's own string.  An edit that only adds
     tokens matched in text (same model, or new sentencepiece pieces) is checked on the lines of
     `text` instead."""
     report = EditReport(before.vocab_size, after.vocab_size)
+    was, now = _tokens_by_id(before), _tokens_by_id(after)
+    report.added_tokens = sorted((i, t) for i, t in now.items() if was.get(i) != t)
+    report.removed_tokens = sorted((i, t) for i, t in was.items() if now.get(i) != t)
     if after.model is before.model or adds_pieces_only(before.model, after.model):
         # Added tokens only (the model is shared), or pieces added to a sentencepiece model (kept
         # whole where they appear): no token's reachability and no word's merges can change, so
@@ -195,9 +258,8 @@ def check_edit(before, after, *, words: list[str] | None = None, text: str = "")
         report.words_checked = len(lines)
         report.changed_words = added_token_impact(before, after, lines)
         return report
-    was = {t for _, t, _ in vocab_health(before).unreachable}
-    now = vocab_health(after).unreachable
-    report.newly_unreachable = [(i, t) for i, t, _ in now if t not in was]
+    unreachable_before = {t for _, t, _ in vocab_health(before).unreachable}
+    report.newly_unreachable = [(i, t) for i, t, _ in vocab_health(after).unreachable if t not in unreachable_before]
     candidates = list(words or [])
     if text:
         candidates += [w for w, _ in words_of(before, text)]

@@ -25,7 +25,8 @@ from __future__ import annotations
 import base64
 import json
 import os
-import tempfile
+import secrets
+import stat
 from functools import singledispatch
 from pathlib import Path
 
@@ -190,11 +191,14 @@ def write_text_atomic(path: Path, text: str, *, overwrite: bool = True) -> None:
 def write_bytes_atomic(path: Path, data: bytes, *, overwrite: bool = True) -> None:
     """Write `data` to a temporary file beside `path`, then rename it into place: a failure leaves
     the old file (or none) and no temporary file.  With overwrite=False an existing `path` is
-    never replaced, even one that appears while writing."""
+    never replaced, even one that appears while writing.  A new file gets the usual permissions
+    (0666 less the umask); a replaced file keeps its own."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _create_temporary(path)
     try:
         with os.fdopen(fd, "wb") as fh:
+            if overwrite:
+                _keep_mode(fh.fileno(), path)
             fh.write(data)
         if overwrite:
             os.replace(tmp, path)
@@ -204,6 +208,33 @@ def write_bytes_atomic(path: Path, data: bytes, *, overwrite: bool = True) -> No
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _create_temporary(path: Path) -> tuple[int, str]:
+    """A new empty file beside `path`, opened for writing: (fd, name).  Created with mode 0666 so
+    the kernel applies the umask (and a directory's default ACL) as for any new file; mkstemp's
+    0600 would make every written file private."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = os.path.join(path.parent, f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
+def _keep_mode(fd: int, path: Path) -> None:
+    """Give the file open as `fd` the permission bits of an existing `path` (a file that is
+    replaced keeps its mode); nothing when there is no such file."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return
+    try:
+        os.fchmod(fd, mode)
+    except (AttributeError, OSError):  # no fchmod (Windows), or a file system without modes
+        pass
 
 
 def _rename_no_replace(tmp: str, path: Path) -> None:

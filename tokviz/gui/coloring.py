@@ -97,3 +97,24 @@ def unknown_id(tokenizer) -> int | None:
     if unk is None and getattr(model, "unk_token", None) is not None:
         unk = model.vocab.get(model.unk_token)
     return unk
+
+
+def legend_entries(mode: str, theme: TokenTheme) -> list[tuple[str, str]]:
+    """What the colours of `mode` mean: [(fill, label)], a scale as its two ends and middle."""
+    if mode not in MODES:
+        raise ValueError(f"unknown colour mode {mode!r} (choose from {', '.join(MODES)})")
+    special = (theme.special[0], "special token")
+    if mode == "token":
+        return [(theme.palette[0], "a token"), (theme.palette[1], "the next token"), special]
+    if mode == "id":
+        return [(id_fill(1000, theme), "each id its own colour"), (id_fill(1001, theme), "id + 1"), special]
+    if mode == "length":
+        return [(_scale(0.0, theme), "1 byte"), (_scale(0.5, theme), f"{(MAX_LENGTH + 1) // 2} bytes"),
+                (_scale(1.0, theme), f"{MAX_LENGTH}+ bytes"), special]
+    if mode == "rank":
+        return [(_scale(0.0, theme), "first in the vocabulary"), (_scale(0.5, theme), "middle"),
+                (_scale(1.0, theme), "last"), special]
+    if mode == "partial":
+        return [(theme.partial_fill, "part of a character (partial UTF-8)"), (theme.neutral, "whole characters"),
+                special]
+    return [special, (theme.unknown_fill, "unknown token"), (theme.neutral, "other tokens")]

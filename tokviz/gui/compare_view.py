@@ -19,6 +19,7 @@ worker once all panes are filled (`analysis.compare`).
 """
 from __future__ import annotations
 
+import html
 import json
 import os
 import time
@@ -34,6 +35,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QPushButton,
+    QScrollArea,
+    QSizePolicy,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -52,6 +55,7 @@ from .token_view import TokenView
 from .workers import TaskRunner, describe_error
 
 MAX_PANES = 8
+PANE_MIN_WIDTH = 220  # narrower than this, the panes scroll sideways instead
 TOKENIZER_MIME = "application/x-tokviz-tokenizer"  # JSON list of {"path", "name", "format", "encoding"}
 
 
@@ -89,8 +93,11 @@ class ComparePane(QFrame):
         self.encoding = None
         self.seconds = 0.0
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.title = QLabel(f"<b>{source.name}</b> · loading…")
+        self.setMinimumWidth(PANE_MIN_WIDTH)
+        self.title = QLabel()
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # the figures may be cut in a narrow pane (the tooltip has them): they never widen it
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         left, right, close = QToolButton(), QToolButton(), QToolButton()
         for b, text, tip in ((left, "◀", "Move left"), (right, "▶", "Move right"), (close, "✕", "Remove")):
             b.setText(text)
@@ -101,8 +108,11 @@ class ComparePane(QFrame):
         close.clicked.connect(lambda: self.removeRequested.emit(self))
         self.view = TokenView(theme=theme)
         self.view.set_message("Loading…")
+        self.figures = QLabel()
+        self.figures.setObjectName("PaneFigures")
+        self.figures.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         head = QHBoxLayout()
-        head.setContentsMargins(4, 2, 2, 2)
+        head.setContentsMargins(4, 2, 2, 0)
         head.addWidget(self.title, 1)
         for b in (left, right, close):
             head.addWidget(b)
@@ -110,10 +120,20 @@ class ComparePane(QFrame):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addLayout(head)
+        layout.addWidget(self.figures)
         layout.addWidget(self.view, 1)
+        self._set_title("loading…")
 
     def name(self) -> str:
         return self.source.name
+
+    def _set_title(self, figures: str, tip: str = "") -> None:
+        """The name on the first line, `figures` (rich text) on the second."""
+        self.title.setText(f"<b>{html.escape(self.source.name)}</b>")
+        self.figures.setText(figures)
+        self.figures.setContentsMargins(4, 0, 4, 2)
+        for label in (self.title, self.figures):
+            label.setToolTip(tip or f"{self.source.name}: {figures}")
 
     def show_encoding(self, encoding, seconds: float) -> None:
         self.encoding = encoding
@@ -122,10 +142,10 @@ class ComparePane(QFrame):
         n = len(encoding)
         chars = len(encoding.text)
         ratio = f"{chars / n:.2f} chars/token" if n else "–"
-        self.title.setText(f"<b>{self.source.name}</b> · {n:,} tokens · {ratio} · {seconds * 1000:.0f} ms")
+        self._set_title(f"{n:,} tokens · {ratio} · {seconds * 1000:.0f} ms")
 
     def show_error(self, message: str) -> None:
-        self.title.setText(f"<b>{self.source.name}</b> · <span style='color:#c0392b'>failed</span>")
+        self._set_title("<span style='color:#c0392b'>failed</span>", message)
         self.view.set_encoding(None)
         self.view.set_message(message)
 
@@ -154,6 +174,13 @@ class CompareView(QWidget):
 
         self.pane_box = QSplitter(Qt.Orientation.Horizontal)
         self.pane_box.setChildrenCollapsible(False)
+        # panes share the width; past PANE_MIN_WIDTH each, they scroll sideways (the window never grows)
+        self.pane_scroll = QScrollArea()
+        self.pane_scroll.setWidgetResizable(True)
+        self.pane_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.pane_scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.pane_scroll.setWidget(self.pane_box)
+        self._show_whitespace = True
         self.empty = QLabel("Add tokenizers to compare (Add…, or drop tokenizer files or Library entries here).")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.add_button = QPushButton("Add tokenizer…")
@@ -196,7 +223,7 @@ class CompareView(QWidget):
         pl = QVBoxLayout(panes)
         pl.setContentsMargins(0, 0, 0, 0)
         pl.addWidget(self.empty)
-        pl.addWidget(self.pane_box, 1)
+        pl.addWidget(self.pane_scroll, 1)
         body.addWidget(panes)
         body.addWidget(lower)
         body.setSizes([520, 200])
@@ -251,6 +278,7 @@ class CompareView(QWidget):
 
     def _new_pane(self, source: _Source) -> ComparePane:
         pane = ComparePane(source, self.theme)
+        pane.view.set_show_whitespace(self._show_whitespace)
         pane.moveRequested.connect(lambda p, d: self.move_pane(self.panes.index(p), d))
         pane.removeRequested.connect(lambda p: self.remove_pane(self.panes.index(p)))
         pane.view.tokenHovered.connect(lambda i, p=pane: self._hovered(p, i))
@@ -261,6 +289,30 @@ class CompareView(QWidget):
         self._update_empty()
         self.panesChanged.emit()
         return pane
+
+    def set_tokenizer_path(self, tokenizer, path: str) -> None:
+        """`tokenizer` has a file now (kept or exported): its panes refer to it from now on."""
+        changed = False
+        for pane in self.panes:
+            if pane.tokenizer is tokenizer and pane.source.path != path:
+                pane.source.path = path
+                changed = True
+        if changed:
+            self.panesChanged.emit()
+
+    def uses_path(self, path: str) -> bool:
+        return any(p.source.path == path for p in self.panes)
+
+    def remove_path(self, path: str) -> None:
+        """Remove the panes of the tokenizer at `path` (it was discarded)."""
+        for index in reversed(range(len(self.panes))):
+            if self.panes[index].source.path == path:
+                self.remove_pane(index)
+
+    def set_show_whitespace(self, on: bool) -> None:
+        self._show_whitespace = on
+        for pane in self.panes:
+            pane.view.set_show_whitespace(on)
 
     def remove_pane(self, index: int) -> None:
         pane = self.panes.pop(index)
@@ -282,7 +334,7 @@ class CompareView(QWidget):
 
     def _update_empty(self) -> None:
         self.empty.setVisible(not self.panes)
-        self.pane_box.setVisible(bool(self.panes))
+        self.pane_scroll.setVisible(bool(self.panes))
 
     # ---- text and encoding --------------------------------------------------------------------------
     def set_text(self, text: str) -> None:

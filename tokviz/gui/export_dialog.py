@@ -1,47 +1,75 @@
 """File ▸ Export tokenizer…: write the open tokenizer in any format that can hold it.
 
-Every format of `tokviz.formats.WRITE_FORMATS` is listed; one that cannot hold this tokenizer
-exactly is disabled, its reason in the tooltip and below the list (the reasons are worked out on a
-worker: checking tiktoken's ranking takes about a second for a big vocabulary).  "Scrub" removes
-training metadata such as corpus paths (sentencepiece .model).  The save dialog asks before
-replacing a file; the write is atomic.
+Every format of `tokviz.formats.WRITE_FORMATS` is a choice; one that cannot hold this tokenizer
+exactly is disabled, and the reason (`formats.writers.can_write`) is written right under it.  The
+reasons are worked out on a worker: checking tiktoken's ranking takes about a second for a big
+vocabulary.  "Scrub" removes training metadata such as corpus paths (sentencepiece .model).  The
+save dialog asks before replacing a file; the write is atomic.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QButtonGroup,
     QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QFrame,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
+    QRadioButton,
+    QScrollArea,
     QVBoxLayout,
+    QWidget,
 )
 
 from ..errors import TokvizError
 from ..formats.writers import WRITE_FORMATS, can_write, save_files
 from .workers import TaskRunner
 
+REASON_INDENT = 24  # a reason starts under its choice's text, past the radio button
+
 
 class ExportDialog(QDialog):
+    """See the module docstring.  `reasons` (format -> None or why not), `choices` and
+    `reason_labels` (format -> widget), `selected_format()`, `export(path, format)`; `written`."""
+
     def __init__(self, tokenizer, parent=None):
         super().__init__(parent)
         self.setWindowTitle("Export tokenizer")
         self.tokenizer = tokenizer
         self.written: list[Path] = []
         self.reasons: dict[str, str | None] = {}
-        self.formats = QListWidget()
+        self.choices: dict[str, QRadioButton] = {}
+        self.reason_labels: dict[str, QLabel] = {}
+        self._group = QButtonGroup(self)
+        self._group.setExclusive(True)
+        self._group.buttonToggled.connect(lambda *_: self._selection_changed())
+
+        listing = QWidget()
+        column = QVBoxLayout(listing)
+        column.setContentsMargins(4, 4, 4, 4)
+        column.setSpacing(2)
         for name, fmt in WRITE_FORMATS.items():
-            item = QListWidgetItem(f"{fmt.label}   (checking…)")
-            item.setData(Qt.ItemDataRole.UserRole, name)
-            item.setFlags(Qt.ItemFlag.NoItemFlags)
-            self.formats.addItem(item)
-        self.formats.currentItemChanged.connect(self._show_reason)
-        self.reason = QLabel("")
+            choice = QRadioButton(f"{fmt.label}   (checking…)")
+            choice.setEnabled(False)
+            self._group.addButton(choice)
+            self.choices[name] = choice
+            why = QLabel()
+            why.setWordWrap(True)
+            why.setContentsMargins(REASON_INDENT, 0, 0, 4)
+            why.hide()
+            self.reason_labels[name] = why
+            column.addWidget(choice)
+            column.addWidget(why)
+        column.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(listing)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.StyledPanel)
+
+        self.reason = QLabel("")  # (what went wrong writing, if it did)
         self.reason.setWordWrap(True)
         self.scrub = QCheckBox("Scrub training metadata (corpus paths and the like)")
         self.scrub.setChecked(True)
@@ -51,11 +79,11 @@ class ExportDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Save).setEnabled(False)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel(f"Write <b>{tokenizer.source.name or 'the tokenizer'}</b> as:"))
-        layout.addWidget(self.formats)
+        layout.addWidget(scroll, 1)
         layout.addWidget(self.reason)
         layout.addWidget(self.scrub)
         layout.addWidget(self.buttons)
-        self.resize(520, 420)
+        self.resize(560, 560)
         self._runner = TaskRunner(1, self)
         self._runner.submit(self._check_all, self._checked)
 
@@ -71,28 +99,33 @@ class ExportDialog(QDialog):
     def _checked(self, reasons: dict[str, str | None]) -> None:
         self.reasons = reasons
         first = None
-        for k in range(self.formats.count()):
-            item = self.formats.item(k)
-            name = item.data(Qt.ItemDataRole.UserRole)
+        for name, choice in self.choices.items():
             reason = reasons.get(name)
-            item.setText(WRITE_FORMATS[name].label)
+            choice.setText(WRITE_FORMATS[name].label)
+            choice.setEnabled(reason is None)
+            why = self.reason_labels[name]
             if reason is None:
-                item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
-                first = first if first is not None else item
+                first = first or choice
+                why.hide()
             else:
-                item.setToolTip(reason)
+                choice.setToolTip(reason)
+                why.setText(f"Cannot hold this tokenizer: {reason}")
+                why.show()
         if first is not None:
-            self.formats.setCurrentItem(first)
+            first.setChecked(True)
+        self._selection_changed()
 
-    def _show_reason(self, item) -> None:
-        name = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
-        self.buttons.button(QDialogButtonBox.StandardButton.Save).setEnabled(name is not None
-                                                                              and self.reasons.get(name) is None)
-        self.reason.setText("" if name is None else (self.reasons.get(name) or ""))
+    def _selection_changed(self) -> None:
+        name = self.selected_format()
+        self.buttons.button(QDialogButtonBox.StandardButton.Save).setEnabled(
+            name is not None and name in self.reasons and self.reasons[name] is None)
+        self.reason.setText("")
 
     def selected_format(self) -> str | None:
-        item = self.formats.currentItem()
-        return item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+        for name, choice in self.choices.items():
+            if choice.isChecked():
+                return name
+        return None
 
     def export(self, path, format: str | None = None) -> list[Path]:
         """Write to `path` in `format` (default: the selected one); a file there is replaced (the

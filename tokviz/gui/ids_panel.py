@@ -10,8 +10,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
+    QSizePolicy,
     QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -24,6 +25,16 @@ from .token_view import TokenView
 
 MAX_SHOWN_IDS = 10_000  # beyond this the pane shows the first ones (the Copy button copies them all);
 # filling the pane is ~1.3 ms per 1,000 ids on the UI thread
+
+
+def _button(text: str, tip: str, slot) -> QToolButton:
+    """A compact text button (a QPushButton asks for 80 px whatever its text)."""
+    button = QToolButton()
+    button.setText(text)
+    button.setToolTip(tip)
+    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+    button.clicked.connect(slot)
+    return button
 
 
 class IdsPanel(QWidget):
@@ -42,11 +53,17 @@ class IdsPanel(QWidget):
         self.style_box.setObjectName("IdsStyle")
         for key, label in STYLES.items():
             self.style_box.addItem(label, key)
+        # As wide as its longest style when there is room, down to a few characters (elided) when
+        # the dock is narrow: the panel's minimum width stays small.
+        self.style_box.setMaximumWidth(self.style_box.sizeHint().width())
+        self.style_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.style_box.setMinimumContentsLength(8)
+        self.style_box.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.style_box.currentIndexChanged.connect(self._show_ids)
-        self.copy_button = QPushButton("Copy")
-        self.copy_button.setToolTip("Copy all the ids in the chosen style")
-        self.copy_button.clicked.connect(self.copy_ids)
+        self.copy_button = _button("Copy", "Copy all the ids in the chosen style", self.copy_ids)
         self.count_label = QLabel("")
+        self.count_label.setObjectName("IdsCount")
+        self.count_label.setWordWrap(True)
         self.ids_view = QPlainTextEdit()
         self.ids_view.setObjectName("IdsView")
         self.ids_view.setReadOnly(True)
@@ -57,8 +74,7 @@ class IdsPanel(QWidget):
         self.decode_input.setFont(font)
         self.decode_input.setPlaceholderText("Paste ids to decode: 9906 1917  or  [9906, 1917]")
         self.decode_input.returnPressed.connect(self.decode_input_ids)
-        self.decode_button = QPushButton("Decode")
-        self.decode_button.clicked.connect(self.decode_input_ids)
+        self.decode_button = _button("Decode", "Decode the ids in the box", self.decode_input_ids)
         self.decoded_text = QLabel("")
         self.decoded_text.setObjectName("DecodedText")
         self.decoded_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -70,14 +86,15 @@ class IdsPanel(QWidget):
 
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
-        top.addWidget(self.style_box)
+        top.addWidget(self.style_box, 1)
         top.addWidget(self.copy_button)
-        top.addStretch(1)
-        top.addWidget(self.count_label)
+        top.addStretch(0)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.setSpacing(3)
         left_layout.addLayout(top)
+        left_layout.addWidget(self.count_label)
         left_layout.addWidget(self.ids_view, 1)
 
         row = QHBoxLayout()
@@ -87,17 +104,19 @@ class IdsPanel(QWidget):
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.setSpacing(3)
         right_layout.addLayout(row)
         right_layout.addWidget(self.decoded_text)
         right_layout.addWidget(self.decoded_tokens, 1)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
-        splitter.addWidget(right)
-        splitter.setSizes([500, 500])
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setSizes([500, 500])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        layout.addWidget(self.splitter)
 
     # ---- public ---------------------------------------------------------------------------------
     def set_tokenizer(self, tokenizer: Tokenizer | None) -> None:

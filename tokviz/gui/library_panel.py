@@ -2,14 +2,18 @@
 the user adds), each with its format, model type and vocabulary size; double-click opens one.
 
 Finding them and reading each one's details run on a worker thread, one file at a time; the list
-fills in as results arrive.  Nothing is downloaded.
+fills in as results arrive, and details already read are kept (Refresh reads them again).  Nothing
+is downloaded.  `refresh_recent()` redraws only the Recent group (the window calls it after opening
+a tokenizer).  Columns: Name stretches and keeps at least NAME_MIN_SHARE of the width; Vocab, Model
+and Format (in that order) fit their contents while they fit beside it, else are hidden (each row's
+tooltip says them all).
 """
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -29,6 +33,17 @@ from .workers import TaskRunner, describe_error
 GROUPS = ((RECENT, "Recent"), (SHIPPED, "Shipped with tokviz"), (HF_CACHE, "Hugging Face cache"), (TIKTOKEN_CACHE, "tiktoken cache"), (PACKAGES, "Installed packages"),
           (FOLDER, "Folders"))
 FOUND_ROLE = Qt.ItemDataRole.UserRole + 1
+GROUP_ROLE = Qt.ItemDataRole.UserRole + 2  # a group row's origin
+COLUMNS = ("Name", "Format", "Model", "Vocab")
+OPTIONAL_COLUMNS = (3, 2, 1)  # shown in this order while they fit beside the name
+NAME_MIN_SHARE = 0.4
+NAME_MIN_PX = 110
+COLUMN_GAP = 12  # beside each fitted column, so neighbouring values do not touch
+
+
+def _key(found: Found) -> str:
+    """One file's key for its details, whichever group lists it."""
+    return os.path.normcase(os.path.abspath(found.path))
 
 
 def tokenizer_details(found: Found) -> tuple[str, int]:
@@ -62,7 +77,8 @@ class LibraryPanel(QWidget):
     def __init__(self, folders: list[str] | None = None, *, env: Mapping[str, str] | None = None,
                  recent: Callable[[], list[Found]] | None = None,
                  details: Callable[[Found], tuple[str, int]] = tokenizer_details, parent: QWidget | None = None):
-        """`recent()`: the recently opened tokenizers, shown first (asked on every refresh)."""
+        """`recent()`: the recently opened tokenizers, shown first (asked on every refresh and by
+        `refresh_recent`)."""
         super().__init__(parent)
         self.setObjectName("LibraryPanel")
         self.folders: list[str] = list(folders or [])
@@ -71,22 +87,19 @@ class LibraryPanel(QWidget):
         self._recent = recent
         self._runner = TaskRunner(max_threads=1, parent=self)
         self._generation = 0
-        self._pending_details = 0
-
+        self._in_flight: dict[str, int] = {}  # file key -> the generation reading its details
+        self._known: dict[str, tuple[str, int] | str] = {}  # file key -> (model, size) or an error
         self.tree = _LibraryTree()
         self.tree.setObjectName("LibraryTree")
         self.tree.setDragEnabled(True)
         self.tree.setDragDropMode(QTreeWidget.DragDropMode.DragOnly)
-        self.tree.setColumnCount(4)
-        self.tree.setHeaderLabels(["Name", "Format", "Model", "Vocab"])
+        self.tree.setColumnCount(len(COLUMNS))
+        self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setRootIsDecorated(True)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
-        header = self.tree.header()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for col in (1, 2, 3):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.tree.viewport().installEventFilter(self)
         self.tree.itemActivated.connect(self._on_activated)
 
         self.status = QLabel("")
@@ -114,11 +127,32 @@ class LibraryPanel(QWidget):
         `fresh`: also read the installed packages' file lists again (the Refresh button)."""
         self._generation += 1
         gen = self._generation
+        if fresh:
+            self._known.clear()
         folders, env = list(self.folders), self._env
         self.status.setText("Looking for tokenizers…")
         self._runner.submit(lambda: discover(folders, env=env, fresh=fresh), lambda found: self._show(gen, found),
                             lambda exc: self.status.setText(f"Could not look for tokenizers: {describe_error(exc)}"),
                             is_current=lambda: gen == self._generation)
+
+    def refresh_recent(self, opened=None) -> None:
+        """Show the Recent group again from `recent()`, without looking in any folder: cheap enough
+        to call after every open.  `opened`: the Tokenizer just opened, whose model and size are then
+        shown without reading its file again."""
+        if self._recent is None:
+            return
+        path = getattr(getattr(opened, "source", None), "path", None)
+        if path:
+            self._known[os.path.normcase(os.path.abspath(path))] = (opened.model.kind, opened.vocab_size)
+        recent = self._recent()
+        old = self._group(RECENT)
+        if old is not None:
+            self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(old))
+        if recent:
+            self._add_group(RECENT, recent, 0)
+        self._update_status()
+        self._fetch_details(self._generation, recent)
+        self._fit_columns()
 
     def add_folder(self, folder: str | os.PathLike) -> None:
         folder = os.fspath(folder)
@@ -157,55 +191,138 @@ class LibraryPanel(QWidget):
         by_origin: dict[str, list[Found]] = {}
         for f in found:
             by_origin.setdefault(f.origin, []).append(f)
-        for origin, title in GROUPS:
+        for origin, _title in GROUPS:
             items = by_origin.get(origin, [])
-            if not items and origin not in (FOLDER,):
-                continue
-            group = QTreeWidgetItem([f"{title} ({len(items)})"])
-            group.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            self.tree.addTopLevelItem(group)
-            for f in items:
-                item = QTreeWidgetItem([f.name, f.format, "…", ""])
-                item.setData(0, FOUND_ROLE, f)
-                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsDragEnabled)
-                tip = str(f.path) + (f"\n{f.detail}" if f.detail else "")
-                for col in range(4):
-                    item.setToolTip(col, tip)
-                item.setTextAlignment(3, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                group.addChild(item)
-            group.setFirstColumnSpanned(True)  # the group title may use the whole row
-            group.setExpanded(True)
-        self.status.setText(f"{len(found)} tokenizers" if found else "No tokenizers found: add a folder")
+            if items or origin == FOLDER:
+                self._add_group(origin, items, self.tree.topLevelItemCount())
+        self._update_status()
         self.refreshed.emit()
-        self._pending_details = len(found)
+        # (an older generation's reads are skipped: their files are read again)
+        self._in_flight = {k: g for k, g in self._in_flight.items() if g == gen}
         if not found:
             self.detailsFinished.emit()
-        for f in found:
-            self._runner.submit(lambda f=f: self._details(f), lambda d, f=f: self._set_details(gen, f, d),
-                                lambda exc, f=f: self._set_error(gen, f, exc), is_current=lambda: gen == self._generation)
+        self._fetch_details(gen, found)
+        self._fit_columns()
 
-    def _set_details(self, gen: int, found: Found, details: tuple[str, int]) -> None:
-        item = self.item_for(found) if gen == self._generation else None
-        if item is not None:
-            model, size = details
+    def _group(self, origin: str) -> QTreeWidgetItem | None:
+        for g in range(self.tree.topLevelItemCount()):
+            if self.tree.topLevelItem(g).data(0, GROUP_ROLE) == origin:
+                return self.tree.topLevelItem(g)
+        return None
+
+    def _add_group(self, origin: str, items: list[Found], index: int) -> None:
+        title = dict(GROUPS)[origin]
+        group = QTreeWidgetItem([f"{title} ({len(items)})"])
+        group.setData(0, GROUP_ROLE, origin)
+        group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        self.tree.insertTopLevelItem(index, group)
+        for f in items:
+            item = QTreeWidgetItem([f.name, f.format, "…", ""])
+            item.setData(0, FOUND_ROLE, f)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsDragEnabled)
+            item.setTextAlignment(3, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            group.addChild(item)
+            known = self._known.get(_key(f))
+            if known is not None:
+                self._fill(item, known)
+            else:
+                self._set_tip(item)
+        group.setFirstColumnSpanned(True)  # the group title may use the whole row
+        group.setExpanded(True)
+
+    def _update_status(self) -> None:
+        n = len(self.entries())
+        self.status.setText(f"{n} tokenizers" if n else "No tokenizers found: add a folder")
+
+    def _fetch_details(self, gen: int, found: list[Found]) -> None:
+        """Read the details not known yet, one file at a time on the worker (each file once)."""
+        wanted: dict[str, Found] = {}
+        for f in found:
+            if _key(f) not in self._known and _key(f) not in self._in_flight:
+                wanted.setdefault(_key(f), f)
+        self._in_flight.update(dict.fromkeys(wanted, gen))
+        if not wanted and found and not self._in_flight:
+            self.detailsFinished.emit()
+        for f in wanted.values():
+            self._runner.submit(lambda f=f: self._details(f), lambda d, f=f: self._set_details(gen, f, d),
+                                lambda exc, f=f: self._set_error(gen, f, exc),
+                                is_current=lambda: gen == self._generation)
+
+    def _items_of(self, found: Found) -> list[QTreeWidgetItem]:
+        """Every row of the file `found` (it may be in Recent and in a folder's group)."""
+        key, out = _key(found), []
+        for g in range(self.tree.topLevelItemCount()):
+            group = self.tree.topLevelItem(g)
+            out += [group.child(k) for k in range(group.childCount())
+                    if _key(group.child(k).data(0, FOUND_ROLE)) == key]
+        return out
+
+    def _fill(self, item: QTreeWidgetItem, known: tuple[str, int] | str) -> None:
+        if isinstance(known, str):
+            item.setText(2, "unreadable")
+            self._set_tip(item, known)
+        else:
+            model, size = known
             item.setText(2, model)
             item.setText(3, f"{size:,}")
-        self._detail_done(gen)
+            self._set_tip(item)
+
+    def _set_tip(self, item: QTreeWidgetItem, error: str = "") -> None:
+        f: Found = item.data(0, FOUND_ROLE)
+        facts = " · ".join(t for t in (item.text(1), item.text(2), item.text(3)) if t and t != "…")
+        tip = "\n".join(t for t in (str(f.path), error or f.detail, facts) if t)
+        for col in range(len(COLUMNS)):
+            item.setToolTip(col, tip)
+
+    def _set_details(self, gen: int, found: Found, details: tuple[str, int]) -> None:
+        self._known[_key(found)] = details
+        for item in self._items_of(found):
+            self._fill(item, details)
+        self._detail_done(gen, found)
 
     def _set_error(self, gen: int, found: Found, exc: BaseException) -> None:
-        item = self.item_for(found) if gen == self._generation else None
-        if item is not None:
-            item.setText(2, "unreadable")
-            for col in range(4):
-                item.setToolTip(col, f"{found.path}\n{describe_error(exc)}")
-        self._detail_done(gen)
+        self._known[_key(found)] = describe_error(exc)
+        for item in self._items_of(found):
+            self._fill(item, self._known[_key(found)])
+        self._detail_done(gen, found)
 
-    def _detail_done(self, gen: int) -> None:
+    def _detail_done(self, gen: int, found: Found) -> None:
+        self._in_flight.pop(_key(found), None)
         if gen != self._generation:
             return
-        self._pending_details -= 1
-        if self._pending_details == 0:
+        self._fit_columns()
+        if not self._in_flight:
             self.detailsFinished.emit()
+
+    # ---- columns --------------------------------------------------------------------------------
+    def column_widths(self) -> list[int]:
+        """Each column's width (0: hidden), for tests."""
+        header = self.tree.header()
+        return [0 if header.isSectionHidden(c) else header.sectionSize(c) for c in range(len(COLUMNS))]
+
+    def _fit_columns(self) -> None:
+        """Name stretches; the other columns fit their contents while the name keeps its share
+        (whatever a restored header state said)."""
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        width = self.tree.viewport().width()
+        budget = width - max(NAME_MIN_PX, int(width * NAME_MIN_SHARE))
+        for col in OPTIONAL_COLUMNS:
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+            want = max(self.tree.sizeHintForColumn(col) + COLUMN_GAP, header.sectionSizeHint(col))
+            fits = want <= budget
+            header.setSectionHidden(col, not fits)
+            if fits:
+                header.resizeSection(col, want)
+                budget -= want
+            else:
+                budget = -1  # (a column left out leaves out the less important ones after it)
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.tree.viewport() and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
+            self._fit_columns()
+        return super().eventFilter(watched, event)
 
     def _on_activated(self, item: QTreeWidgetItem, _column: int) -> None:
         found = item.data(0, FOUND_ROLE)

@@ -2,29 +2,35 @@
 below, down to the bytes or characters it started from.
 
 Leaves sit side by side at the bottom row of their depth (a tidy layout: each parent centred over
-its two children); every node shows the token (bytes that are not a whole character as ⟨e6⟩),
-its id and the rank of the merge that made it, and the count of that merge at training time when
-the model knows it.  The wheel zooms; clicking a node emits `tokenActivated(token)` (the panel then
-shows that token's tree).
+its two children); every node shows the token (bytes that are not a whole character as ⟨e6⟩) and,
+one per line so that nodes stay narrow in a side dock, its id, the rank of the merge that made it
+and the count of that merge at training time when the model knows it.
+
+The tree is scaled to fit the view on show and resize, but never so far that its smallest text is
+below MIN_LEGIBLE_PT points: a bigger tree is shown at that scale and scrolls (drag, wheel).
+Ctrl+wheel, the + / - keys or `zoom()` zoom; `fit()` (or 0) returns to fitting.  Clicking a node
+emits `tokenActivated(token)` (the panel then shows that token's tree).
 """
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView
 
 from ..analysis.merges import MergeNode
 from .style import DEFAULT_THEME, TokenTheme, mono_font
 
-H_GAP = 14.0
-V_GAP = 34.0
-PAD = 6.0
+H_GAP = 10.0
+V_GAP = 26.0
+PAD = 5.0
+MIN_LEGIBLE_PT = 7.0  # fitting never draws the smallest text (a node's facts) below this size
+MAX_ZOOM = 4.0
 
 
 class _NodeItem(QGraphicsItem):
     """One node: a rounded box with the token and a line of facts."""
 
-    def __init__(self, node: MergeNode, label: str, facts: str, size: tuple[float, float], colors, fonts):
+    def __init__(self, node: MergeNode, label: str, facts: list[str], size: tuple[float, float], colors, fonts):
         super().__init__()
         self.node = node
         self.label = label
@@ -33,7 +39,8 @@ class _NodeItem(QGraphicsItem):
         self.fill, self.border, self.text, self.muted = colors
         self.font, self.small = fonts
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip(f"{label}\n{facts}" + ("" if node.reachable else "\nunreachable: its own string never encodes to it"))
+        self.setToolTip("\n".join([label, *facts]) +
+                        ("" if node.reachable else "\nunreachable: its own string never encodes to it"))
         self.setAcceptHoverEvents(True)
         self._hover = False
 
@@ -53,11 +60,12 @@ class _NodeItem(QGraphicsItem):
         painter.setFont(self.font)
         top = QRectF(rect.left(), rect.top() + PAD / 2, rect.width(), QFontMetricsF(self.font).height())
         painter.drawText(top, Qt.AlignmentFlag.AlignHCenter, self.label)
-        if self.facts:
-            painter.setPen(self.muted)
-            painter.setFont(self.small)
-            bottom = QRectF(rect.left(), top.bottom(), rect.width(), QFontMetricsF(self.small).height())
-            painter.drawText(bottom, Qt.AlignmentFlag.AlignHCenter, self.facts)
+        painter.setPen(self.muted)
+        painter.setFont(self.small)
+        line_h = QFontMetricsF(self.small).height()
+        for k, fact in enumerate(self.facts):
+            line = QRectF(rect.left(), top.bottom() + k * line_h, rect.width(), line_h)
+            painter.drawText(line, Qt.AlignmentFlag.AlignHCenter, fact)
 
     def hoverEnterEvent(self, event) -> None:
         self._hover = True
@@ -79,14 +87,18 @@ class MergeTreeView(QGraphicsView):
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.theme = theme
         self._root: MergeNode | None = None
         self._items: list[_NodeItem] = []
         self._font = mono_font()
         self._small = QFont(self._font)
-        self._small.setPointSizeF(max(6.0, self._font.pointSizeF() * 0.78))
+        self._small.setPointSizeF(max(6.0, self._font.pointSizeF() * 0.85))
         self._label_of = lambda token: token
         self._press = QPointF()
+        self._fitting = True  # follow the view's size until the user zooms
+        self.setBackgroundBrush(QColor(theme.background))
 
     def set_theme(self, theme: TokenTheme) -> None:
         self.theme = theme
@@ -103,19 +115,21 @@ class MergeTreeView(QGraphicsView):
         scene.clear()
         self._items = []
         if root is None:
+            scene.setSceneRect(QRectF())
             return
         fm, fm_small = QFontMetricsF(self._font), QFontMetricsF(self._small)
-        box_h = fm.height() + fm_small.height() + PAD
         sizes: dict[int, tuple[float, float]] = {}
-        labels: dict[int, tuple[str, str]] = {}
+        labels: dict[int, tuple[str, list[str]]] = {}
         for node in root.walk():
             label = self._label_of(node.token)
-            facts = " · ".join(f for f in (
+            facts = [f for f in (
                 f"id {node.id}" if node.id is not None else "not a token",
                 f"#{node.rank}" if node.rank is not None else "",
-                f"×{node.count:,}" if node.count is not None else "") if f)
+                f"×{node.count:,}" if node.count is not None else "") if f]
             labels[id(node)] = (label, facts)
-            sizes[id(node)] = (max(fm.horizontalAdvance(label), fm_small.horizontalAdvance(facts)) + 2 * PAD, box_h)
+            width = max([fm.horizontalAdvance(label)] + [fm_small.horizontalAdvance(f) for f in facts]) + 2 * PAD
+            sizes[id(node)] = (width, fm.height() + len(facts) * fm_small.height() + PAD)
+        row_h = max(h for _, h in sizes.values()) + V_GAP
         positions: dict[int, QPointF] = {}
         next_x = [0.0]
 
@@ -128,7 +142,7 @@ class MergeTreeView(QGraphicsView):
                 xs = [place(c, depth + 1) for c in node.children]
                 x = sum(xs) / len(xs)
                 next_x[0] = max(next_x[0], x + w / 2 + H_GAP)
-            positions[id(node)] = QPointF(x, depth * (box_h + V_GAP))
+            positions[id(node)] = QPointF(x, depth * row_h)
             return x
 
         place(root, 0)
@@ -138,7 +152,7 @@ class MergeTreeView(QGraphicsView):
             p = positions[id(node)]
             for child in node.children:
                 c = positions[id(child)]
-                scene.addLine(p.x(), p.y() + box_h, c.x(), c.y(), edge_pen)
+                scene.addLine(p.x(), p.y() + sizes[id(node)][1], c.x(), c.y(), edge_pen)
         for k, node in enumerate(root.walk()):
             fill = QColor(colors[k % len(colors)]) if node.id is not None else QColor(self.theme.neutral)
             item = _NodeItem(node, *labels[id(node)], sizes[id(node)],
@@ -148,7 +162,7 @@ class MergeTreeView(QGraphicsView):
             item.setPos(positions[id(node)])
             scene.addItem(item)
             self._items.append(item)
-        scene.setSceneRect(scene.itemsBoundingRect().adjusted(-20, -20, 20, 20))
+        scene.setSceneRect(scene.itemsBoundingRect().adjusted(-12, -12, 12, 12))
         self.fit()
 
     def tree(self) -> MergeNode | None:
@@ -158,20 +172,69 @@ class MergeTreeView(QGraphicsView):
         """The drawn nodes, parents before children (for tests: positions, labels)."""
         return list(self._items)
 
-    def fit(self) -> None:
-        """Zoom so the whole tree fits (never larger than 1:1)."""
-        self.resetTransform()
+    # ---- scale ----------------------------------------------------------------------------------------
+    def scale_factor(self) -> float:
+        return self.transform().m11()
+
+    def legible_scale(self) -> float:
+        """The smallest scale at which a node's smallest text is still MIN_LEGIBLE_PT points."""
+        return min(1.0, MIN_LEGIBLE_PT / self._small.pointSizeF())
+
+    def fit_scale(self) -> float:
+        """The scale `fit()` uses: the whole tree in the view (never above 1:1), but not below
+        `legible_scale()`."""
         rect = self.scene().sceneRect()
-        if rect.width() > self.viewport().width() or rect.height() > self.viewport().height():
-            self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        view = self.viewport().size()
+        if rect.isEmpty() or view.isEmpty():
+            return 1.0
+        whole = min(1.0, view.width() / rect.width(), view.height() / rect.height())
+        return max(whole, self.legible_scale())
+
+    def is_fitting(self) -> bool:
+        """True while the view follows its size (until the user zooms)."""
+        return self._fitting
+
+    def fit(self) -> None:
+        """Scale the tree to the view (see `fit_scale`); a tree still bigger than the view scrolls,
+        its root in sight."""
+        self._fitting = True
+        scale = self.fit_scale()
+        self._apply_scale(scale)
+        if self._items:
+            top = self.scene().sceneRect().top()
+            self.centerOn(self._items[0].x(), top + self.viewport().height() / scale / 2)
 
     def zoom(self, factor: float) -> None:
-        scale = self.transform().m11() * factor
-        if 0.05 <= scale <= 8.0:
-            self.scale(factor, factor)
+        """Zoom by `factor` (the view stops following its size), down to whichever is smaller of
+        seeing the whole tree and the legible scale, up to MAX_ZOOM."""
+        rect, view = self.scene().sceneRect(), self.viewport().size()
+        whole = min(view.width() / rect.width(), view.height() / rect.height()) if not rect.isEmpty() else 1.0
+        low = min(whole, self.legible_scale())
+        scale = min(max(self.scale_factor() * factor, low), MAX_ZOOM)
+        self._fitting = False
+        self._apply_scale(scale)
 
+    def _apply_scale(self, scale: float) -> None:
+        self.setTransform(QTransform.fromScale(scale, scale))
+
+    # ---- events -----------------------------------------------------------------------------------------
     def wheelEvent(self, event) -> None:
-        self.zoom(1.15 if event.angleDelta().y() > 0 else 1 / 1.15)
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.zoom(1.15 if event.angleDelta().y() > 0 else 1 / 1.15)
+            event.accept()
+        else:
+            super().wheelEvent(event)
+
+    def keyPressEvent(self, event) -> None:
+        key = event.key()
+        if key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
+            self.zoom(1.25)
+        elif key == Qt.Key.Key_Minus:
+            self.zoom(1 / 1.25)
+        elif key == Qt.Key.Key_0:
+            self.fit()
+        else:
+            super().keyPressEvent(event)
 
     def mouseReleaseEvent(self, event) -> None:
         super().mouseReleaseEvent(event)
@@ -188,5 +251,10 @@ class MergeTreeView(QGraphicsView):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        if self._root is not None:
+        if self._root is not None and self._fitting:
+            self.fit()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._root is not None and self._fitting:
             self.fit()

@@ -1,9 +1,10 @@
 """The Merges panel: how a token is built and how a word is cut, and where a vocabulary is broken.
 
 "Build" tab:
-* a token (typed, an id, or clicked in the token view) and its merge tree (`MergeTreeView`);
-  clicking a node shows that token's tree, Back returns; "Used by" lists the merges that take the
-  token as a part (double-click to go there);
+* a token (typed, an id, or clicked in the token view) and its merge tree (`MergeTreeView`, fitted
+  to the view down to a legible size, then scrolling; − Fit + zoom); clicking a node shows that
+  token's tree, Back returns; "Used by" (folded under the tree) lists the merges that take the token
+  as a part (double-click to go there);
 * a word's trace: type text, pick one of its words (as the model sees them), and step through the
   cut with the slider or the ◀ ▶ buttons — BPE's merges one by one, WordPiece's longest matches,
   or for a Unigram model the lattice with the best path and the N best segmentations with their
@@ -15,11 +16,13 @@ the pre-tokenizer would split); double-click an unreachable token to see its tre
 """
 from __future__ import annotations
 
+import re
 import threading
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -44,6 +47,7 @@ from PySide6.QtWidgets import (
 from ..analysis.health import HealthReport, vocab_health
 from ..analysis.merges import merge_tree, trace_bpe, used_by
 from ..analysis.segments import unigram_lattice, word_spans, wordpiece_trace, words_of
+from ..core.bytelevel import unicode_to_bytes
 from ..core.encoding import display_string
 from ..core.models.bpe import BPE
 from ..core.models.unigram import Unigram
@@ -57,6 +61,16 @@ from .trace_view import LatticeBar, TraceRow, TraceView
 from .workers import TaskRunner, describe_error
 
 N_BEST = 8
+MIN_TREE_HEIGHT = 150  # below this the Build tab scrolls rather than squash the tree
+MIN_TRACE_HEIGHT = 80
+USED_BY_HEIGHT = 140
+_LONG_RUN = re.compile(r"(\S{12})(?=\S)")
+
+
+def wrappable(text: str) -> str:
+    """`text` with a zero-width space after every 12 characters of a run without spaces, so that a
+    word-wrapped label can break a long token instead of widening the dock."""
+    return _LONG_RUN.sub("\\1\u200b", text)
 
 
 class MergesPanel(QWidget):
@@ -87,16 +101,32 @@ class MergesPanel(QWidget):
         self.tree_info = QLabel("")
         self.tree_info.setWordWrap(True)
         self.tree_view = MergeTreeView(theme=theme)
+        self.tree_view.setMinimumHeight(MIN_TREE_HEIGHT)
         self.tree_view.tokenActivated.connect(self.show_token)
+        self.zoom_out_button = self._tool("−", "Zoom out (Ctrl+wheel, -)", lambda: self.tree_view.zoom(1 / 1.25))
+        self.fit_button = self._tool("Fit", "Fit the tree to the view (0)", self.tree_view.fit)
+        self.zoom_in_button = self._tool("+", "Zoom in (Ctrl+wheel, +)", lambda: self.tree_view.zoom(1.25))
+        self.used_toggle = QToolButton()
+        self.used_toggle.setCheckable(True)
+        self.used_toggle.setAutoRaise(True)
+        self.used_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.used_toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.used_toggle.setText("Used by")
+        self.used_toggle.setToolTip("The merges that take this token as a part (double-click one to go there)")
+        self.used_toggle.toggled.connect(self._show_used_by)
         self.used_by = QListWidget()
         self.used_by.itemActivated.connect(lambda item: self.show_token(item.data(Qt.ItemDataRole.UserRole)))
-        self.used_label = QLabel("Used by")
+        self.used_by.setMaximumHeight(USED_BY_HEIGHT)
+        self.used_by.hide()
 
         # -- build tab: trace
         self.text_input = QLineEdit()
         self.text_input.setPlaceholderText("Text to trace, e.g. lower or 乌鲁木齐")
         self.text_input.returnPressed.connect(lambda: self.trace_text(self.text_input.text()))
         self.word_box = QComboBox()
+        # (a long word must not widen the dock: the popup shows it whole)
+        self.word_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.word_box.setMinimumContentsLength(6)
         self.word_box.currentIndexChanged.connect(self._trace_current_word)
         self.prev_button = QToolButton()
         self.prev_button.setText("◀")
@@ -107,10 +137,12 @@ class MergesPanel(QWidget):
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.valueChanged.connect(self._on_slider)
         self.step_label = QLabel("")
+        self.step_label.setWordWrap(True)
         self.trace_view = TraceView(theme=theme)
         self.trace_scroll = QScrollArea()
         self.trace_scroll.setWidget(self.trace_view)
-        self.trace_scroll.setWidgetResizable(False)
+        self.trace_scroll.setWidgetResizable(True)  # (as wide as the pane, wider only for its boxes)
+        self.trace_scroll.setMinimumHeight(MIN_TRACE_HEIGHT)
         self.nbest = QTableWidget(0, 3)
         self.nbest.setHorizontalHeaderLabels(["segmentation", "log-prob", "probability"])
         self.nbest.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -120,21 +152,17 @@ class MergesPanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.back_button)
         top.addWidget(self.token_input, 1)
-        tree_side = QWidget()
-        side = QVBoxLayout(tree_side)
-        side.setContentsMargins(0, 0, 0, 0)
-        side.addWidget(self.used_label)
-        side.addWidget(self.used_by, 1)
-        tree_split = QSplitter(Qt.Orientation.Horizontal)
-        tree_split.addWidget(self.tree_view)
-        tree_split.addWidget(tree_side)
-        tree_split.setSizes([700, 200])
+        for button in (self.zoom_out_button, self.fit_button, self.zoom_in_button):
+            top.addWidget(button)
         tree_box = self.tree_box = QWidget()
         tree_layout = QVBoxLayout(tree_box)
         tree_layout.setContentsMargins(0, 0, 0, 0)
+        tree_layout.setSpacing(3)
         tree_layout.addLayout(top)
         tree_layout.addWidget(self.tree_info)
-        tree_layout.addWidget(tree_split, 1)
+        tree_layout.addWidget(self.tree_view, 1)
+        tree_layout.addWidget(self.used_toggle)
+        tree_layout.addWidget(self.used_by)
 
         trace_top = QHBoxLayout()
         trace_top.addWidget(self.text_input, 2)
@@ -146,16 +174,26 @@ class MergesPanel(QWidget):
         trace_box = QWidget()
         trace_layout = QVBoxLayout(trace_box)
         trace_layout.setContentsMargins(0, 0, 0, 0)
+        trace_layout.setSpacing(3)
         trace_layout.addLayout(trace_top)
         trace_layout.addLayout(steps)
         trace_layout.addWidget(self.step_label)
         trace_layout.addWidget(self.trace_scroll, 2)
         trace_layout.addWidget(self.nbest, 1)
 
-        build = QSplitter(Qt.Orientation.Vertical)
-        build.addWidget(tree_box)
-        build.addWidget(trace_box)
-        build.setSizes([400, 300])
+        # The tree over the trace, the tree getting the larger share; below their comfortable
+        # height (a short dock) the whole tab scrolls instead of squashing either.
+        self.build_split = QSplitter(Qt.Orientation.Vertical)
+        self.build_split.setChildrenCollapsible(False)
+        self.build_split.addWidget(tree_box)
+        self.build_split.addWidget(trace_box)
+        self.build_split.setStretchFactor(0, 2)
+        self.build_split.setStretchFactor(1, 1)
+        self.build_split.setSizes([650, 350])
+        build = QScrollArea()
+        build.setWidgetResizable(True)
+        build.setFrameShape(QFrame.Shape.NoFrame)
+        build.setWidget(self.build_split)
 
         # -- health tab
         self.health_button = QPushButton("Check the vocabulary")
@@ -180,19 +218,32 @@ class MergesPanel(QWidget):
         h_layout = QVBoxLayout(health)
         h_row = QHBoxLayout()
         h_row.addWidget(self.health_button)
-        h_row.addWidget(self.health_progress, 1)
         h_row.addWidget(self.health_cancel)
+        h_row.addStretch(1)
         h_layout.addLayout(h_row)
+        h_layout.addWidget(self.health_progress)
         h_layout.addWidget(self.health_summary)
         h_layout.addWidget(self.health_tree, 1)
 
         self.tabs = QTabWidget()
+        self.tabs.setUsesScrollButtons(False)  # (two short tabs always fit; the arrows only inflate the minimum)
         self.tabs.addTab(build, "Build")
         self.tabs.addTab(health, "Health")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.tabs)
         self._update_enabled()
+
+    def _tool(self, text: str, tip: str, slot) -> QToolButton:
+        button = QToolButton()
+        button.setText(text)
+        button.setToolTip(tip)
+        button.clicked.connect(slot)
+        return button
+
+    def _show_used_by(self, shown: bool) -> None:
+        self.used_by.setVisible(shown)
+        self.used_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
 
     # ---- tokenizer ------------------------------------------------------------------------------
     def set_tokenizer(self, tokenizer) -> None:
@@ -203,6 +254,7 @@ class MergesPanel(QWidget):
         self.health_tree.clear()
         self.tree_view.set_tree(None)
         self.used_by.clear()
+        self.used_toggle.setText("Used by")
         self.tree_info.setText("")
         self.tree_box.setVisible(self.is_bpe())  # (merge trees are for BPE models)
         self.word_box.clear()
@@ -229,8 +281,9 @@ class MergesPanel(QWidget):
         characters as ⟨e6⟩ chips); a symbol that is not a token as it is."""
         tok = self._tokenizer
         i = tok.model.vocab.get(symbol) if tok is not None else None
-        if i is None:
-            return runs_display(text_runs(symbol))
+        if i is None:  # (a whole word of a byte-level model is still shown as its text)
+            data = unicode_to_bytes(symbol) if tok is not None and tok.byte_level else None
+            return runs_display(text_runs(display_string(data) if data is not None else symbol))
         return runs_display(text_runs(display_string(tok.token_bytes(i))))
 
     # ---- merge tree ---------------------------------------------------------------------------------
@@ -241,7 +294,7 @@ class MergesPanel(QWidget):
         model = self._tokenizer.model
         token = self._resolve(str(token_or_id).strip())
         if token is None:
-            self.tree_info.setText(f"{token_or_id!r} is not a token of this model.")
+            self.tree_info.setText(wrappable(f"{token_or_id!r} is not a token of this model."))
             return False
         current = self.current_token()
         if remember and current is not None and current != token:
@@ -250,7 +303,8 @@ class MergesPanel(QWidget):
         tree = merge_tree(model, token)
         self.tree_view.set_tree(tree, self.label_of)
         self.token_input.setText(token)
-        facts = [f"<b>{self._html(self.label_of(token))}</b>", f"id {tree.id}" if tree.id is not None else ""]
+        facts = [f"<b>{self._html(wrappable(self.label_of(token)))}</b>",
+                 f"id {tree.id}" if tree.id is not None else ""]
         if tree.rank is not None:
             facts.append(f"merge #{tree.rank}")
         facts.append(f"{len(tree.leaves())} symbols, depth {tree.depth()}")
@@ -264,8 +318,8 @@ class MergesPanel(QWidget):
             item = QListWidgetItem(f"#{rank}  {self.label_of(merged)}")
             item.setData(Qt.ItemDataRole.UserRole, merged)
             self.used_by.addItem(item)
-        more = f" (first 500 of {len(users):,})" if len(users) > 500 else ""
-        self.used_label.setText(f"Used by {len(users):,} merge{'s' if len(users) != 1 else ''}{more}")
+        self.used_toggle.setText(f"Used by {len(users):,} merge{'s' if len(users) != 1 else ''}")
+        self.used_by.setToolTip(f"The first 500 of {len(users):,}" if len(users) > 500 else "")
         return True
 
     def _resolve(self, text: str) -> str | None:
@@ -406,7 +460,7 @@ class MergesPanel(QWidget):
             self.step_label.setText("")
             return
         self.trace_view.set_current(value)
-        self.step_label.setText(f"{value} of {len(self._trace_rows) - 1}: {self._trace_rows[value].caption}")
+        self.step_label.setText(wrappable(f"{value} of {len(self._trace_rows) - 1}: {self._trace_rows[value].caption}"))
         rect = self.trace_view.row_rect(value)
         self.trace_scroll.ensureVisible(0, int(rect.center().y()), 0, int(rect.height()))
         self.prev_button.setEnabled(value > 0)
@@ -482,8 +536,12 @@ class MergesPanel(QWidget):
         def section(title: str, rows, limit: int = 2000):
             top = QTreeWidgetItem([f"{title} ({len(rows):,})", ""])
             tree.addTopLevelItem(top)
+            top.setFirstColumnSpanned(True)  # (a section's title is not cut at the first column)
+            top.setToolTip(0, top.text(0))
             for label, detail, token in rows[:limit]:
                 child = QTreeWidgetItem([label, detail])
+                child.setToolTip(0, label)
+                child.setToolTip(1, detail)
                 if token is not None:
                     child.setData(0, Qt.ItemDataRole.UserRole, token)
                 top.addChild(child)
@@ -498,7 +556,12 @@ class MergesPanel(QWidget):
         section("Duplicate token strings", [(repr(t), "ids " + ", ".join(map(str, ids)), None) for t, ids in report.duplicates])
         section("Added tokens the pre-tokenizer would split",
                 [(f"{i}  {c}", " | ".join(p), None) for i, c, p in report.split_specials])
-        tree.resizeColumnToContents(0)
+        # the findings fit, but in a narrow dock the detail column stays in sight
+        fm = tree.fontMetrics()
+        labels = [top.child(k).text(0) for top in map(tree.topLevelItem, range(tree.topLevelItemCount()))
+                  for k in range(min(top.childCount(), 200))]
+        wanted = max(map(fm.horizontalAdvance, labels), default=0) + 2 * tree.indentation() + 16
+        tree.setColumnWidth(0, max(120, min(wanted, int(tree.viewport().width() * 0.6))))
 
     def _on_health_item(self, item: QTreeWidgetItem) -> None:
         token = item.data(0, Qt.ItemDataRole.UserRole)

@@ -10,7 +10,8 @@ from pathlib import Path
 from ..defaults import default_tokenizer_path
 from ..errors import TokvizError
 
-VIEWS = ("explorer", "merges", "vocab", "stats", "compare", "train")
+VIEWS = ("explorer", "window", "merges", "vocab", "stats", "compare", "train")
+DOCKS = ("merges", "vocab", "stats", "train", "edit")  # the right-hand docks, tabbed: one is raised
 PLANNED_VIEWS: tuple[str, ...] = ()  # views of issues still to come
 
 
@@ -63,6 +64,8 @@ def screenshot(
     height: int = 800,
     *,
     timeout: float = 120.0,
+    dock: str = "merges",
+    tab: str = "explorer",
 ) -> Path:
     """Render `view` at width x height to the PNG `out` and return its path.
 
@@ -73,8 +76,11 @@ def screenshot(
     view measuring `text_file` (or the sample text) as the corpus.  "compare": the Compare view with
     a pane per tokenizer (at least two; the shipped default is added to a single one) on the text.
     "train": the Training panel after training a byte-level BPE of 2,000 tokens on `text_file` (or the
-    shipped training text).  Raises ValueError for an unknown view and TokvizError when a tokenizer or the text
-    cannot be opened."""
+    shipped training text).  "window": the whole main window exactly width x height, as a user sees it,
+    with every dock open (the right-hand ones tabbed, `dock` raised), the Compare tab holding every
+    tokenizer given and `tab` ("explorer" or "compare") showing.  Raises ValueError for an unknown
+    view and TokvizError when a tokenizer or the text cannot be opened, or the window cannot be
+    that small."""
     if view not in VIEWS:
         planned = f" ({', '.join(PLANNED_VIEWS)} are planned)" if view in PLANNED_VIEWS else ""
         raise ValueError(f"unknown view {view!r}{planned}; available views: {', '.join(VIEWS)}")
@@ -102,6 +108,12 @@ def screenshot(
         return _compare(app, tokenizers, text_file, Path(out), width, height, timeout)
     if view in ("vocab", "stats"):
         return _statistics(view, app, tokenizers, text_file, Path(out), width, height, timeout)
+    if view == "window":
+        if dock not in DOCKS:
+            raise ValueError(f"unknown dock {dock!r}; the right-hand docks: {', '.join(DOCKS)}")
+        if tab not in ("explorer", "compare"):
+            raise ValueError(f"unknown tab {tab!r} (explorer or compare)")
+        return _whole_window(app, tokenizers, text_file, Path(out), width, height, timeout, dock, tab)
     from .main_window import MainWindow
     from .settings import Settings
 
@@ -124,6 +136,52 @@ def screenshot(
         if not done:
             raise TokvizError(f"the {view} view did not finish loading within {timeout:.0f} s")
         return _save_png(app, window, Path(out))
+    finally:
+        window.close()
+        window.deleteLater()
+        scratch.cleanup()
+
+
+def _whole_window(app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float,
+                  dock: str, tab: str) -> Path:
+    from .. import load
+    from .main_window import MainWindow
+    from .settings import Settings
+
+    paths = list(tokenizers) or [str(default_tokenizer_path())]
+    loaded = [load(p) for p in paths]  # (errors name the file before any window opens)
+    errors: list[TokvizError] = []
+    scratch = tempfile.TemporaryDirectory()
+    window = MainWindow(loaded[0], text_file=text_file, error_handler=lambda title, message: None,
+                        settings=Settings(os.path.join(scratch.name, "settings.ini")))
+    window.errorReported.connect(lambda title, path, reason: errors.append(TokvizError(reason, path or None)))
+    try:
+        window.show()
+        window.resize(width, height)  # (before the docks open: they take their first widths from it)
+        for each in window.docks.all():
+            each.show()
+        getattr(window.docks, dock).raise_()
+        window.tabs.setCurrentWidget(window.compare_view)  # (the Compare set is made when first shown)
+        for tok in loaded[1:]:
+            window.compare_view.add_tokenizer(tok)
+        if tab == "explorer":
+            window.tabs.setCurrentIndex(0)
+        window.resize(width, height)
+        done = wait_until(lambda: bool(errors) or (window.is_up_to_date() and not window.library.is_busy()
+                                                   and not window.compare_view.is_busy()
+                                                   and not window.vocab_view.is_busy()), timeout)
+        if errors:
+            raise errors[0]
+        if not done:
+            raise TokvizError(f"the window did not finish loading within {timeout:.0f} s")
+        for _ in range(3):
+            app.sendPostedEvents()
+            app.processEvents()
+        if (window.width(), window.height()) != (width, height):
+            hint = window.minimumSizeHint()
+            raise TokvizError(f"the window cannot be {width}x{height}: it is {window.width()}x{window.height()} "
+                              f"(its minimum size is {hint.width()}x{hint.height()})")
+        return _save_png(app, window, out)
     finally:
         window.close()
         window.deleteLater()

@@ -1,5 +1,5 @@
 """What the app remembers between runs, kept with QSettings: window layout, recent tokenizers and
-texts, the Library's folders.
+texts, the Library's folders; and where the session and the app's data are kept.
 
 The file is QSettings' usual place for organisation "tokviz" (on Linux ~/.config/tokviz/tokviz.conf);
 TOKVIZ_SETTINGS=path/to/file.ini uses that file instead (the tests do, so that they never touch a
@@ -21,6 +21,7 @@ MAX_RECENT = 12
 class Settings:
     def __init__(self, path: str | os.PathLike | None = None):
         path = path if path is not None else os.environ.get("TOKVIZ_SETTINGS")
+        self._path = os.fspath(path) if path else None
         if path:
             self.qsettings = QSettings(os.fspath(path), QSettings.Format.IniFormat)
         else:
@@ -86,8 +87,17 @@ class Settings:
         self._set_list("library/folders", [[f] for f in folders])
 
     def session_path(self) -> Path:
-        """Where the autosaved session lives: beside the settings file (gui/session.py)."""
+        """Where the session is saved: beside the settings file (gui/window/session.py)."""
         return Path(self.qsettings.fileName()).with_name("session.json")
+
+    def data_dir(self) -> Path:
+        """Where the app keeps its data (tokenizers not yet exported): the system's place for
+        application data, or beside a settings file given by path (NAME-data/)."""
+        if self._path is not None:
+            return Path(self._path).with_name(Path(self._path).stem + "-data")
+        from PySide6.QtCore import QStandardPaths
+
+        return Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation))
 
     # ---- compare view -------------------------------------------------------------------------------
     def compare_tokenizers(self) -> list[dict]:

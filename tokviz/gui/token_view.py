@@ -21,7 +21,8 @@ Virtualised like QPlainTextEdit, for files of tens of MB and millions of tokens:
 
 What is drawn: every token's own bytes (its display string), so the box shows what the tokenizer
 produced (lower-cased by a normalizer, a sentencepiece '▁' as a space, ...).  Whitespace is shown
-as · (space), → (tab), ↵ (newline, then a real line break), ␍ (carriage return); bytes that are not
+as · (space), → (tab), ↵ (newline, then a real line break), ␍ (carriage return), or as blank space
+with `set_show_whitespace(False)` (same layout: only the markers are not drawn); bytes that are not
 a whole UTF-8 character are small hex chips; special tokens are dark boxes with bold white text.
 Source text that no token covers (the spaces a WordPiece model drops) is drawn faintly, without a
 box, so the text keeps its shape.
@@ -51,6 +52,9 @@ TEXT, MARK, CHIP, SPECIAL, GAP_TEXT, GAP_MARK = range(6)
 
 WHITESPACE_MARKS = {" ": "·", "\t": "→", "\n": "↵", "\r": "␍", "\u00a0": "⍽", "\x7f": "␡"}
 WHITESPACE_MARKS.update({chr(c): chr(0x2400 + c) for c in range(0x20) if chr(c) not in WHITESPACE_MARKS})
+# Markers of what an editor shows as blank space: drawn blank when whitespace markers are off (the
+# marks of control characters stay, else those characters would be invisible).
+BLANK_MARKS = frozenset("·→↵␍⍽")
 _SPLIT_MARKS = re.compile("([" + re.escape("".join(WHITESPACE_MARKS)) + "])")
 
 
@@ -70,14 +74,16 @@ class TokenSpan:
 
 def text_runs(s: str, text_kind: int = TEXT, mark_kind: int = MARK) -> list[tuple[int, str]]:
     """Split text into (kind, string) runs, whitespace/control characters replaced by markers.
-    A newline run is always a single '↵' so a line break can follow it."""
+    A newline run is always a single '↵' so a line break can follow it; a marker run holds only
+    BLANK_MARKS or none of them."""
     runs: list[tuple[int, str]] = []
     for part in _SPLIT_MARKS.split(s):
         if not part:
             continue
         if len(part) == 1 and part in WHITESPACE_MARKS:
             mark = WHITESPACE_MARKS[part]
-            if runs and runs[-1][0] == mark_kind and part != "\n" and not runs[-1][1].endswith("↵"):
+            if (runs and runs[-1][0] == mark_kind and part != "\n" and not runs[-1][1].endswith("↵")
+                    and (runs[-1][1][0] in BLANK_MARKS) == (mark in BLANK_MARKS)):
                 runs[-1] = (mark_kind, runs[-1][1] + mark)
             else:
                 runs.append((mark_kind, mark))
@@ -180,6 +186,7 @@ class TokenView(QAbstractScrollArea):
         self._block_sizes = None  # (blocks, chars, tokens, extra rows, empty) of each block, for estimates
         self._painting = False
         self._marks: np.ndarray | None = None  # per token: marked (see set_marks)
+        self._show_whitespace = True
         self.setFont(mono_font())
         self.viewport().setMouseTracking(True)
         self.viewport().setAutoFillBackground(True)
@@ -215,6 +222,17 @@ class TokenView(QAbstractScrollArea):
 
     def encoding(self) -> Encoding | None:
         return self._encoding
+
+    def set_show_whitespace(self, on: bool) -> None:
+        """Draw spaces, tabs and newlines as markers (· → ↵, the default) or as blank space.  The
+        boxes and the layout stay the same; `display_text` keeps the markers either way."""
+        on = bool(on)
+        if on != self._show_whitespace:
+            self._show_whitespace = on
+            self.viewport().update()
+
+    def show_whitespace(self) -> bool:
+        return self._show_whitespace
 
     def token_starts(self) -> np.ndarray:
         """Start character of every token (sorted), as an array."""
@@ -879,6 +897,7 @@ class TokenView(QAbstractScrollArea):
         cut_mark = None
         rows_drawn = []  # (layout, row, top) for the selection overlay
         current_font = None
+        blank = () if self._show_whitespace else BLANK_MARKS
         for b in shown:
             layout = self._layout(b)
             fills = self._block_fills(b)
@@ -917,7 +936,9 @@ class TokenView(QAbstractScrollArea):
                     else:
                         tx = x
                     for kind, t, rw in layout.runs[j]:
-                        if kind == CHIP:
+                        if (kind == MARK or kind == GAP_MARK) and t[0] in blank:
+                            pass
+                        elif kind == CHIP:
                             self._paint_chip(painter, tx, top, rw, t)
                             current_font = self._small
                         else:

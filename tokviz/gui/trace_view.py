@@ -3,17 +3,17 @@ WordPiece matches, Unigram's best segmentations), and the Unigram lattice.
 
 `TraceView.set_rows(rows)` draws rows of `TraceRow`: a caption and the row's boxes, one of them
 (or none) marked as what that step did.  `set_current(k)` outlines row k and dims the others, as
-the panel's slider moves.  `set_lattice(edges, length, best)` draws a lattice instead: the word's
-characters along the top and every matching piece as a bar under the characters it covers, the
-best path's pieces filled.
+the panel's slider moves; captions are elided to the view's width (a tooltip shows one whole).
+`set_lattice(edges, length, best)` draws a lattice instead: the word's characters along the top
+and every matching piece as a bar under the characters it covers, the best path's pieces filled.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QToolTip, QWidget
 
 from .style import DEFAULT_THEME, TokenTheme, mono_font
 
@@ -116,11 +116,9 @@ class TraceView(QWidget):
             return QSize(int(2 * self.MARGIN + cell * max(1, len(text))),
                          int(2 * self.MARGIN + (lanes + 1) * (fm.height() + 2 * self.PAD + self.GAP)))
         width = 0.0
-        fs = QFontMetricsF(self._small)
-        for row in self._rows:
+        for row in self._rows:  # (captions are elided to the width: a step label shows them whole)
             w = sum(fm.horizontalAdvance(b) + 2 * self.PAD + self.GAP for b in row.boxes)
-            w += fm.horizontalAdvance(row.muted_tail)
-            width = max(width, w, fs.horizontalAdvance(row.caption))
+            width = max(width, w + fm.horizontalAdvance(row.muted_tail))
         height = len(self._rows) * (self._row_h() + self.ROW_GAP)
         return QSize(int(width + 2 * self.MARGIN), int(height + 2 * self.MARGIN))
 
@@ -130,6 +128,17 @@ class TraceView(QWidget):
     def _cell_w(self, text: str) -> float:
         fm = QFontMetricsF(self._font)
         return max([fm.horizontalAdvance(c) for c in text] + [fm.horizontalAdvance("M")]) + 2 * self.PAD
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip and self._lattice is None:
+            y = event.pos().y()
+            row = next((k for k in range(len(self._rows)) if self.row_rect(k).contains(self.MARGIN, y)), None)
+            if row is not None:
+                QToolTip.showText(event.globalPos(), self._rows[row].caption, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
 
     # ---- painting ----------------------------------------------------------------------------------
     def paintEvent(self, event) -> None:
@@ -151,7 +160,8 @@ class TraceView(QWidget):
             painter.setOpacity(0.45 if dim else 1.0)
             painter.setFont(self._small)
             painter.setPen(QColor(theme.message_text))
-            painter.drawText(QRectF(self.MARGIN, top, self.width(), fs.height()), Qt.AlignmentFlag.AlignLeft, row.caption)
+            caption = fs.elidedText(row.caption, Qt.TextElideMode.ElideRight, self.width() - 2 * self.MARGIN)
+            painter.drawText(QRectF(self.MARGIN, top, self.width(), fs.height()), Qt.AlignmentFlag.AlignLeft, caption)
             y = top + fs.height() + 1
             x = self.MARGIN
             painter.setFont(self._font)

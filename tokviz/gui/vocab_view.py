@@ -10,14 +10,17 @@
 The figures and the table (`analysis.vocab_stats`: numpy columns, no object per token) are
 computed on a worker (about a second for a 150k vocabulary); the figures equal `tokviz stats
 --json`'s "vocab".
+
+In a narrow dock (300 px and up) the table, the figures and the charts are tabs (from 720 px the
+figures and charts stand side by side above the table), the filters wrap onto two rows and long
+names and messages are elided, so nothing the view shows can widen the window.
 """
 from __future__ import annotations
-
-import html
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -25,16 +28,33 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QSpinBox,
-    QSplitter,
+    QStyle,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from ..analysis.vocab_stats import CATEGORIES, TokenTable, VocabStats, token_table, vocab_stats
+from .stats_view import (
+    MIN_PLOT_HEIGHT,
+    PLOT_TITLE_SIZE,
+    CategoryAxis,
+    ElidedLabel,
+    FigureTable,
+    FittedAxis,
+    ReflowRow,
+    ResponsivePanes,
+    make_plot,
+    scroll_page,
+    theme_plot,
+)
 from .style import DEFAULT_THEME, TokenTheme
+from .token_view import runs_display, text_runs
 from .vocab_table import VocabModel, VocabProxy
 from .workers import TaskRunner, describe_error
+
+LENGTH_TITLE = "Token length"
+SCRIPTS_TITLE = "Scripts"
 
 
 class VocabView(QWidget):
@@ -50,12 +70,15 @@ class VocabView(QWidget):
         self._job = 0
         self._runner = TaskRunner(1, self)
 
-        self.summary = QLabel("No tokenizer.")
-        self.summary.setWordWrap(True)
-        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary = ElidedLabel("No tokenizer.")
+        bold = self.summary.font()
+        bold.setBold(True)
+        self.summary.setFont(bold)
+        self.figures = FigureTable(("figure", "value"))
         self.filter_input = QLineEdit()
         self.filter_input.setPlaceholderText("Filter: text, or /regex/")
         self.filter_input.setClearButtonEnabled(True)
+        self.filter_input.setMinimumWidth(120)
         self.category_box = QComboBox()
         self.category_box.addItem("All categories", "")
         for c in CATEGORIES:
@@ -65,7 +88,8 @@ class VocabView(QWidget):
         for box, tip in ((self.min_bytes, "at least this many bytes (0: any)"), (self.max_bytes, "at most (0: any)")):
             box.setRange(0, 1024)
             box.setToolTip(tip)
-        self.count_label = QLabel("")
+        self.count_label = ElidedLabel("", hint_chars=24)
+        self.count_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self._filter_timer = QTimer(self)
         self._filter_timer.setSingleShot(True)
         self._filter_timer.setInterval(150)  # typing: filter once the keys pause
@@ -87,42 +111,51 @@ class VocabView(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        self._content_widths: list[int] | None = None
+        self._user_sized_columns = False
+        self._fitting = False
+        self.table.horizontalHeader().sectionResized.connect(self._column_resized)
 
         pg.setConfigOptions(antialias=True)
-        self.length_plot = pg.PlotWidget()
-        self.length_plot.setTitle("Token length (bytes)")
+        self.length_plot = make_plot(LENGTH_TITLE, {"bottom": FittedAxis("bottom"), "left": FittedAxis("left")})
+        self.length_plot.setLabel("bottom", "bytes")
         self.length_plot.setLabel("left", "tokens")
-        self.script_plot = pg.PlotWidget()
-        self.script_plot.setTitle("Scripts")
+        self.scripts_axis = CategoryAxis("left")
+        self.script_plot = make_plot(SCRIPTS_TITLE, {"bottom": FittedAxis("bottom"), "left": self.scripts_axis})
+        self.script_plot.setLabel("bottom", "tokens")
+        self.script_plot.getViewBox().invertY(True)
         for plot in (self.length_plot, self.script_plot):
             plot.setMouseEnabled(x=False, y=False)
-            plot.setMinimumHeight(180)
-        self.set_theme(theme)
 
-        filters = QHBoxLayout()
-        filters.addWidget(self.filter_input, 2)
-        filters.addWidget(self.category_box, 1)
-        filters.addWidget(QLabel("bytes"))
-        filters.addWidget(self.min_bytes)
-        filters.addWidget(QLabel("–"))
-        filters.addWidget(self.max_bytes)
-        filters.addWidget(self.count_label)
-        charts = QSplitter(Qt.Orientation.Horizontal)
-        charts.addWidget(self.length_plot)
-        charts.addWidget(self.script_plot)
+        search = QHBoxLayout()
+        search.addWidget(self.filter_input, 1)
+        search.addWidget(self.count_label)
+        limits = QHBoxLayout()
+        limits.addWidget(self.category_box, 1)
+        limits.addWidget(QLabel("bytes"))
+        limits.addWidget(self.min_bytes)
+        limits.addWidget(QLabel("–"))
+        limits.addWidget(self.max_bytes)
+        self.filters = ReflowRow([(search, 4), (limits, 1)], wide_width=640)
         table_box = QWidget()
         tl = QVBoxLayout(table_box)
         tl.setContentsMargins(0, 0, 0, 0)
-        tl.addLayout(filters)
+        tl.addWidget(self.filters)
         tl.addWidget(self.table, 1)
-        body = QSplitter(Qt.Orientation.Vertical)
-        body.addWidget(charts)
-        body.addWidget(table_box)
-        body.setSizes([260, 440])
+        self.panes = ResponsivePanes([(self.figures, "Figures", (30, 1)), (self.length_plot, "Lengths", (35, 1)),
+                                      (self.script_plot, "Scripts", (35, 1))],
+                                     below=(table_box, "Tokens"), wide_width=720)
+        self.panes.wide_changed.connect(self._show_titles)
+        content = QWidget()
+        cl = QVBoxLayout(content)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.addWidget(self.summary)
+        cl.addWidget(self.panes, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.summary)
-        layout.addWidget(body, 1)
+        layout.addWidget(scroll_page(content))
+        self._show_titles(self.panes.is_wide())
+        self.set_theme(theme)
 
     # ---- content ----------------------------------------------------------------------------------
     def set_tokenizer(self, tokenizer) -> None:
@@ -132,6 +165,9 @@ class VocabView(QWidget):
         job = self._job
         self.stats = None
         self.model.set_table(None)
+        self.figures.setRowCount(0)
+        self._content_widths = None
+        self._user_sized_columns = False
         if tokenizer is None:
             self.summary.setText("No tokenizer.")
             return
@@ -159,29 +195,64 @@ class VocabView(QWidget):
         self.stats = stats
         self.model.set_table(table)
         self.apply_filter()
-        self.table.resizeColumnsToContents()
-        widths = self.table.fontMetrics().horizontalAdvance("0000000")
-        self.table.setColumnWidth(0, max(self.table.columnWidth(0), widths))
-        for col in (1, 2):
-            self.table.setColumnWidth(col, min(self.table.columnWidth(col), 260))
-        self.summary.setText(self.summary_html(stats))
+        self._fit_columns()
+        name = self._tokenizer.source.name if self._tokenizer is not None else ""
+        self.summary.setText(f"{name or 'vocabulary'}: {stats.size:,} tokens")
+        self.figures.set_rows(self.figure_rows(stats))
         self._plot(stats)
         self.ready.emit(stats)
 
-    def summary_html(self, s: VocabStats) -> str:
-        name = self._tokenizer.source.name if self._tokenizer is not None else ""
+    def _fit_columns(self) -> None:
+        """Columns as wide as their contents (measured once per vocabulary), the token and text
+        columns capped to a third of the table, so that a narrow dock still shows the numbers
+        beside them.  Once the user resizes a column, the widths are theirs."""
+        table = self.table
+        self._fitting = True
+        try:
+            if self._content_widths is None:
+                table.resizeColumnsToContents()  # (measures the rows near the top only)
+                ids = self.model.table().ids
+                widest = str(int(ids.max())) if len(ids) else "0"
+                margin = 2 * (table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1) + 4
+                id_width = table.fontMetrics().horizontalAdvance(widest) + margin
+                table.setColumnWidth(0, max(table.columnWidth(0), id_width))
+                self._content_widths = [table.columnWidth(c) for c in range(table.model().columnCount())]
+            cap = max(90, min(260, table.viewport().width() // 3))
+            for col, width in enumerate(self._content_widths):
+                table.setColumnWidth(col, min(width, cap) if col in (1, 2) else width)
+        finally:
+            self._fitting = False
+
+    def _column_resized(self, column: int) -> None:
+        if not self._fitting and column != self.proxy.columnCount() - 1:  # (the last one stretches)
+            self._user_sized_columns = True
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self._content_widths is not None and not self._user_sized_columns:
+            self._fit_columns()
+
+    @staticmethod
+    def figure_rows(s: VocabStats) -> list[tuple[str, str]]:
+        """The figures shown, as (name, value) texts."""
         yes = {True: "yes", False: "no"}
-        numbers = len(s.numbers_single_token)
-        longest = ", ".join(f"{html.escape(repr(t if len(t) <= 24 else t[:22] + '…'))} ({n} bytes)"
-                            for _, t, n in s.longest[:3])
-        return (
-            f"<b>{html.escape(name or 'vocabulary')}</b>: <b>{s.size:,}</b> tokens "
-            f"(multiple of 64: {yes[s.divisible_by_64]}, of 128: {yes[s.divisible_by_128]}) · "
-            f"special {s.special:,} · other added {s.added:,} · reserved {s.reserved:,} · control {s.control:,} · "
-            f"user-defined {s.user_defined:,} · byte pieces {s.byte_pieces:,} · unused {s.unused:,}<br>"
-            f"mean length {s.mean_bytes:.2f} bytes · single-Han-character tokens {s.cjk_single_chars:,} · "
-            f"one-token numbers of 0–999: {numbers:,} · longest: {longest}"
-        )
+        rows = [
+            ("tokens", f"{s.size:,}"),
+            ("multiple of 64 / of 128", f"{yes[s.divisible_by_64]} / {yes[s.divisible_by_128]}"),
+            ("special", f"{s.special:,}"),
+            ("other added", f"{s.added:,}"),
+            ("reserved", f"{s.reserved:,}"),
+            ("control", f"{s.control:,}"),
+            ("user-defined", f"{s.user_defined:,}"),
+            ("byte pieces", f"{s.byte_pieces:,}"),
+            ("unused", f"{s.unused:,}"),
+            ("mean length", f"{s.mean_bytes:.2f} bytes"),
+            ("single-Han-character tokens", f"{s.cjk_single_chars:,}"),
+            ("one-token numbers of 0–999", f"{len(s.numbers_single_token):,}"),
+        ]
+        rows += [(f"longest #{k} ({n} bytes)", runs_display(text_runs(text)))
+                 for k, (_, text, n) in enumerate(s.longest[:3], 1)]
+        return rows
 
     def summary_values(self) -> dict:
         """The figures shown, by name (the keys of `tokviz stats --json`'s "vocab")."""
@@ -199,19 +270,32 @@ class VocabView(QWidget):
         self.script_plot.clear()
         names = [c for c, n in s.script_counts.items() if n]
         values = [s.script_counts[c] for c in names]
+        self.scripts_axis.set_names(names)
+        self._fit_script_plot()
         if names:
             y = np.arange(len(names), dtype=float)
             self.script_plot.addItem(pg.BarGraphItem(x0=0, y=y, height=0.7, width=values, brush=pg.mkBrush(theme.palette[3])))
-            self.script_plot.getAxis("left").setTicks([[(float(i), n) for i, n in enumerate(names)]])
-            self.script_plot.getViewBox().invertY(True)
+
+    def _fit_script_plot(self) -> None:
+        """Side by side, tall enough to name every script on a line of its own (the names, the
+        view's padding of two lines, the title, x axis and margins: 110 px).  On a tab it takes the
+        height the dock has, naming every 2nd or 3rd script if it must (the Tokens tab's height
+        is not held to it)."""
+        line = QFontMetrics(self.scripts_axis.style["tickFont"]).height()
+        needed = (len(self.scripts_axis.names) + 2) * line + 110 if self.panes.is_wide() else 0
+        self.script_plot.setMinimumHeight(max(MIN_PLOT_HEIGHT, needed))
+
+    def _show_titles(self, wide: bool) -> None:
+        """Titles over the charts side by side; on tabs the tab names say it, and the room is the
+        charts'."""
+        for plot, title in ((self.length_plot, LENGTH_TITLE), (self.script_plot, SCRIPTS_TITLE)):
+            plot.setTitle(title if wide else None, color=self.theme.text, size=PLOT_TITLE_SIZE)
+        self._fit_script_plot()
 
     def set_theme(self, theme: TokenTheme) -> None:
         self.theme = theme
         for plot in (self.length_plot, self.script_plot):
-            plot.setBackground(theme.background)
-            for axis in ("left", "bottom"):
-                plot.getAxis(axis).setTextPen(theme.text)
-                plot.getAxis(axis).setPen(theme.marker)
+            theme_plot(plot, theme)
         if self.stats is not None:
             self._plot(self.stats)
 

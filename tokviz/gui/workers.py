@@ -7,10 +7,12 @@ Two layers:
   the runner (so no per-task QObject can die while a queued signal is still on its way).  A task
   can be given an ``is_current`` predicate: when it is no longer current by the time a thread
   picks it up, it is skipped instead of run.  Later views (stats, vocab, training) reuse it.
-* `EncodeController` is the explorer's pipeline: it owns the current tokenizer and text, debounces
-  typing (150 ms), loads tokenizers on a worker, encodes on a worker, and drops stale results with
-  a generation counter: every change of text or tokenizer bumps the generation, and a result that
-  comes back with an older generation is discarded.
+* `EncodeController` is the explorer's pipeline: it owns the current tokenizer and text, loads
+  (and prepares) tokenizers on a worker and encodes on a worker: short texts on every change, one
+  encode at a time with the changes made meanwhile coalesced into the next one (never starving
+  steady typing), long texts debounced with a maximum wait.  Every change of text, tokenizer or
+  options bumps a generation counter; a result from before a change of tokenizer or options is
+  discarded.
 
 Errors never escape to Qt: they come back as signals (`loadFailed(path, reason)`,
 `encodeFailed(reason)`) and the window decides how to show them.
@@ -37,7 +39,11 @@ from ..errors import Cancelled, TokvizError
 from .open_tokenizers import open_tokenizer
 from .token_view import TokenView
 
+# Texts up to IMMEDIATE_CHARS characters are encoded on every change (see EncodeController); longer
+# ones after DEBOUNCE_MS of quiet, or MAX_WAIT_MS after their first change not yet encoded.
+IMMEDIATE_CHARS = 10 * 1024
 DEBOUNCE_MS = 150
+MAX_WAIT_MS = 400
 # A text longer than this is encoded into a TokenArray (arrays, piece by piece) rather than an
 # Encoding with Python objects per token: a megabyte would otherwise be millions of small objects
 # that live while it is shown and leave Python's allocator fragmented once freed.
@@ -164,14 +170,21 @@ class TaskRunner(QObject):
 
 @dataclass(frozen=True)
 class LoadResult:
+    """A tokenizer loaded and prepared (`Tokenizer.prepare`) on a worker: `seconds` is the whole
+    wait, `prepare_seconds` the part spent building what its first encode would otherwise build."""
+
     generation: int
     path: str
     tokenizer: Tokenizer
     seconds: float
+    prepare_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
 class EncodeResult:
+    """An encoding of `text`.  While someone types it may be for a text a few keystrokes behind
+    the controller's (`generation` < `EncodeController.generation`): the newest one follows."""
+
     generation: int
     tokenizer: Tokenizer
     text: str
@@ -189,6 +202,13 @@ def describe_error(exc: BaseException) -> str:
 class EncodeController(QObject):
     """Owns the current tokenizer and text and keeps an up-to-date Encoding of them, off the UI thread.
 
+    As an editor does it: a text of up to `immediate_chars` characters is encoded on every change,
+    at once.  One encode runs at a time; changes made meanwhile are coalesced, and when it ends the
+    newest text is encoded next, so steady typing shows a result every encode's time and the last
+    keystroke's result always arrives.  A longer text is encoded after `debounce_ms` of quiet, or
+    `max_wait_ms` after its first change not yet encoded, whichever comes first.  Results come in
+    order; one whose tokenizer or options changed since it was started is dropped.
+
     >>> c = EncodeController()
     >>> c.encoded.connect(lambda r: print(len(r.encoding)))
     >>> c.load_tokenizer("tokenizer.json"); c.set_text("hello")   # results arrive by signal
@@ -202,14 +222,18 @@ class EncodeController(QObject):
     encodeFailed = Signal(str)  # reason
     busyChanged = Signal(bool)
 
-    def __init__(self, parent: QObject | None = None, *, debounce_ms: int = DEBOUNCE_MS):
+    def __init__(self, parent: QObject | None = None, *, debounce_ms: int = DEBOUNCE_MS,
+                 max_wait_ms: int = MAX_WAIT_MS, immediate_chars: int = IMMEDIATE_CHARS):
         super().__init__(parent)
-        self._encoder = TaskRunner(1, self)  # one thread: encodes run in order, stale ones are skipped
+        self._encoder = TaskRunner(1, self)
         self._loader = TaskRunner(2, self)
-        self._timer = QTimer(self)
+        self._timer = QTimer(self)  # the debounce of long texts
         self._timer.setSingleShot(True)
-        self._timer.setInterval(debounce_ms)
-        self._timer.timeout.connect(self.encode_now)
+        self._timer.timeout.connect(self._request)
+        self._debounce_ms = debounce_ms
+        self._max_wait_ms = max_wait_ms
+        self._immediate_chars = immediate_chars
+        self._waiting_since = 0.0  # when the debounce of the current burst of changes began
         self._encoder.taskFinished.connect(self._update_busy)
         self._loader.taskFinished.connect(self._update_busy)
         self._tokenizer: Tokenizer | None = None
@@ -218,9 +242,13 @@ class EncodeController(QObject):
         self._add_special = False
         self._allow_special: bool | None = None  # match special-token strings in text; None: the format's way
         self._generation = 0  # bumped by every change of text, tokenizer or options
+        self._setup = 0  # bumped by every change of tokenizer or options: older results are wrong
         self._load_generation = 0  # bumped by every load request: only the newest load applies
         self._failed_generation = -1
+        self._running: int | None = None  # generation of the encode in progress
+        self._delivered = -1  # generation of the last result emitted
         self._busy = False
+        self.encodes_started = 0
         self.last_result: EncodeResult | None = None
 
     # -- state ------------------------------------------------------------------------------
@@ -248,8 +276,8 @@ class EncodeController(QObject):
         return self._loader.pending() > 0
 
     def is_busy(self) -> bool:
-        """True while a load, a debounce or an encode of the current generation is under way."""
-        return self.is_loading() or self._timer.isActive() or self._encoder.pending() > 0
+        """True while a load, a debounce or an encode is under way."""
+        return self.is_loading() or self._timer.isActive() or self._running is not None
 
     def is_up_to_date(self) -> bool:
         """Idle, and the last result is for the current tokenizer and text (or there is no tokenizer)."""
@@ -262,15 +290,19 @@ class EncodeController(QObject):
 
     # -- requests ---------------------------------------------------------------------------
     def set_text(self, text: str, *, immediate: bool = False) -> None:
-        """New text: encoded after DEBOUNCE_MS of quiet (or now with `immediate`)."""
+        """New text: encoded now if it is short (or with `immediate`), else after the debounce."""
         if text == self._text and not immediate:
             return
         self._text = text
         self._generation += 1
-        if immediate:
-            self.encode_now()
+        if immediate or len(text) <= self._immediate_chars:
+            self._request()
         else:
-            self._timer.start()
+            now = time.monotonic()
+            if not self._timer.isActive():
+                self._waiting_since = now
+            left_ms = self._max_wait_ms - (now - self._waiting_since) * 1000
+            self._timer.start(int(max(0.0, min(self._debounce_ms, left_ms))))
             self._update_busy()
 
     @property
@@ -282,14 +314,12 @@ class EncodeController(QObject):
         tokenizer's format does: yes for HF tokenizers, no for tiktoken and sentencepiece)."""
         if allow != self._allow_special:
             self._allow_special = allow
-            self._generation += 1
-            self.encode_now()
+            self._changed_setup()
 
     def set_add_special_tokens(self, on: bool) -> None:
         if on != self._add_special:
             self._add_special = on
-            self._generation += 1
-            self.encode_now()
+            self._changed_setup()
 
     def set_tokenizer(self, tokenizer: Tokenizer | None, path: str | None = None) -> None:
         """Use `tokenizer` from now on and encode the current text with it at once."""
@@ -301,11 +331,16 @@ class EncodeController(QObject):
             gc.freeze()
         self._tokenizer = tokenizer
         self._tokenizer_path = path if path is not None else (tokenizer.source.path if tokenizer else None)
+        self._changed_setup()
+
+    def _changed_setup(self) -> None:
+        self._setup += 1
         self._generation += 1
-        self.encode_now()
+        self._request()
 
     def load_tokenizer(self, path: str | os.PathLike, loader: Callable[[], Tokenizer] | None = None) -> None:
-        """Load a tokenizer file/folder on a worker; `tokenizerLoaded` or `loadFailed` follows.
+        """Load a tokenizer file/folder on a worker and prepare it there (`Tokenizer.prepare`: the
+        first encode is then as fast as later ones); `tokenizerLoaded` or `loadFailed` follows.
         `loader()`, when given, does the loading instead (a file that needs more than its path,
         such as a tiktoken cache file named by a hash)."""
         path = os.fspath(Path(path).expanduser())
@@ -316,7 +351,11 @@ class EncodeController(QObject):
         def work() -> LoadResult:
             t0 = time.perf_counter()
             tok = loader() if loader is not None else open_tokenizer(path)
-            return LoadResult(gen, path, tok, time.perf_counter() - t0)
+            t1 = time.perf_counter()
+            if gen == self._load_generation:  # (not for a load a newer request has replaced)
+                tok.prepare()
+            t2 = time.perf_counter()
+            return LoadResult(gen, path, tok, t2 - t0, t2 - t1)
 
         def done(result: LoadResult) -> None:
             if result.generation == self._load_generation:  # a newer load request wins
@@ -333,11 +372,19 @@ class EncodeController(QObject):
 
     def encode_now(self) -> None:
         """Encode the current text with the current tokenizer without waiting for the debounce."""
+        self._request()
+
+    def _request(self) -> None:
+        """Start an encode of the current state, or, while one runs, leave it for when it ends."""
         self._timer.stop()
+        if self._running is None:
+            self._start()
+        self._update_busy()
+
+    def _start(self) -> None:
         tok, text, special, gen = self._tokenizer, self._text, self._add_special, self._generation
-        allow = self._allow_special
+        allow, setup = self._allow_special, self._setup
         if tok is None:
-            self._update_busy()
             return
 
         def work() -> EncodeResult:
@@ -352,18 +399,27 @@ class EncodeController(QObject):
             return EncodeResult(gen, tok, text, enc, seconds)
 
         def done(result: EncodeResult) -> None:
-            if result.generation == self._generation:  # else stale: text or tokenizer changed since
+            self._finished()  # (the next encode starts first: it runs while this one is shown)
+            if setup == self._setup and gen > self._delivered:
+                self._delivered = gen
                 self.last_result = result
                 self.encoded.emit(result)
 
         def failed(exc: BaseException) -> None:
+            self._finished()
             if gen == self._generation:
                 self._failed_generation = gen
                 self.encodeFailed.emit(describe_error(exc))
 
+        self._running = gen
+        self.encodes_started += 1
         self.encodeStarted.emit()
-        self._encoder.submit(work, done, failed, is_current=lambda: gen == self._generation)
-        self._update_busy()
+        self._encoder.submit(work, done, failed)
+
+    def _finished(self) -> None:
+        ran, self._running = self._running, None
+        if ran != self._generation and not self._timer.isActive():
+            self._start()  # what changed while it ran (a debounced long text waits for its timer)
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
         """Stop timers and wait for workers (call before the application quits)."""

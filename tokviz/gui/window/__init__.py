@@ -1,0 +1,11 @@
+"""The main window's parts, one module per responsibility; `gui.main_window.MainWindow` assembles them.
+
+* `editor`: the text editor and the mapping between Python character indices and Qt positions;
+* `find_bar`: the inline find bar under the editor;
+* `docks`: every dock and its panel;
+* `actions`: the menus, the toolbar and their actions;
+* `status`: the status bar (token figures, big-file progress, font warnings);
+* `big_file`: big-file mode (a preview in the editor, the whole file encoded in the background);
+* `session`: the last session, tokenizers not yet exported, and the question on quit;
+* `idle`: collecting long-lived garbage once the app is quiet.
+"""

@@ -1,0 +1,198 @@
+"""Big-file mode: a text file over BIG_FILE_BYTES (tens of MB, say) is not put in the editor whole.
+
+* the editor shows, read-only, only the first PREVIEW_BYTES, ended at a word boundary where
+  tokenization is cut-independent, so the preview's tokens are exactly the whole file's first
+  tokens; the token view shows them at once;
+* the whole file is encoded in the background (`workers.FileEncodeJob`, pieces of a few KB) with a
+  progress bar and a Cancel button in the status bar; the window stays responsive;
+* when done, the token view (virtualised: only what is on screen is laid out) shows every token of
+  the whole file and the status bar its figures (tokens, chars/token, bytes/token, time and MB/s).
+  Cancelling shows the tokens encoded up to that point and says where it stopped.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Slot
+
+from ...core.gcpause import freeze_long_lived
+from ...core.streaming import last_cut
+from ...errors import TokvizError
+from .. import files
+from ..workers import EncodeResult, FileEncodeJob, FileEncodeResult
+from .status import plural
+
+BIG_FILE_BYTES = 2 * 2**20  # above this a text file opens in big-file mode
+PREVIEW_BYTES = 64 * 1024  # how much of a big file the editor holds
+
+
+@dataclass
+class _BigFile:
+    path: str
+    size: int
+    result: FileEncodeResult | None = None  # the whole file's encoding, once finished
+    shown: FileEncodeResult | None = None  # what the token view shows (whole, or up to a cancel)
+    state: str = ""  # "running", "done", "cancelled at N%", "failed"
+
+
+class BigFileMode(QObject):
+    """Big-file mode of `window` (a MainWindow): see the module docstring."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.job = FileEncodeJob(window)
+        self.current: _BigFile | None = None
+        self.job.progressed.connect(self._on_progress)
+        self.job.finished.connect(self._on_finished)
+        self.job.cancelled.connect(self._on_cancelled)
+        self.job.failed.connect(self._on_failed)
+        window.status.cancel_button.clicked.connect(self.cancel)
+
+    # ---- public ---------------------------------------------------------------------------------
+    def is_active(self) -> bool:
+        return self.current is not None
+
+    def result(self) -> FileEncodeResult | None:
+        return self.current.result if self.current else None
+
+    def shows_whole_file(self) -> bool:
+        """True when the token view holds the whole file's tokens (or those up to a cancel)."""
+        return self.current is not None and self.current.shown is not None
+
+    def open(self, path: str | os.PathLike, size: int) -> bool:
+        """Show the file's start in the editor and encode all of it in the background."""
+        window = self.window
+        try:
+            head = files.read_text_head(path, PREVIEW_BYTES)
+        except TokvizError as exc:
+            where = exc.path or os.fspath(path)
+            window.report_error("Could not open text", f"{where}\n\n{exc.reason}", path=where, reason=exc.reason)
+            return False
+        tok = window.controller.tokenizer
+        cut = last_cut(head, tok) if tok is not None else last_cut(head)
+        preview = head[:cut] if cut else head  # no cut: the last tokens may differ from the file's
+        window.set_text(preview, path=path)
+        self.current = _BigFile(os.fspath(path), size)
+        window.editor.setReadOnly(True)
+        window.text_changed_outside()
+        self.start()
+        return True
+
+    def start(self) -> None:
+        """Encode the whole file with the current tokenizer (again, after a new one arrives)."""
+        window, big = self.window, self.current
+        tok = window.controller.tokenizer
+        if big is None or tok is None:
+            return  # started when the tokenizer arrives
+        big.result = big.shown = None
+        big.state = "running"
+        self.job.start(tok, big.path)
+        window.status.progress.setValue(0)
+        window.status.show_progress(True)
+        last = window.controller.last_result  # the preview's tokens, until the whole file's arrive
+        if last is not None and last.generation == window.controller.generation and last.tokenizer is tok:
+            self.show_preview_encoded(last)
+        else:
+            window.show_encoding(None, message=f"Encoding {Path(big.path).name} ({big.size / 1e6:.1f} MB)…")
+        window.status.set_label_texts("encoding the whole file…", "", "")
+
+    def leave(self) -> None:
+        if self.current is None:
+            return
+        self.current = None
+        self.job.abandon()
+        self.window.status.show_progress(False)
+        self.window.editor.setReadOnly(False)
+
+    def cancel(self) -> None:
+        """Stop encoding the whole file (the Cancel button); `job.cancelled` follows."""
+        if self.job.is_running():
+            self.job.cancel()
+            self.window.status.cancel_button.setEnabled(False)
+
+    def show_preview_encoded(self, result: EncodeResult) -> None:
+        """Before (or without) the whole file's tokens: the preview's."""
+        window, big = self.window, self.current
+        window.show_encoding(result.encoding)
+        ratio = time = None
+        if big.state != "running":
+            ratio, time = f"whole file: {big.state or 'not encoded'}", ""
+        window.status.set_label_texts(plural(len(result.encoding), "token") + " in the preview", ratio, time)
+
+    def preview_encoded(self, result: EncodeResult) -> None:
+        """The editor's preview was encoded: shown unless the whole file's tokens are."""
+        if self.current is not None and self.current.shown is None:
+            self.show_preview_encoded(result)
+
+    def header(self, name: str, preview: str) -> tuple[str, str]:
+        """The text pane's header (rich text) and its tooltip."""
+        big = self.current
+        nbytes = len(preview.encode("utf-8", "surrogatepass"))
+        whole = big.shown is not None and big.shown.complete
+        text = (f"<b>Text</b>&nbsp;&nbsp;<span style='color:#5b6675'>{name} · {big.size / 1e6:.1f} MB"
+                f"{', all tokens shown' if whole else ''} · editor: first {nbytes / 1024:.0f} KB, read-only</span>")
+        tip = ("A big file: the editor holds its start; the token view shows every token of the whole file "
+               "once it is encoded (or those encoded before a cancel).")
+        return text, tip
+
+    # ---- the job's signals ----------------------------------------------------------------------
+    def _ended(self, shown: FileEncodeResult | None) -> None:
+        """Show the whole file's tokens (or those encoded before a cancel), else the preview's."""
+        window = self.window
+        window.status.show_progress(False)
+        self.current.shown = shown
+        if shown is not None and len(shown.tokens):
+            self._show_file_tokens(shown)
+            return
+        last = window.controller.last_result
+        if last is not None and last.generation == window.controller.generation:
+            self.show_preview_encoded(last)
+
+    def _show_file_tokens(self, result: FileEncodeResult) -> None:
+        window, big = self.window, self.current
+        freeze_long_lived()
+        window.show_encoding(result.tokens)
+        n = len(result.tokens)
+        if result.complete:
+            tokens = plural(n, "token") + " in the whole file"
+        else:
+            tokens = f"{plural(n, 'token')} in the first {result.bytes / 1e6:.1f} MB ({big.state})"
+        ratio = f"{result.chars / n:.2f} chars/token · {result.bytes / n:.2f} bytes/token" if n else ""
+        mbs = result.bytes / 1e6 / result.seconds if result.seconds > 0 else 0
+        window.status.set_label_texts(tokens, ratio, f"encoded in {result.seconds:.1f} s ({mbs:.2f} MB/s)")
+        window.text_changed_outside()
+
+    @Slot(int, int)
+    def _on_progress(self, done: int, total: int) -> None:
+        self.window.status.progress.setValue(1000 if total <= 0 else min(1000, done * 1000 // total))
+        if self.current is not None:
+            name = Path(self.current.path).name
+            self.window.token_view.set_message(f"Encoding {name}: {done / 1e6:.1f} of {total / 1e6:.1f} MB…")
+
+    @Slot(object)
+    def _on_finished(self, result: FileEncodeResult) -> None:
+        if self.current is None:
+            return
+        self.window.status.progress.setValue(1000)
+        self.current.result = result
+        self.current.state = "done"
+        self._ended(result)
+
+    @Slot(int, int)
+    def _on_cancelled(self, done: int, total: int) -> None:
+        if self.current is None:
+            return
+        self.current.state = f"cancelled at {100 * done / max(1, total):.0f}%"
+        self._ended(self.job.partial)
+
+    @Slot(str)
+    def _on_failed(self, reason: str) -> None:
+        if self.current is None:
+            return
+        self.current.state = "failed"
+        self._ended(None)
+        path = self.current.path
+        self.window.report_error("Could not encode the whole file", f"{path}\n\n{reason}", path=path, reason=reason)

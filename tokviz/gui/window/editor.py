@@ -1,0 +1,103 @@
+"""The source-text editor, and positions in it: Python character indices <-> Qt's UTF-16 positions."""
+from __future__ import annotations
+
+import bisect
+import re
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTextOption
+from PySide6.QtWidgets import QPlainTextEdit
+
+_NON_BMP = re.compile("[\U00010000-\U0010ffff]")
+
+
+class TextEditor(QPlainTextEdit):
+    """The source text.  File drops are left to the window (which decides tokenizer or text)."""
+
+    focusChanged = Signal(bool)
+
+    def __init__(self, font, parent=None):
+        super().__init__(parent)
+        self.setObjectName("TextEditor")
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # long runs of spaces overhang
+        self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
+        self.document().setDocumentMargin(10)
+        self.setPlaceholderText("Type or paste text here, or drop a text file…")
+        self.set_text_font(font)
+
+    def set_text_font(self, font) -> None:
+        self.setFont(font)
+        self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
+
+    def text(self) -> str:
+        # toRawText keeps non-breaking spaces (toPlainText turns them into spaces)
+        return self.document().toRawText().replace("\u2029", "\n")
+
+    def focusInEvent(self, event) -> None:
+        super().focusInEvent(event)
+        self.focusChanged.emit(True)
+
+    def focusOutEvent(self, event) -> None:
+        super().focusOutEvent(event)
+        self.focusChanged.emit(False)
+
+    def canInsertFromMimeData(self, source) -> bool:
+        if source.hasUrls():
+            return False
+        return super().canInsertFromMimeData(source)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.ignore()
+            return
+        super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event) -> None:
+        if event.mimeData().hasUrls():
+            event.ignore()
+            return
+        super().dragMoveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.ignore()
+            return
+        super().dropEvent(event)
+
+
+def qt_pos(text: str, index: int) -> int:
+    """Python character index in `text` -> position in the editor's document (UTF-16 units;
+    a \\r\\n pair is one paragraph break there)."""
+    prefix = text[:index]
+    return index + len(_NON_BMP.findall(prefix)) - prefix.count("\r\n")
+
+
+def py_index(text: str, position: int) -> int:
+    """Editor position -> Python character index (the inverse of qt_pos, by scanning)."""
+    if not _NON_BMP.search(text) and "\r\n" not in text:
+        return position
+    pos = i = 0
+    n = len(text)
+    while i < n and pos < position:
+        ch = text[i]
+        if ch == "\r" and i + 1 < n and text[i + 1] == "\n":
+            i += 2
+            pos += 1
+            continue
+        pos += 2 if ord(ch) > 0xFFFF else 1
+        i += 1
+    return i
+
+
+def token_at_char(offsets, starts: list[int], char: int) -> int:
+    """Index of the first token whose span holds character `char` (-1 if none); `starts` are the
+    spans' starts, sorted (as an Encoding's are)."""
+    k = bisect.bisect_right(starts, char) - 1
+    if k < 0:
+        return -1
+    while k > 0 and starts[k - 1] <= char < offsets[k - 1][1]:
+        k -= 1
+    s, e = offsets[k]
+    return k if s <= char < e else -1

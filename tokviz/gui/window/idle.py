@@ -1,0 +1,52 @@
+"""Collecting long-lived garbage once the app is quiet.
+
+Tokenizers are frozen out of the collector's way when they arrive (core.gcpause), and a frozen
+object in a reference cycle is never collected (tokenizers hold none: tests/test_lifetime.py;
+other objects frozen with them may).  So when tokenizers may have been dropped, once nothing has
+happened for QUIET_MS, everything is collected once, frozen again and the heaps trimmed.  A full
+collection of a big heap takes 100+ ms: it waits for quiet, never right after an encode or a
+file job, when the user is looking at the result."""
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer
+
+from ..platform import trim_memory
+
+QUIET_MS = 3000
+
+
+class IdleCleanup(QObject):
+    def __init__(self, is_busy: Callable[[], bool], parent: QObject | None = None):
+        super().__init__(parent)
+        self._is_busy = is_busy
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(QUIET_MS)
+        self.timer.timeout.connect(self._collect)
+
+    def needed(self, *_args) -> None:
+        """Tokenizers may have been dropped: collect once the app is quiet."""
+        self.timer.start()
+
+    def activity(self, *_args) -> None:
+        """Something happened: a pending collection waits for quiet again."""
+        if self.timer.isActive():
+            self.timer.start()
+
+    def pending(self) -> bool:
+        return self.timer.isActive()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def _collect(self) -> None:
+        if self._is_busy():
+            self.timer.start()
+            return
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        trim_memory()

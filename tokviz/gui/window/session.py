@@ -1,0 +1,206 @@
+"""No lost work, as editors do it.
+
+* The session — the text being edited (or its file), the open tokenizer — is saved to
+  `session.json` beside the settings a moment after each change and when the window closes, and
+  the next start reopens it (after a crash, with a message saying so).
+* Tokenizers trained or edited in the app and not exported are kept in the app's data folder
+  (`UnsavedTokenizers`), each as a file its format's library reads, until exported or discarded;
+  the session and the Compare set refer to those files, so they reopen too.
+* Quitting with such tokenizers asks whether to keep them (the default) or discard them.
+
+Files are written atomically (a temporary file, then a rename): a crash while saving leaves the
+previous one.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QMessageBox
+
+from ...core import Tokenizer
+from ...formats.hf_json_writer import write_text_atomic
+from ...formats.writers import WRITE_FORMATS, save_files
+from ...errors import TokvizError
+
+MAX_SAVED_CHARS = 20_000_000  # an edited text longer than this is not copied (its file, if any, is)
+SESSION_SAVE_MS = 1500  # the session is saved this long after the last change
+KEEP_FORMATS = ("hf-json", "sentencepiece", "tiktoken", "minbpe", "vocab-merges", "wordpiece-vocab")
+
+
+class SessionStore:
+    """session.json: {"clean", "text", "text_path", "tokenizer_path", "tokenizer_encoding"}."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+
+    def save(self, *, text: str | None, text_path: str | None, tokenizer_path: str | None,
+             tokenizer_encoding: str | None = None, clean: bool = False) -> None:
+        """Remember the work (`text`: the edited text, None when it is the file's); `clean` when the
+        window closed normally."""
+        state = {
+            "clean": clean,
+            "text": text if text is not None and len(text) <= MAX_SAVED_CHARS else None,
+            "text_path": text_path,
+            "tokenizer_path": tokenizer_path,
+            "tokenizer_encoding": tokenizer_encoding,
+        }
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(self.path, json.dumps(state, ensure_ascii=False))
+        except OSError:
+            pass  # (a read-only settings folder: no autosave, but the app goes on)
+
+    def last(self) -> dict | None:
+        """The last session's state, or None (none, or a damaged file)."""
+        try:
+            state = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return state if isinstance(state, dict) else None
+
+
+@dataclass(frozen=True)
+class KeptTokenizer:
+    key: str
+    path: Path  # the file (or folder, for vocab-merges) that reloads it
+    name: str
+    origin: str  # "trained" or "edited"
+    created: float
+
+    def describe(self) -> str:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.created))
+        return f"{self.name} ({self.origin} {when})"
+
+
+class UnsavedTokenizers:
+    """Tokenizers not yet exported, kept under `folder`/KEY/ with a meta.json."""
+
+    def __init__(self, folder: str | os.PathLike):
+        self.folder = Path(folder)
+
+    def keep(self, tok: Tokenizer, origin: str) -> KeptTokenizer:
+        """Write `tok` in the first format that holds it exactly (raises TokvizError naming the reasons
+        when none does).  Slow for big vocabularies: call it on a worker."""
+        reasons = {}
+        for name in KEEP_FORMATS:
+            problem = WRITE_FORMATS[name].problem(tok)
+            if problem is None:
+                break
+            reasons[name] = problem
+        else:
+            raise TokvizError("no format tokviz writes holds this tokenizer exactly: "
+                              + "; ".join(f"{WRITE_FORMATS[n].label}: {r}" for n, r in reasons.items()))
+        key = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:8]  # (sortable, unique)
+        home = self.folder / key
+        home.mkdir(parents=True)
+        try:
+            spec = WRITE_FORMATS[name]
+            target = home if name == "vocab-merges" else home / spec.default_name
+            written = save_files(tok, target, format=name)
+            path = home if name == "vocab-merges" else written[0]
+            kept = KeptTokenizer(key, path, tok.source.name or origin, origin, time.time())
+            meta = {"path": path.relative_to(home).as_posix() if path != home else ".", "name": kept.name,
+                    "origin": origin, "created": kept.created, "format": name}
+            write_text_atomic(home / "meta.json", json.dumps(meta, ensure_ascii=False))
+        except BaseException:
+            shutil.rmtree(home, ignore_errors=True)
+            raise
+        return kept
+
+    def entries(self) -> list[KeptTokenizer]:
+        """Every kept tokenizer, oldest first (folders without a readable meta.json are skipped)."""
+        out = []
+        try:
+            homes = sorted(p for p in self.folder.iterdir() if p.is_dir())
+        except OSError:
+            return []
+        for home in homes:
+            try:
+                meta = json.loads((home / "meta.json").read_text(encoding="utf-8"))
+                path = (home / meta["path"]).resolve()
+                out.append(KeptTokenizer(home.name, path, str(meta["name"]), str(meta["origin"]),
+                                         float(meta["created"])))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        return sorted(out, key=lambda k: k.created)
+
+    def find(self, path: str | os.PathLike | None) -> KeptTokenizer | None:
+        """The kept tokenizer stored at `path`, if it is one."""
+        if not path:
+            return None
+        resolved = Path(path).resolve()
+        return next((k for k in self.entries() if k.path == resolved), None)
+
+    def discard(self, key: str) -> None:
+        if key and "/" not in key and key not in (".", ".."):
+            shutil.rmtree(self.folder / key, ignore_errors=True)
+
+
+def ask_keep_unsaved(parent, kept: list[KeptTokenizer]) -> str:
+    """Ask on quit what to do with tokenizers not exported: "keep", "discard" or "cancel"."""
+    box = QMessageBox(parent)
+    box.setWindowTitle("Quit tokviz")
+    box.setIcon(QMessageBox.Icon.Question)
+    n = len(kept)
+    box.setText(f"{n} tokenizer{'s were' if n != 1 else ' was'} trained or edited and not exported.")
+    box.setInformativeText("Kept, they reopen with this session and stay in tokviz's data folder until you "
+                           "export or discard them.")
+    box.setDetailedText("\n".join(k.describe() for k in kept))
+    keep = box.addButton("Keep and quit", QMessageBox.ButtonRole.AcceptRole)
+    discard = box.addButton("Discard and quit", QMessageBox.ButtonRole.DestructiveRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(keep)
+    box.exec()
+    clicked = box.clickedButton()
+    return "keep" if clicked is keep else "discard" if clicked is discard else "cancel"
+
+
+class SessionKeeper(QObject):
+    """Saves `window`'s session after changes and on close; keeps its unsaved tokenizers."""
+
+    def __init__(self, window, store: SessionStore, unsaved: UnsavedTokenizers):
+        super().__init__(window)
+        self.window = window
+        self.store = store
+        self.unsaved = unsaved
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(SESSION_SAVE_MS)
+        self.timer.timeout.connect(self.save)
+
+    def changed(self) -> None:
+        """Something worth saving changed: save a moment later."""
+        self.timer.start()
+
+    def save(self, *, clean: bool = False) -> None:
+        """Save the session now (`clean`: the window is closing normally)."""
+        self.timer.stop()
+        w = self.window
+        tok = w.controller.tokenizer
+        path = os.fspath(tok.source.path) if tok is not None and tok.source.path else None
+        self.store.save(text=w.unsaved_text(), text_path=w.text_path(),
+                        tokenizer_path=path, tokenizer_encoding=w.tokenizer_encoding(), clean=clean)
+
+    def to_restore(self) -> dict | None:
+        """The last session with its files still there, or None (no session, or nothing left of it)."""
+        state = self.store.last()
+        if state is None:
+            return None
+        tokenizer = state.get("tokenizer_path")
+        if tokenizer and not Path(tokenizer).exists():
+            tokenizer = None
+        text, text_file = state.get("text"), state.get("text_path")
+        if text is None and text_file and not Path(text_file).is_file():
+            text_file = None
+        if tokenizer is None and text is None and text_file is None:
+            return None
+        return {"tokenizer": tokenizer, "encoding": state.get("tokenizer_encoding"), "text": text,
+                "text_file": text_file if text is None else None, "text_path": text_file,
+                "crashed": not state.get("clean", True)}
