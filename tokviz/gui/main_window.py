@@ -1,21 +1,20 @@
 """The explorer window: a text editor, the live token view, a header and a status bar, with the
 Compare tab and the docks around them.
 
-`MainWindow` assembles the parts of `gui.window` (editor, find bar, docks, menus, status bar,
-big-file mode, session, idle clean-up) and keeps the editor and the token view in step: hovering,
-clicking and selecting a token marks its text, moving the cursor outlines its token.  The encode
+`MainWindow` assembles the parts of `gui.window` (editor and its link to the token view, find bar,
+docks, menus, status bar, big-file mode, session, idle clean-up), opens tokenizers and texts, shows
+encodings, and looks after the tokenizers trained or edited here.  The encode
 pipeline lives in `workers.EncodeController`, the drawing in `token_view.TokenView`.
 """
 from __future__ import annotations
 
-import bisect
 import html
 import os
 from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -26,7 +25,6 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSplitter,
     QTabWidget,
-    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -52,9 +50,10 @@ from .token_view import TokenView
 from .window.actions import build_menus
 from .window.big_file import BIG_FILE_BYTES, PREVIEW_BYTES, BigFileMode
 from .window.docks import build_docks
-from .window.editor import TextEditor, py_index, qt_pos, token_at_char
+from .window.editor import TextEditor
 from .window.find_bar import FindBar
 from .window.idle import IdleCleanup
+from .window.link import EditorTokenLink
 from .window.session import KeptTokenizer, SessionKeeper, SessionStore, UnsavedTokenizers, ask_keep_unsaved
 from .window.status import StatusFields, plural
 from .workers import EncodeController, EncodeResult, FileEncodeResult, LoadResult, TaskRunner
@@ -116,9 +115,6 @@ class MainWindow(QMainWindow):
         self._text_name = "untitled"  # shown in the text header when there is no file
         self._loaded_text: str | None = None  # exact text of the opened file (keeps \r\n) until edited
         self._setting_text = False
-        self._selecting_from_tokens = False
-        self._cursor_moved_by_user = False  # outline the token at the cursor only once the user moves it
-        self._starts: list[int] = []
         self._restored_from: dict | None = None  # the session this window reopened, if any
         self._max_length: int | None = None
         self._theme = "system"
@@ -135,6 +131,7 @@ class MainWindow(QMainWindow):
             self.settings.library_folders(), recent=self.settings.recent_tokenizers)
         self.library.foldersChanged.connect(self.settings.set_library_folders)
         self._build_central()
+        self.link = EditorTokenLink(self)
         self.status = StatusFields(self.statusBar())
         self.big = BigFileMode(self)
         self.docks = build_docks(self, self.library)
@@ -211,12 +208,6 @@ class MainWindow(QMainWindow):
         c.encodeFailed.connect(self._on_encode_failed)
         c.encoded.connect(lambda _result: self.session.changed())
         self.editor.textChanged.connect(self._on_text_edited)
-        self.editor.cursorPositionChanged.connect(self._on_cursor_position_changed)
-        self.editor.focusChanged.connect(lambda _focused: self._on_cursor_moved())
-        self.editor.selectionChanged.connect(self._on_editor_selection)
-        self.token_view.tokenHovered.connect(self._on_token_hovered)
-        self.token_view.tokenClicked.connect(self._on_token_clicked)
-        self.token_view.tokensSelected.connect(self.select_tokens)
         self.train_panel.trained.connect(self.use_trained_tokenizer)
         self.edit_panel.applied.connect(self._use_edited_tokenizer)
         self._vocab_stale = True  # the Vocabulary view is filled when shown (a big vocabulary takes seconds)
@@ -355,7 +346,7 @@ class MainWindow(QMainWindow):
             self.editor.setPlainText(text)
         finally:
             self._setting_text = False
-        self._cursor_moved_by_user = False
+        self.link.cursor_moved_by_user = False
         self._loaded_text = text
         self.controller.set_text(text)
         self.update_text_info()
@@ -442,9 +433,8 @@ class MainWindow(QMainWindow):
         self.token_view.set_encoding(encoding)
         if encoding is None and message:
             self.token_view.set_message(message)
-        self._starts = self.token_view.token_starts() if encoding is not None else []
         self.ids_panel.set_encoding(encoding)
-        self._on_cursor_moved()
+        self.link.encoding_shown()
 
     def set_color_mode(self, mode: str) -> None:
         """Colour the tokens by `mode` (gui/coloring.MODES); remembered between runs."""
@@ -541,49 +531,19 @@ class MainWindow(QMainWindow):
 
     def goto_token(self, index: int) -> bool:
         """Outline token `index` (0-based), scroll it into view and put the editor's cursor on it."""
-        enc = self.token_view.encoding()
-        if enc is None or not 0 <= index < len(enc):
-            return False
-        self._on_token_clicked(index)  # (moving the cursor outlines the token before a boundary)
-        self.token_view.set_current_token(index)
-        return True
+        return self.link.goto_token(index)
 
     def select_tokens(self, first: int, last: int) -> None:
         """Select the text of tokens first..last in the editor (and highlight them)."""
-        enc = self.token_view.encoding()
-        held = self._editor_chars(enc)
-        if held < 0 or not 0 <= first <= last < len(enc):
-            return
-        start, end = enc.offsets[first][0], max(e for _, e in enc.offsets[first:last + 1])
-        self.token_view.set_selection(first, last)
-        if start >= held and held < len(enc.text):
-            return  # (a big file's tokens past what the editor holds)
-        end = min(end, held)
-        cursor = self.editor.textCursor()
-        cursor.setPosition(qt_pos(enc.text, start))
-        cursor.setPosition(qt_pos(enc.text, end), QTextCursor.MoveMode.KeepAnchor)
-        self._selecting_from_tokens = True
-        try:
-            self.editor.setTextCursor(cursor)
-        finally:
-            self._selecting_from_tokens = False
-        self.token_view.set_selection(first, last)
+        self.link.select_tokens(first, last)
 
     def tokens_in_range(self, start: int, end: int) -> tuple[int, int] | None:
         """(first, last) index of the tokens overlapping characters [start, end), or None."""
-        enc = self.token_view.encoding()
-        if enc is None or end <= start:
-            return None
-        hits = []  # tokens are ordered by start: scan from the first that may overlap to the last
-        k = max(0, bisect.bisect_right(self._starts, start) - 1)
-        while k > 0 and enc.offsets[k - 1][1] > start:
-            k -= 1
-        while k < len(enc) and enc.offsets[k][0] < end:
-            a, b = enc.offsets[k]
-            if b > start and b > a:
-                hits.append(k)
-            k += 1
-        return (hits[0], hits[-1]) if hits else None
+        return self.link.tokens_in_range(start, end)
+
+    def is_setting_text(self) -> bool:
+        """True while the window itself puts a text in the editor (not the user typing)."""
+        return self._setting_text
 
     # ---- dialogs behind the menus --------------------------------------------------------------------
     def _start_dir(self) -> str:
@@ -858,7 +818,7 @@ class MainWindow(QMainWindow):
             f"No installed font shows {', '.join(scripts)}: drawn as boxes (install fonts-noto-core)"
             if scripts else "")
 
-    # ---- editor <-> token view ----------------------------------------------------------------------
+    # ---- the text -------------------------------------------------------------------------------------
     @Slot()
     def _on_text_edited(self) -> None:
         if self._setting_text:
@@ -866,80 +826,6 @@ class MainWindow(QMainWindow):
         self._loaded_text = None  # edited: the editor is the truth now
         self.controller.set_text(self.editor_text())
         self.update_text_info()
-
-    def _editor_chars(self, enc) -> int:
-        """How many characters of `enc`'s text the editor holds (all of them, or in big-file mode
-        the start), or -1 when the editor shows another text."""
-        if enc is None:
-            return -1
-        text = self.current_text()
-        if enc.text == text:
-            return len(text)
-        if self.big.is_active() and enc.text.startswith(text):
-            return len(text)
-        return -1
-
-    def _on_editor_selection(self) -> None:
-        if self._selecting_from_tokens:
-            return
-        enc = self.token_view.encoding()
-        cursor = self.editor.textCursor()
-        if not cursor.hasSelection() or self._editor_chars(enc) < 0:
-            self.token_view.set_selection(-1, -1)
-            return
-        start = py_index(enc.text, cursor.selectionStart())
-        end = py_index(enc.text, cursor.selectionEnd())
-        span = self.tokens_in_range(start, end)
-        self.token_view.set_selection(*(span or (-1, -1)))
-
-    @Slot(int)
-    def _on_token_hovered(self, index: int) -> None:
-        enc = self.token_view.encoding()
-        selections = []
-        held = self._editor_chars(enc)
-        if held >= 0 and 0 <= index < len(enc):
-            s, e = enc.offsets[index]
-            if held >= e > s:
-                sel = QTextEdit.ExtraSelection()
-                fmt = QTextCharFormat()
-                fmt.setBackground(QColor(self.token_view.color_of(index)))
-                fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
-                sel.format = fmt
-                cur = QTextCursor(self.editor.document())
-                cur.setPosition(qt_pos(enc.text, s))
-                cur.setPosition(qt_pos(enc.text, e), QTextCursor.MoveMode.KeepAnchor)
-                sel.cursor = cur
-                selections.append(sel)
-        self.editor.setExtraSelections(selections)
-
-    @Slot(int)
-    def _on_token_clicked(self, index: int) -> None:
-        enc = self.token_view.encoding()
-        if self.merges_dock.isVisible() and enc is not None and not enc.special[index]:
-            self.merges_panel.show_in_context(enc.text, enc.offsets[index][0], enc.pieces[index])
-        held = self._editor_chars(enc)
-        if held < 0 or enc.offsets[index][0] > held:
-            return
-        cur = self.editor.textCursor()
-        cur.setPosition(qt_pos(enc.text, enc.offsets[index][0]))
-        self.editor.setTextCursor(cur)
-        self.editor.ensureCursorVisible()
-
-    @Slot()
-    def _on_cursor_position_changed(self) -> None:
-        if not self._setting_text:
-            self._cursor_moved_by_user = True
-        self._on_cursor_moved()
-
-    @Slot()
-    def _on_cursor_moved(self) -> None:
-        enc = self.token_view.encoding()
-        if (enc is None or not len(enc) or not self._cursor_moved_by_user or not self.editor.hasFocus()
-                or self._editor_chars(enc) < 0):
-            self.token_view.set_current_token(-1)
-            return
-        idx = py_index(enc.text, self.editor.textCursor().position())
-        self.token_view.set_current_token(token_at_char(enc.offsets, self._starts, max(0, idx - 1)))
 
     # ---- compare tab and docks ------------------------------------------------------------------------
     @Slot(int)

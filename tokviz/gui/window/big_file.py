@@ -77,7 +77,7 @@ class BigFileMode(QObject):
         window.set_text(preview, path=path)
         self.current = _BigFile(os.fspath(path), size)
         window.editor.setReadOnly(True)
-        window.text_changed_outside()
+        window.update_text_info()
         self.start()
         return True
 
@@ -163,7 +163,7 @@ class BigFileMode(QObject):
         ratio = f"{result.chars / n:.2f} chars/token · {result.bytes / n:.2f} bytes/token" if n else ""
         mbs = result.bytes / 1e6 / result.seconds if result.seconds > 0 else 0
         window.status.set_label_texts(tokens, ratio, f"encoded in {result.seconds:.1f} s ({mbs:.2f} MB/s)")
-        window.text_changed_outside()
+        window.update_text_info()
 
     @Slot(int, int)
     def _on_progress(self, done: int, total: int) -> None:

@@ -1,0 +1,153 @@
+"""The editor and the token view kept in step: hovering a token marks its text, clicking one puts the
+cursor on it, dragging over tokens selects their text and selecting text highlights its tokens;
+moving the cursor outlines the token under it.  Positions go through `editor.qt_pos` / `py_index`
+(Qt counts UTF-16 units and a \\r\\n pair as one break)."""
+from __future__ import annotations
+
+import bisect
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QTextEdit
+
+from .editor import py_index, qt_pos, token_at_char
+
+
+class EditorTokenLink(QObject):
+    """Links `window.editor` and `window.token_view` (window: a MainWindow)."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.editor = window.editor
+        self.view = window.token_view
+        self.starts: list[int] = []  # the shown tokens' start characters, sorted
+        self.cursor_moved_by_user = False  # outline the token at the cursor only once the user moves it
+        self._selecting_from_tokens = False
+        self.editor.cursorPositionChanged.connect(self.cursor_position_changed)
+        self.editor.focusChanged.connect(lambda _focused: self.cursor_moved())
+        self.editor.selectionChanged.connect(self.editor_selection_changed)
+        self.view.tokenHovered.connect(self.token_hovered)
+        self.view.tokenClicked.connect(self.token_clicked)
+        self.view.tokensSelected.connect(self.select_tokens)
+
+    def encoding_shown(self) -> None:
+        """The token view shows another encoding."""
+        self.starts = self.view.token_starts() if self.view.encoding() is not None else []
+        self.cursor_moved()
+
+    def goto_token(self, index: int) -> bool:
+        """Outline token `index` (0-based), scroll it into view and put the editor's cursor on it."""
+        enc = self.view.encoding()
+        if enc is None or not 0 <= index < len(enc):
+            return False
+        self.token_clicked(index)  # (moving the cursor outlines the token before a boundary)
+        self.view.set_current_token(index)
+        return True
+
+    def select_tokens(self, first: int, last: int) -> None:
+        """Select the text of tokens first..last in the editor (and highlight them)."""
+        enc = self.view.encoding()
+        held = self.editor_chars(enc)
+        if held < 0 or not 0 <= first <= last < len(enc):
+            return
+        start, end = enc.offsets[first][0], max(e for _, e in enc.offsets[first:last + 1])
+        self.view.set_selection(first, last)
+        if start >= held and held < len(enc.text):
+            return  # (a big file's tokens past what the editor holds)
+        end = min(end, held)
+        cursor = self.editor.textCursor()
+        cursor.setPosition(qt_pos(enc.text, start))
+        cursor.setPosition(qt_pos(enc.text, end), QTextCursor.MoveMode.KeepAnchor)
+        self._selecting_from_tokens = True
+        try:
+            self.editor.setTextCursor(cursor)
+        finally:
+            self._selecting_from_tokens = False
+        self.view.set_selection(first, last)
+
+    def tokens_in_range(self, start: int, end: int) -> tuple[int, int] | None:
+        """(first, last) index of the tokens overlapping characters [start, end), or None."""
+        enc = self.view.encoding()
+        if enc is None or end <= start:
+            return None
+        hits = []  # tokens are ordered by start: scan from the first that may overlap to the last
+        k = max(0, bisect.bisect_right(self.starts, start) - 1)
+        while k > 0 and enc.offsets[k - 1][1] > start:
+            k -= 1
+        while k < len(enc) and enc.offsets[k][0] < end:
+            a, b = enc.offsets[k]
+            if b > start and b > a:
+                hits.append(k)
+            k += 1
+        return (hits[0], hits[-1]) if hits else None
+
+    def editor_chars(self, enc) -> int:
+        """How many characters of `enc`'s text the editor holds (all of them, or in big-file mode
+        the start), or -1 when the editor shows another text."""
+        if enc is None:
+            return -1
+        text = self.window.current_text()
+        if enc.text == text:
+            return len(text)
+        if self.window.big.is_active() and enc.text.startswith(text):
+            return len(text)
+        return -1
+
+    def editor_selection_changed(self) -> None:
+        if self._selecting_from_tokens:
+            return
+        enc = self.view.encoding()
+        cursor = self.editor.textCursor()
+        if not cursor.hasSelection() or self.editor_chars(enc) < 0:
+            self.view.set_selection(-1, -1)
+            return
+        start = py_index(enc.text, cursor.selectionStart())
+        end = py_index(enc.text, cursor.selectionEnd())
+        span = self.tokens_in_range(start, end)
+        self.view.set_selection(*(span or (-1, -1)))
+
+    def token_hovered(self, index: int) -> None:
+        enc = self.view.encoding()
+        selections = []
+        held = self.editor_chars(enc)
+        if held >= 0 and 0 <= index < len(enc):
+            s, e = enc.offsets[index]
+            if held >= e > s:
+                sel = QTextEdit.ExtraSelection()
+                fmt = QTextCharFormat()
+                fmt.setBackground(QColor(self.view.color_of(index)))
+                fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
+                sel.format = fmt
+                cur = QTextCursor(self.editor.document())
+                cur.setPosition(qt_pos(enc.text, s))
+                cur.setPosition(qt_pos(enc.text, e), QTextCursor.MoveMode.KeepAnchor)
+                sel.cursor = cur
+                selections.append(sel)
+        self.editor.setExtraSelections(selections)
+
+    def token_clicked(self, index: int) -> None:
+        enc = self.view.encoding()
+        if self.window.merges_dock.isVisible() and enc is not None and not enc.special[index]:
+            self.window.merges_panel.show_in_context(enc.text, enc.offsets[index][0], enc.pieces[index])
+        held = self.editor_chars(enc)
+        if held < 0 or enc.offsets[index][0] > held:
+            return
+        cur = self.editor.textCursor()
+        cur.setPosition(qt_pos(enc.text, enc.offsets[index][0]))
+        self.editor.setTextCursor(cur)
+        self.editor.ensureCursorVisible()
+
+    def cursor_position_changed(self) -> None:
+        if not self.window.is_setting_text():
+            self.cursor_moved_by_user = True
+        self.cursor_moved()
+
+    def cursor_moved(self) -> None:
+        enc = self.view.encoding()
+        if (enc is None or not len(enc) or not self.cursor_moved_by_user or not self.editor.hasFocus()
+                or self.editor_chars(enc) < 0):
+            self.view.set_current_token(-1)
+            return
+        idx = py_index(enc.text, self.editor.textCursor().position())
+        self.view.set_current_token(token_at_char(enc.offsets, self.starts, max(0, idx - 1)))
