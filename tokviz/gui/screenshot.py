@@ -149,7 +149,8 @@ def _whole_window(app, tokenizers, text_file, out: Path, width: int, height: int
     from .settings import Settings
 
     paths = list(tokenizers) or [str(default_tokenizer_path())]
-    loaded = [load(p) for p in paths]  # (errors name the file before any window opens)
+    # (errors name the file before any window opens; prepared as the app's loading worker does)
+    loaded = [load(p).prepare() for p in paths]
     errors: list[TokvizError] = []
     scratch = tempfile.TemporaryDirectory()
     window = MainWindow(loaded[0], text_file=text_file, error_handler=lambda title, message: None,
