@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 
 import pytest
 
 import tokviz
+from tokviz import defaults
 from tokviz.gui.workers import EncodeController, TaskRunner
 
 
@@ -141,7 +143,7 @@ def test_typing_on_a_timer_shows_results_before_the_typing_stops(qtbot, controll
 def test_a_long_text_is_debounced_with_a_maximum_wait(qtbot, demo_tokenizer):
     from PySide6.QtCore import QTimer
 
-    c = EncodeController(debounce_ms=60, max_wait_ms=150, immediate_chars=20)
+    c = EncodeController(debounce_ms=60, max_wait_ms=150, live_chars=20)
     try:
         c.set_tokenizer(demo_tokenizer)
         qtbot.waitUntil(c.is_up_to_date)
@@ -169,6 +171,36 @@ def test_a_long_text_is_debounced_with_a_maximum_wait(qtbot, demo_tokenizer):
         assert len(shown_while_typing) >= 2
         assert c.encodes_started - started < len(typed) // 2  # debounced: far fewer encodes than keys
         assert c.last_result.text.endswith(typed)
+    finally:
+        c.shutdown()
+
+
+def test_updates_that_cost_more_than_the_budget_are_debounced(qtbot, demo_tokenizer):
+    sample_text = defaults.sample_text() * 4
+    c = EncodeController(debounce_ms=60, max_wait_ms=150, live_budget_ms=5.0)
+    slow = []
+    c.encoded.connect(lambda r: slow and time.sleep(0.05))  # showing a result takes 50 ms
+    try:
+        c.set_tokenizer(demo_tokenizer)
+        qtbot.waitUntil(c.is_up_to_date)
+        started = c.encodes_started
+        c.set_text(sample_text[:2000])
+        assert c.encodes_started == started + 1  # cheap so far: encoded at once
+        qtbot.waitUntil(c.is_up_to_date, timeout=30_000)
+        assert c.last_update_ms < 5.0 or pytest.skip("this machine encodes 2,000 characters in over 5 ms")
+
+        slow.append(1)
+        c.set_text(sample_text[:2001])
+        assert c.encodes_started == started + 2
+        qtbot.waitUntil(c.is_up_to_date, timeout=30_000)
+        assert c.last_update_ms > 5.0  # the slot's time counts
+        c.set_text(sample_text[:2002])
+        assert c.encodes_started == started + 2 and c.is_busy()  # over budget: waits for quiet
+        qtbot.waitUntil(c.is_up_to_date, timeout=30_000)
+        assert c.encodes_started == started + 3 and c.last_result.text == sample_text[:2002]
+
+        c.set_tokenizer(demo_tokenizer)  # a new setup starts cheap again (its cost is unknown)
+        assert c.last_update_ms == 0.0 and c.is_live(2003)
     finally:
         c.shutdown()
 

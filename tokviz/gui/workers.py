@@ -8,9 +8,9 @@ Two layers:
   can be given an ``is_current`` predicate: when it is no longer current by the time a thread
   picks it up, it is skipped instead of run.  Later views (stats, vocab, training) reuse it.
 * `EncodeController` is the explorer's pipeline: it owns the current tokenizer and text, loads
-  (and prepares) tokenizers on a worker and encodes on a worker: short texts on every change, one
-  encode at a time with the changes made meanwhile coalesced into the next one (never starving
-  steady typing), long texts debounced with a maximum wait.  Every change of text, tokenizer or
+  (and prepares) tokenizers on a worker and encodes on a worker: on every change while updates are
+  cheap, one encode at a time with the changes made meanwhile coalesced into the next one (never
+  starving steady typing); long or costly texts debounced with a maximum wait.  Every change of text, tokenizer or
   options bumps a generation counter; a result from before a change of tokenizer or options is
   discarded.
 
@@ -39,9 +39,11 @@ from ..errors import Cancelled, TokvizError
 from .open_tokenizers import open_tokenizer
 from .token_view import TokenView
 
-# Texts up to IMMEDIATE_CHARS characters are encoded on every change (see EncodeController); longer
-# ones after DEBOUNCE_MS of quiet, or MAX_WAIT_MS after their first change not yet encoded.
-IMMEDIATE_CHARS = 10 * 1024
+# Texts up to LIVE_CHARS characters are encoded on every change while the last update (encode on the
+# worker + showing it on the UI thread, smoothed) took under LIVE_BUDGET_MS (see EncodeController); others after
+# DEBOUNCE_MS of quiet, or MAX_WAIT_MS after their first change not yet encoded.
+LIVE_CHARS = 256 * 1024
+LIVE_BUDGET_MS = 30.0
 DEBOUNCE_MS = 150
 MAX_WAIT_MS = 400
 # A text longer than this is encoded into a TokenArray (arrays, piece by piece) rather than an
@@ -202,11 +204,13 @@ def describe_error(exc: BaseException) -> str:
 class EncodeController(QObject):
     """Owns the current tokenizer and text and keeps an up-to-date Encoding of them, off the UI thread.
 
-    As an editor does it: a text of up to `immediate_chars` characters is encoded on every change,
-    at once.  One encode runs at a time; changes made meanwhile are coalesced, and when it ends the
-    newest text is encoded next, so steady typing shows a result every encode's time and the last
-    keystroke's result always arrives.  A longer text is encoded after `debounce_ms` of quiet, or
-    `max_wait_ms` after its first change not yet encoded, whichever comes first.  Results come in
+    As an editor does it: a text of up to `live_chars` characters is encoded on every change, at
+    once, as long as recent updates (the encode plus the `encoded` slots that show it, smoothed)
+    took under `live_budget_ms`.  One encode runs at a time; changes made meanwhile are coalesced, and when it
+    ends the newest text is encoded next, so steady typing shows a result every encode's time and the
+    last keystroke's result always arrives.  A longer text, or one whose updates cost more, is
+    encoded after `debounce_ms` of quiet, or `max_wait_ms` after its first change not yet encoded,
+    whichever comes first.  Results come in
     order; one whose tokenizer or options changed since it was started is dropped.
 
     >>> c = EncodeController()
@@ -223,7 +227,8 @@ class EncodeController(QObject):
     busyChanged = Signal(bool)
 
     def __init__(self, parent: QObject | None = None, *, debounce_ms: int = DEBOUNCE_MS,
-                 max_wait_ms: int = MAX_WAIT_MS, immediate_chars: int = IMMEDIATE_CHARS):
+                 max_wait_ms: int = MAX_WAIT_MS, live_chars: int = LIVE_CHARS,
+                 live_budget_ms: float = LIVE_BUDGET_MS):
         super().__init__(parent)
         self._encoder = TaskRunner(1, self)
         self._loader = TaskRunner(2, self)
@@ -232,7 +237,9 @@ class EncodeController(QObject):
         self._timer.timeout.connect(self._request)
         self._debounce_ms = debounce_ms
         self._max_wait_ms = max_wait_ms
-        self._immediate_chars = immediate_chars
+        self._live_chars = live_chars
+        self._live_budget_ms = live_budget_ms
+        self.last_update_ms = 0.0  # recent results' encode + showing them, smoothed; 0 after a new setup
         self._waiting_since = 0.0  # when the debounce of the current burst of changes began
         self._encoder.taskFinished.connect(self._update_busy)
         self._loader.taskFinished.connect(self._update_busy)
@@ -290,12 +297,12 @@ class EncodeController(QObject):
 
     # -- requests ---------------------------------------------------------------------------
     def set_text(self, text: str, *, immediate: bool = False) -> None:
-        """New text: encoded now if it is short (or with `immediate`), else after the debounce."""
+        """New text: encoded now if updates are cheap (or with `immediate`), else after the debounce."""
         if text == self._text and not immediate:
             return
         self._text = text
         self._generation += 1
-        if immediate or len(text) <= self._immediate_chars:
+        if immediate or self.is_live(len(text)):
             self._request()
         else:
             now = time.monotonic()
@@ -304,6 +311,10 @@ class EncodeController(QObject):
             left_ms = self._max_wait_ms - (now - self._waiting_since) * 1000
             self._timer.start(int(max(0.0, min(self._debounce_ms, left_ms))))
             self._update_busy()
+
+    def is_live(self, chars: int) -> bool:
+        """Whether a text of `chars` characters is encoded on every change rather than debounced."""
+        return chars <= self._live_chars and self.last_update_ms < self._live_budget_ms
 
     @property
     def allow_special(self) -> bool | None:
@@ -334,6 +345,7 @@ class EncodeController(QObject):
         self._changed_setup()
 
     def _changed_setup(self) -> None:
+        self.last_update_ms = 0.0  # (another tokenizer or options: its cost is not known yet)
         self._setup += 1
         self._generation += 1
         self._request()
@@ -403,7 +415,11 @@ class EncodeController(QObject):
             if setup == self._setup and gen > self._delivered:
                 self._delivered = gen
                 self.last_result = result
+                t0 = time.perf_counter()
                 self.encoded.emit(result)
+                cost = (result.seconds + time.perf_counter() - t0) * 1000
+                # (smoothed: one slow update, a collection or a busy moment, does not end live typing)
+                self.last_update_ms = cost if not self.last_update_ms else 0.7 * self.last_update_ms + 0.3 * cost
 
         def failed(exc: BaseException) -> None:
             self._finished()
