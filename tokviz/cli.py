@@ -3,7 +3,7 @@
     tokviz                                  open the explorer
     tokviz encode -t TOK [FILE|-] [--json]  print ids (or one JSON record per token)
     tokviz info -t TOK [--json]             format, model, vocab size, specials, pipeline
-    tokviz bench -t TOK FILE... [--threads N] [--against tiktoken,hf,sentencepiece] [--json]
+    tokviz bench -t TOK FILE... [--against fastokens,tokie,...] [--threads N] [--json]  cold / warm-unseen / repeat MB/s
     tokviz train --model {bpe,bytelevel-bpe,wordpiece,unigram} --vocab-size N [options] -o OUT FILE...
     tokviz export -t TOK --format FORMAT -o OUT [--scrub] [--force]
     tokviz health -t TOK [--json]
@@ -91,10 +91,12 @@ def cmd_info(args) -> int:
 def cmd_bench(args) -> int:
     from .bench import format_report, run_bench
 
+    start = time.perf_counter()
     tok = _load(args.tokenizer, args.pattern)
+    load_seconds = time.perf_counter() - start
     against = [a.strip() for a in args.against.split(",") if a.strip()] if args.against is not None else None
     report = run_bench(tok, args.files, threads=args.threads, against=against, chunk_kb=args.chunk_kb,
-                       limit_kb=args.limit_kb, repeat=args.repeat)
+                       limit_kb=args.limit_kb, repeat=args.repeat, load_seconds=load_seconds)
     if args.json:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -393,15 +395,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("bench", help="encoding speed next to tiktoken / HF tokenizers / sentencepiece, same chunks")
+    from .bench import PEERS
+
+    p = sub.add_parser("bench", help="encoding speed next to other tokenizer libraries: cold, warm on unseen text, repeat")
     tok_arg(p)
-    p.add_argument("files", nargs="+", help="text files to encode")
-    p.add_argument("--threads", type=int, default=1, help="threads for every encoder (default 1)")
-    p.add_argument("--against", help="comma-separated references to measure: tiktoken,hf,sentencepiece "
+    p.add_argument("files", nargs="+", help="text files to encode (first half of each: cold pass; second half: warm-unseen)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads for every encoder (default 1: one encode call per chunk; more: one batch call per pass)")
+    p.add_argument("--against", help=f"comma-separated peers to measure: {','.join(PEERS)} "
                                      "(default: all that apply to the tokenizer's format; '' for none)")
     p.add_argument("--chunk-kb", type=float, default=8, help="chunk size in KB (default 8)")
     p.add_argument("--limit-kb", type=float, help="use only the first KB of each file")
-    p.add_argument("--repeat", type=int, default=1, help="runs per encoder; the fastest counts (default 1)")
+    p.add_argument("--repeat", type=int, default=3, help="runs of the repeat pass; the fastest counts (default 3)")
     p.add_argument("--json", action="store_true", help="the report as JSON")
     p.set_defaults(func=cmd_bench)
 

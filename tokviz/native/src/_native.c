@@ -86,11 +86,6 @@ static inline int bloom_may_have(const Bloom *f, uint64_t h) {
 }
 
 typedef struct {
-    uint64_t key; /* left << 32 | right; UINT64_MAX = empty */
-    int32_t rank, merged;
-} PairSlot;
-
-typedef struct {
     int32_t rank, merged; /* rank NO_RANK: the pair does not merge */
 } PairMerge;
 
@@ -109,8 +104,10 @@ typedef struct {
     uint8_t *blob;
     uint64_t *bmap; /* bytes -> hash tag << 32 | id + 1 (0 = empty) */
     size_t bmap_mask;
-    PairSlot *pmap;
+    uint64_t *pmap; /* the merges: (left << id_bits | right) << rank_bits | rank; PAIR_EMPTY = empty */
     size_t pmap_mask;
+    int id_bits, rank_bits;
+    int32_t *merged_of; /* the token a merge of rank r makes */
     PairMerge *byte_pairs; /* the pair of byte tokens (b1, b2) at [b1 << 8 | b2]: the first round of
                               every piece without touching the big table */
     size_t max_tok_len;
@@ -133,7 +130,7 @@ static int32_t bytes_lookup_hashed(const Encoder *e, const uint8_t *p, size_t n,
         if (!v) return -1;
         if ((v & 0xFFFFFFFF00000000ULL) != tag) continue;
         uint32_t id = (uint32_t)v - 1;
-        if (e->tok_len[id] == n && memcmp(e->blob + e->tok_off[id], p, n) == 0) return (int32_t)id;
+        if (e->tok_len[id] == n && bytes_equal(e->blob + e->tok_off[id], p, n)) return (int32_t)id;
     }
 }
 
@@ -150,27 +147,42 @@ static inline int may_be_token(const Encoder *e, const uint8_t *p, size_t n) {
     return (e->long_firsts[bit >> 3] >> (bit & 7)) & 1;
 }
 
-static inline const PairSlot *pair_lookup(const Encoder *e, int32_t a, int32_t b) {
-    uint64_t key = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
-    uint64_t h = hash_pair(key);
-    if (!bloom_may_have(&e->pair_filter, h)) return NULL;
+#define PAIR_EMPTY UINT64_MAX
+
+static inline uint64_t pair_key(const Encoder *e, int32_t a, int32_t b) {
+    return (uint64_t)(uint32_t)a << e->id_bits | (uint32_t)b;
+}
+
+/* The rank of the merge of (a, b), or NO_RANK.  The slot is looked up from the key's hash
+ * (hash_pair(key)); `pair_start` requests its cache line first, so that two lookups can overlap. */
+static inline int32_t pair_rank_hashed(const Encoder *e, uint64_t key, uint64_t h) {
+    if (!bloom_may_have(&e->pair_filter, h)) return NO_RANK;
     for (size_t s = h & e->pmap_mask;; s = (s + 1) & e->pmap_mask) {
-        const PairSlot *slot = &e->pmap[s];
-        if (slot->key == key) return slot;
-        if (slot->key == UINT64_MAX) return NULL;
+        uint64_t v = e->pmap[s];
+        if (v >> e->rank_bits == key) return (int32_t)(v & ((1ULL << e->rank_bits) - 1));
+        if (v == PAIR_EMPTY) return NO_RANK;
     }
 }
 
+static inline uint64_t pair_start(const Encoder *e, uint64_t key) {
+    uint64_t h = hash_pair(key);
+    __builtin_prefetch(&e->pmap[h & e->pmap_mask]);
+    return h;
+}
+
+static inline int32_t pair_rank(const Encoder *e, int32_t a, int32_t b) {
+    uint64_t key = pair_key(e, a, b);
+    return pair_rank_hashed(e, key, hash_pair(key));
+}
+
 /* Insert or overwrite (a later merge of the same pair wins, as in a Python dict). */
-static void pair_insert(Encoder *e, int32_t a, int32_t b, int32_t rank, int32_t merged) {
-    uint64_t key = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+static void pair_insert(Encoder *e, int32_t a, int32_t b, int32_t rank) {
+    uint64_t key = pair_key(e, a, b), v = key << e->rank_bits | (uint64_t)rank;
     for (size_t s = hash_pair(key) & e->pmap_mask;; s = (s + 1) & e->pmap_mask) {
-        PairSlot *slot = &e->pmap[s];
-        if (slot->key == key || slot->key == UINT64_MAX) {
-            if (slot->key == UINT64_MAX) e->n_pairs++;
-            slot->key = key;
-            slot->rank = rank;
-            slot->merged = merged;
+        uint64_t old = e->pmap[s];
+        if (old == PAIR_EMPTY || old >> e->rank_bits == key) {
+            if (old == PAIR_EMPTY) e->n_pairs++;
+            e->pmap[s] = v;
             return;
         }
     }
@@ -235,11 +247,6 @@ static void scratch_free(Scratch *s) {
     memset(s, 0, sizeof(*s));
 }
 
-/* Rank and merged id of the pair (a, b); rank NO_RANK when the pair does not merge. */
-static inline PairSlot pair_get(const Encoder *e, int32_t a, int32_t b) {
-    const PairSlot *p = pair_lookup(e, a, b);
-    return p ? *p : (PairSlot){0, NO_RANK, -1};
-}
 
 static int scratch_reserve(Scratch *s, size_t n) {
     if (n <= s->cap) return 0;
@@ -296,10 +303,17 @@ static size_t merge_short(const Encoder *e, Scratch *s, const uint8_t *bytes, si
         memmove(rank + best + 1, rank + best + 2, (tail ? tail - 1 : 0) * sizeof(int32_t));
         memmove(merged + best + 1, merged + best + 2, (tail ? tail - 1 : 0) * sizeof(int32_t));
         n--;
-        for (size_t k = best ? best - 1 : 0; k <= best && k + 1 < n; k++) {
-            PairSlot p = pair_get(e, sym[k], sym[k + 1]);
-            rank[k] = p.rank;
-            merged[k] = p.merged;
+        /* the pairs on both sides of the new symbol: both lookups started before either is read */
+        int left = best > 0, right = best + 1 < n;
+        uint64_t kl = left ? pair_key(e, sym[best - 1], sym[best]) : 0, kr = right ? pair_key(e, sym[best], sym[best + 1]) : 0;
+        uint64_t hl = left ? pair_start(e, kl) : 0, hr = right ? pair_start(e, kr) : 0;
+        if (left) {
+            rank[best - 1] = pair_rank_hashed(e, kl, hl);
+            merged[best - 1] = rank[best - 1] == NO_RANK ? -1 : e->merged_of[rank[best - 1]];
+        }
+        if (right) {
+            rank[best] = pair_rank_hashed(e, kr, hr);
+            merged[best] = rank[best] == NO_RANK ? -1 : e->merged_of[rank[best]];
         }
     }
     return n;
@@ -327,15 +341,18 @@ static size_t merge_long(const Encoder *e, Scratch *s, const uint8_t *bytes, siz
         sym[j] = -1;
         next[i] = next[j];
         if (next[j] < (int32_t)n) prev[next[j]] = i;
-        if (prev[i] >= 0) {
-            int32_t q = prev[i];
-            PairSlot pp = pair_get(e, sym[q], sym[i]);
-            if (pp.rank != NO_RANK) heap_push(heap, &hn, (HeapItem){pp.rank, q, sym[q], sym[i], pp.merged});
+        /* the pairs on both sides of the new symbol: both lookups started before either is read */
+        int32_t p = prev[i], q = next[i];
+        int left = p >= 0, right = q < (int32_t)n;
+        uint64_t kl = left ? pair_key(e, sym[p], sym[i]) : 0, kr = right ? pair_key(e, sym[i], sym[q]) : 0;
+        uint64_t hl = left ? pair_start(e, kl) : 0, hr = right ? pair_start(e, kr) : 0;
+        if (left) {
+            int32_t r = pair_rank_hashed(e, kl, hl);
+            if (r != NO_RANK) heap_push(heap, &hn, (HeapItem){r, p, sym[p], sym[i], e->merged_of[r]});
         }
-        if (next[i] < (int32_t)n) {
-            int32_t q = next[i];
-            PairSlot pq = pair_get(e, sym[i], sym[q]);
-            if (pq.rank != NO_RANK) heap_push(heap, &hn, (HeapItem){pq.rank, i, sym[i], sym[q], pq.merged});
+        if (right) {
+            int32_t r = pair_rank_hashed(e, kr, hr);
+            if (r != NO_RANK) heap_push(heap, &hn, (HeapItem){r, i, sym[i], sym[q], e->merged_of[r]});
         }
     }
     size_t m = 0;
@@ -379,106 +396,185 @@ static int out_reserve(Out *o, size_t extra, int offsets) {
 
 enum { ENC_OK = 0, ENC_NOMEM = 1, ENC_SURROGATE = 2, ENC_REJECTED = 3 /* the TextCheck failed */ };
 
-/* Piece [a, b) of the text to UTF-8 in s->bytes (with each byte's character in s->char_of). */
-static int piece_bytes(const tv_text *t, ptrdiff_t a, ptrdiff_t b, Scratch *s, size_t *len) {
+/* Piece [a, b) of the text to UTF-8 in s->bytes, with each byte's character in s->char_of when
+ * `offsets`. */
+static int piece_bytes(const tv_text *t, ptrdiff_t a, ptrdiff_t b, Scratch *s, size_t *len, int offsets) {
     if (scratch_reserve_bytes(s, (size_t)(b - a) * 4)) return ENC_NOMEM;
     uint8_t *p = s->bytes;
-    int32_t *co = s->char_of;
     size_t n = 0;
+    if (!offsets) {
+        for (ptrdiff_t i = a; i < b; i++) {
+            uint32_t c = tv_cp(t, i);
+            if (c < 0x80) {
+                p[n++] = (uint8_t)c;
+            } else if (c < 0x800) {
+                p[n++] = (uint8_t)(0xC0 | (c >> 6));
+                p[n++] = (uint8_t)(0x80 | (c & 0x3F));
+            } else if (c < 0x10000) {
+                if (c >= 0xD800 && c < 0xE000) return ENC_SURROGATE;
+                p[n++] = (uint8_t)(0xE0 | (c >> 12));
+                p[n++] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+                p[n++] = (uint8_t)(0x80 | (c & 0x3F));
+            } else {
+                p[n++] = (uint8_t)(0xF0 | (c >> 18));
+                p[n++] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+                p[n++] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+                p[n++] = (uint8_t)(0x80 | (c & 0x3F));
+            }
+        }
+        *len = n;
+        return ENC_OK;
+    }
+    int32_t *co = s->char_of;
     for (ptrdiff_t i = a; i < b; i++) {
         uint32_t c = tv_cp(t, i);
         int32_t ci = (int32_t)i;
+        size_t start = n;
         if (c < 0x80) {
-            p[n] = (uint8_t)c;
-            co[n++] = ci;
+            p[n++] = (uint8_t)c;
         } else if (c < 0x800) {
-            p[n] = (uint8_t)(0xC0 | (c >> 6));
-            co[n++] = ci;
-            p[n] = (uint8_t)(0x80 | (c & 0x3F));
-            co[n++] = ci;
+            p[n++] = (uint8_t)(0xC0 | (c >> 6));
+            p[n++] = (uint8_t)(0x80 | (c & 0x3F));
         } else if (c < 0x10000) {
             if (c >= 0xD800 && c < 0xE000) return ENC_SURROGATE;
-            p[n] = (uint8_t)(0xE0 | (c >> 12));
-            co[n++] = ci;
-            p[n] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
-            co[n++] = ci;
-            p[n] = (uint8_t)(0x80 | (c & 0x3F));
-            co[n++] = ci;
+            p[n++] = (uint8_t)(0xE0 | (c >> 12));
+            p[n++] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            p[n++] = (uint8_t)(0x80 | (c & 0x3F));
         } else {
-            p[n] = (uint8_t)(0xF0 | (c >> 18));
-            co[n++] = ci;
-            p[n] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
-            co[n++] = ci;
-            p[n] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
-            co[n++] = ci;
-            p[n] = (uint8_t)(0x80 | (c & 0x3F));
-            co[n++] = ci;
+            p[n++] = (uint8_t)(0xF0 | (c >> 18));
+            p[n++] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+            p[n++] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            p[n++] = (uint8_t)(0x80 | (c & 0x3F));
         }
+        while (start < n) co[start++] = ci;
     }
     *len = n;
     return ENC_OK;
 }
 
-/* Tokens of one piece's bytes, appended to out (ids only). */
-static int encode_piece(const Encoder *e, CacheUse use, Scratch *s, const uint8_t *bytes, size_t len, Out *out,
-                        int offsets) {
-    Cache *cache = use.cache;
-    if (out_reserve(out, len, offsets)) return ENC_NOMEM;
-    if (len == 1) {
-        out->ids[out->n++] = e->byte_id[bytes[0]];
-        return ENC_OK;
+/* The hash of a piece the cache may hold (0 when the call has no cache or the piece is too long
+ * for it), with the cache line its lookup starts at already requested. */
+static inline uint64_t piece_hash(CacheUse use, const uint8_t *bytes, size_t len) {
+    const Cache *cache = use.cache;
+    if (!cache || len < 2 || len > cache->shape.max_key) return 0;
+    uint64_t h = hash_bytes(bytes, len);
+    __builtin_prefetch(&cache->slots[h & (2 * cache->shape.entries - 1)]);
+    return h | 1; /* (never 0; the low bit only moves the lookup's first slot by one, rarely) */
+}
+
+/* Tokens of a piece not in the call's cache, appended to out (room reserved): with ignore_merges,
+ * a piece that is a token is that token; else its bytes are merged.  The result is cached (h: the
+ * piece's piece_hash, 0 for none). */
+static int encode_new_piece(const Encoder *e, CacheUse use, Scratch *s, const uint8_t *bytes, size_t len, uint64_t h,
+                            Out *out) {
+    int32_t whole = -1;
+    if (e->ignore_merges && may_be_token(e, bytes, len)) {
+        uint64_t th = hash_bytes(bytes, len);
+        /* Short pieces are mostly tokens (words of alphabetic text): the filter would only cost them. */
+        if (len <= 8 || bloom_may_have(&e->token_filter, th)) whole = bytes_lookup_hashed(e, bytes, len, th);
     }
-    int cached = cache && len <= cache->shape.max_key;
-    int whole = e->ignore_merges && may_be_token(e, bytes, len);
-    uint64_t h = cached || whole ? hash_bytes(bytes, len) : 0;
-    /* Short pieces are mostly tokens (words of alphabetic text): the filter would only cost them. */
-    if (whole && (len <= 8 || bloom_may_have(&e->token_filter, h))) {
-        int32_t id = bytes_lookup_hashed(e, bytes, len, h);
-        if (id >= 0) {
-            out->ids[out->n++] = id;
-            return ENC_OK;
-        }
+    size_t m = 1;
+    if (whole >= 0) {
+        out->ids[out->n] = whole;
+    } else {
+        if (scratch_reserve(s, len)) return ENC_NOMEM;
+        for (size_t k = 0; k < len; k++) s->sym[k] = e->byte_id[bytes[k]];
+        m = len <= SHORT_PIECE ? merge_short(e, s, bytes, len) : merge_long(e, s, bytes, len);
+        memcpy(out->ids + out->n, s->sym, m * sizeof(int32_t));
     }
-    if (cached) {
-        size_t n_ids;
-        const int32_t *hit = cache_get(cache, bytes, len, h, &n_ids);
-        if (hit) {
-            memcpy(out->ids + out->n, hit, n_ids * sizeof(int32_t));
-            out->n += n_ids;
-            return ENC_OK;
-        }
-    }
-    if (scratch_reserve(s, len)) return ENC_NOMEM;
-    for (size_t k = 0; k < len; k++) s->sym[k] = e->byte_id[bytes[k]];
-    size_t m = len <= SHORT_PIECE ? merge_short(e, s, bytes, len) : merge_long(e, s, bytes, len);
-    memcpy(out->ids + out->n, s->sym, m * sizeof(int32_t));
-    if (cached) cache_put(cache, &s->block, bytes, len, h, out->ids + out->n, m, use.shared);
+    if (h) cache_put(use.cache, &s->block, bytes, len, h, out->ids + out->n, m, use.shared);
     out->n += m;
     return ENC_OK;
 }
 
-/* Encode the whole text (no Python calls: runs without the GIL). */
+/* The character spans of the tokens out[first:] of the piece at character i (ASCII text: a byte
+ * is a character) or of the piece whose bytes' characters are in s->char_of. */
+static void piece_offsets(const Encoder *e, const Scratch *s, Out *out, size_t first, ptrdiff_t i, int ascii) {
+    size_t pos = 0;
+    for (size_t k = first; k < out->n; k++) {
+        size_t tl = e->tok_len[out->ids[k]];
+        if (ascii) {
+            out->starts[k] = (int32_t)(i + pos);
+            out->ends[k] = (int32_t)(i + pos + tl);
+        } else {
+            out->starts[k] = s->char_of[pos];
+            out->ends[k] = s->char_of[pos + tl - 1] + 1;
+        }
+        pos += tl;
+    }
+}
+
+/* Encode an ASCII text, whose UTF-8 bytes are its own data: each piece is read in place, and the
+ * next piece is cut (and its cache line requested) before the current one is looked up, so that
+ * the lookup's memory access overlaps the scan.  `pattern` is a constant in each copy below: the
+ * scanner is inlined for 1-byte characters of that pattern. */
+static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, const tv_text *t, CacheUse cache,
+                                                                     Scratch *s, Out *out, int offsets, int pattern) {
+    tv_text k = *t;
+    k.kind = 1;
+    const uint8_t *text = (const uint8_t *)t->data;
+    ptrdiff_t n = t->n, i = 0, j = n ? tv_scan_any(pattern, &k, 0) : 0;
+    uint64_t h = piece_hash(cache, text, (size_t)j);
+    while (i < n) {
+        ptrdiff_t next = j < n ? tv_scan_any(pattern, &k, j) : n;
+        uint64_t h_next = piece_hash(cache, text + j, (size_t)(next - j));
+        size_t first = out->n, len = (size_t)(j - i), n_ids;
+        const int32_t *hit;
+        if (out_reserve(out, len, offsets)) return ENC_NOMEM; /* (never more tokens than bytes) */
+        if (len == 1) {
+            out->ids[out->n++] = e->byte_id[text[i]];
+        } else if (h && (hit = cache_get(cache.cache, text + i, len, h, &n_ids))) {
+            memcpy(out->ids + out->n, hit, n_ids * sizeof(int32_t));
+            out->n += n_ids;
+        } else {
+            int rc = encode_new_piece(e, cache, s, text + i, len, h, out);
+            if (rc != ENC_OK) return rc;
+        }
+        if (offsets) piece_offsets(e, s, out, first, i, 1);
+        i = j;
+        j = next;
+        h = h_next;
+    }
+    return ENC_OK;
+}
+
+static int encode_ascii(Encoder *e, const tv_text *t, CacheUse cache, Scratch *s, Out *out, int offsets) {
+    switch (e->pattern) {
+    case TV_PAT_GPT2: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_GPT2);
+    case TV_PAT_CL100K: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_CL100K);
+    case TV_PAT_O200K: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_O200K);
+    case TV_PAT_LLAMA3: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_LLAMA3);
+    case TV_PAT_QWEN2: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_QWEN2);
+    default: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_NONE);
+    }
+}
+
+/* Encode the whole text (no Python calls: runs without the GIL).  A text with other characters
+ * than ASCII is cut on its code points, each piece turned into UTF-8 in s->bytes. */
 static int encode_text(Encoder *e, const tv_text *t, CacheUse cache, Scratch *s, Out *out, int offsets) {
-    int rc = ENC_OK;
-    for (ptrdiff_t i = 0; i < t->n && rc == ENC_OK;) {
+    if (t->ascii) return encode_ascii(e, t, cache, s, out, offsets);
+    for (ptrdiff_t i = 0; i < t->n;) {
         ptrdiff_t j = tv_scan(e->pattern, t, i);
         size_t len;
-        rc = piece_bytes(t, i, j, s, &len);
-        if (rc != ENC_OK) break;
+        int rc = piece_bytes(t, i, j, s, &len, offsets);
+        if (rc == ENC_OK) rc = out_reserve(out, len, offsets) ? ENC_NOMEM : ENC_OK;
+        if (rc != ENC_OK) return rc;
         size_t first = out->n;
-        rc = encode_piece(e, cache, s, s->bytes, len, out, offsets);
-        if (rc == ENC_OK && offsets) {
-            size_t pos = 0;
-            for (size_t k = first; k < out->n; k++) {
-                size_t tl = e->tok_len[out->ids[k]];
-                out->starts[k] = s->char_of[pos];
-                out->ends[k] = s->char_of[pos + tl - 1] + 1;
-                pos += tl;
-            }
+        uint64_t h = piece_hash(cache, s->bytes, len);
+        const int32_t *hit;
+        size_t n_ids;
+        if (len == 1) {
+            out->ids[out->n++] = e->byte_id[s->bytes[0]];
+        } else if (h && (hit = cache_get(cache.cache, s->bytes, len, h, &n_ids))) {
+            memcpy(out->ids + out->n, hit, n_ids * sizeof(int32_t));
+            out->n += n_ids;
+        } else if ((rc = encode_new_piece(e, cache, s, s->bytes, len, h, out)) != ENC_OK) {
+            return rc;
         }
+        if (offsets) piece_offsets(e, s, out, first, i, 0);
         i = j;
     }
-    return rc;
+    return ENC_OK;
 }
 
 static int set_error(int rc) {
@@ -510,6 +606,7 @@ static int text_of(PyObject *obj, tv_text *t) {
     t->data = PyUnicode_DATA(obj);
     t->kind = PyUnicode_KIND(obj);
     t->n = PyUnicode_GET_LENGTH(obj);
+    t->ascii = PyUnicode_IS_ASCII(obj);
     return 0;
 }
 
@@ -879,6 +976,7 @@ static void Encoder_dealloc(Encoder *self) {
     free(self->blob);
     free(self->bmap);
     free(self->pmap);
+    free(self->merged_of);
     free(self->byte_pairs);
     if (self->id_objects)
         for (size_t k = 0; k < self->n_ids; k++) Py_XDECREF(self->id_objects[k]);
@@ -904,19 +1002,55 @@ static void *table_alloc(size_t bytes) {
     return malloc(bytes);
 }
 
-static int pmap_alloc(Encoder *self, size_t count) {
-    size_t size = table_size_for(count);
-    self->pmap = table_alloc(size * sizeof(PairSlot));
-    if (!self->pmap) return -1;
-    for (size_t k = 0; k < size; k++) self->pmap[k].key = UINT64_MAX;
+/* Fill the pair table from `count` merges (left, right, rank, merged) in m: sized for them (at
+ * most 2/3 full), with ids and ranks packed into one 64-bit slot.  -1 with a Python error when a
+ * merge is not one of two tokens into a third, two merges of one rank make different tokens, or the
+ * vocabulary and ranks are too large to pack. */
+static int pmap_build(Encoder *self, const int32_t *m, size_t count) {
+    int32_t max_rank = -1;
+    for (size_t k = 0; k < count; k++) {
+        int32_t a = m[4 * k], b = m[4 * k + 1], r = m[4 * k + 2], t = m[4 * k + 3];
+        if (a < 0 || b < 0 || t < 0 || (size_t)a >= self->n_ids || (size_t)b >= self->n_ids ||
+            (size_t)t >= self->n_ids || self->tok_len[a] == UINT32_MAX || self->tok_len[b] == UINT32_MAX ||
+            self->tok_len[t] == UINT32_MAX || (uint64_t)self->tok_len[a] + self->tok_len[b] != self->tok_len[t] ||
+            r < 0 || r == NO_RANK) {
+            PyErr_Format(PyExc_ValueError, "merges[%zu]: (%d, %d) -> %d is not a merge of two tokens", k, a, b, t);
+            return -1;
+        }
+        if (r > max_rank) max_rank = r;
+    }
+    int id_bits = 1;
+    while (((size_t)1 << id_bits) <= self->n_ids) id_bits++; /* (all ones is never an id: PAIR_EMPTY) */
+    int rank_bits = 64 - 2 * id_bits;
+    if (rank_bits < 8 || (uint64_t)max_rank + 1 >= (1ULL << (rank_bits < 62 ? rank_bits : 62))) {
+        PyErr_SetString(PyExc_ValueError, "vocabulary and merge ranks too large for the native pair table");
+        return -1;
+    }
+    self->id_bits = id_bits;
+    self->rank_bits = rank_bits;
+    self->merged_of = malloc(((size_t)max_rank + 1) * sizeof(int32_t));
+    size_t size = 16;
+    while (size < count + count / 2 + 1) size <<= 1;
+    self->pmap = table_alloc(size * sizeof(uint64_t));
+    if (!self->merged_of || !self->pmap) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int32_t r = 0; r <= max_rank; r++) self->merged_of[r] = -1;
+    memset(self->pmap, 0xFF, size * sizeof(uint64_t));
     self->pmap_mask = size - 1;
+    for (size_t k = 0; k < count; k++) {
+        int32_t r = m[4 * k + 2], t = m[4 * k + 3];
+        if (self->merged_of[r] >= 0 && self->merged_of[r] != t) {
+            PyErr_Format(PyExc_ValueError, "merges: rank %d makes both %d and %d", r, self->merged_of[r], t);
+            return -1;
+        }
+        self->merged_of[r] = t;
+        pair_insert(self, m[4 * k], m[4 * k + 1], r);
+    }
     return 0;
 }
 
-/* Encoder(tokens, merges, pattern, ignore_merges)
- * tokens: list indexed by id of bytes (or None for an id that byte-level text never produces);
- * merges: None to rank pairs by the merged token (tiktoken), or a buffer of int32 quadruples
- *         (left id, right id, rank, merged id) in any order (later ones win for a repeated pair). */
 static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
     static char *kwlist[] = {"tokens", "merges", "pattern", "ignore_merges", NULL};
     PyObject *tokens, *merges;
@@ -1008,24 +1142,37 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
     }
     if (merges == Py_None) {
         /* Every way to write a token as two tokens merges into it, ranked by the token's id. */
-        size_t count = 0;
-        for (Py_ssize_t k = 0; k < n; k++)
-            if (self->tok_len[k] != UINT32_MAX && self->tok_len[k] > 1) count += self->tok_len[k] - 1;
-        if (pmap_alloc(self, count ? count : 1)) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        for (Py_ssize_t k = 0; k < n; k++) {
+        size_t count = 0, cap = 1024;
+        int32_t *quads = malloc(cap * 4 * sizeof(int32_t));
+        for (Py_ssize_t k = 0; quads && k < n; k++) {
             size_t len = self->tok_len[k];
             if (len == UINT32_MAX || len < 2) continue;
             const uint8_t *p = self->blob + self->tok_off[k];
-            for (size_t cut = 1; cut < len; cut++) {
+            for (size_t cut = 1; quads && cut < len; cut++) {
                 int32_t a = bytes_lookup(self, p, cut);
                 if (a < 0) continue;
                 int32_t b = bytes_lookup(self, p + cut, len - cut);
-                if (b >= 0) pair_insert(self, a, b, (int32_t)k, (int32_t)k);
+                if (b < 0) continue;
+                if (count == cap) {
+                    int32_t *more = realloc(quads, 2 * cap * 4 * sizeof(int32_t));
+                    if (!more) free(quads);
+                    quads = more;
+                    cap *= 2;
+                    if (!quads) break;
+                }
+                int32_t *q = quads + 4 * count++;
+                q[0] = a;
+                q[1] = b;
+                q[2] = q[3] = (int32_t)k;
             }
         }
+        if (!quads) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        int rc = pmap_build(self, quads, count);
+        free(quads);
+        if (rc) return -1;
     } else {
         Py_buffer view;
         if (PyObject_GetBuffer(merges, &view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return -1;
@@ -1041,24 +1188,10 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
             PyErr_SetString(PyExc_ValueError, "merges: expected quadruples (left, right, rank, merged)");
             return -1;
         }
-        const int32_t *m = view.buf;
-        if (pmap_alloc(self, count / 4 + 1)) {
+        int rc = pmap_build(self, view.buf, count / 4);
+        if (rc) {
             PyBuffer_Release(&view);
-            PyErr_NoMemory();
             return -1;
-        }
-        for (size_t k = 0; k < count; k += 4) {
-            int32_t a = m[k], b = m[k + 1], r = m[k + 2], t = m[k + 3];
-            if (a < 0 || b < 0 || t < 0 || (size_t)a >= self->n_ids || (size_t)b >= self->n_ids ||
-                (size_t)t >= self->n_ids || self->tok_len[a] == UINT32_MAX || self->tok_len[b] == UINT32_MAX ||
-                self->tok_len[t] == UINT32_MAX || (uint64_t)self->tok_len[a] + self->tok_len[b] != self->tok_len[t] ||
-                r < 0 || r == NO_RANK) {
-                PyBuffer_Release(&view);
-                PyErr_Format(PyExc_ValueError, "merges[%zu]: (%d, %d) -> %d is not a merge of two tokens", k / 4, a,
-                             b, t);
-                return -1;
-            }
-            pair_insert(self, a, b, r, t);
         }
         PyBuffer_Release(&view);
     }
@@ -1069,7 +1202,7 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
         return -1;
     }
     for (size_t k = 0; k <= self->pmap_mask; k++)
-        if (self->pmap[k].key != UINT64_MAX) bloom_add(&pairs, hash_pair(self->pmap[k].key));
+        if (self->pmap[k] != PAIR_EMPTY) bloom_add(&pairs, hash_pair(self->pmap[k] >> self->rank_bits));
     for (size_t k = 0; k < self->n_ids; k++)
         if (self->tok_len[k] != UINT32_MAX) bloom_add(&known, hash_bytes(self->blob + self->tok_off[k], self->tok_len[k]));
     self->pair_filter = pairs;
@@ -1081,10 +1214,10 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
     }
     for (int b1 = 0; b1 < 256; b1++)
         for (int b2 = 0; b2 < 256; b2++) {
-            const PairSlot *p = pair_lookup(self, self->byte_id[b1], self->byte_id[b2]);
+            int32_t r = pair_rank(self, self->byte_id[b1], self->byte_id[b2]);
             PairMerge *q = &self->byte_pairs[b1 << 8 | b2];
-            q->rank = p ? p->rank : NO_RANK;
-            q->merged = p ? p->merged : -1;
+            q->rank = r;
+            q->merged = r == NO_RANK ? -1 : self->merged_of[r];
         }
     self->id_objects = calloc(self->n_ids + 1, sizeof(PyObject *));
     if (!self->id_objects) {
@@ -1093,7 +1226,7 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
     }
     for (size_t k = 0; k < self->n_ids; k++)
         if (!(self->id_objects[k] = PyLong_FromSize_t(k))) return -1;
-    cache_pool_init(&self->caches, (CacheShape){.entries = (size_t)1 << CACHE_BITS, .key_bytes = 32, .vals = 8,
+    cache_pool_init(&self->caches, (CacheShape){.entries = (size_t)1 << CACHE_BITS, .key_bytes = 48, .vals = 12,
                                                 .max_key = CACHE_MAX_KEY, .max_vals = CACHE_MAX_KEY});
     self->ready = 1;
     return 0;

@@ -5,8 +5,9 @@
  *
  * A call (encode, or encode_many with all its threads) takes a free cache of the pool and holds its
  * lock while it uses it.  The call's threads share the cache: a thread reserves room for
- * CACHE_BLOCK entries at a time with atomic counters, writes an entry there, then publishes it by
- * setting its slot (release; readers load slots with acquire).  A shared cache is only cleared by
+ * CACHE_BLOCK entries at a time with atomic counters, claims a free slot, writes the entry there
+ * (a short key and its values in the slot itself, longer ones in the arenas), then publishes it by
+ * setting the slot's tag (release; readers load tags with acquire).  A shared cache is only cleared by
  * its holder while no thread encodes with it (cache_take); when it fills up meanwhile it stops
  * taking entries.  So with two threads each learns the words the other met, instead of both
  * merging every new word. */
@@ -18,46 +19,101 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #define CACHE_BLOCK 64 /* a thread reserves room for this many entries at a time */
 #define CACHE_POOL 8   /* caches per encoder: a call uses whichever is free */
+#define CACHE_INLINE_KEY 16 /* keys up to this many bytes live in their slot */
+#define CACHE_INLINE_VALS 2 /* and up to this many values */
 
-static inline uint64_t hash_bytes(const uint8_t *p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ULL ^ (n * 0x9E3779B97F4A7C15ULL);
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0x100000001b3ULL;
-        h ^= h >> 29;
-        p += 8;
-        n -= 8;
-    }
-    while (n--) h = (h ^ *p++) * 0x100000001b3ULL;
-    h ^= h >> 32;
-    h *= 0xd6e8feb86659fd93ULL;
-    h ^= h >> 32;
-    return h;
+static inline uint64_t tv_load64(const uint8_t *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
 }
 
-/* How big a cache is: `entries` keys (a power of two), room for `key_bytes` key bytes and `vals`
- * values per entry on average, and the longest key and value list it takes (each must fit in one
- * block: max_key <= CACHE_BLOCK * key_bytes, max_vals <= CACHE_BLOCK * vals, both < 65536). */
+static inline uint64_t tv_load32(const uint8_t *p) {
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+/* The two halves of a 64 x 64 -> 128-bit product, folded (a fast mixer with good low bits). */
+static inline uint64_t tv_mix(uint64_t a, uint64_t b) {
+    __uint128_t m = (__uint128_t)(a ^ 0x2d358dccaa6c78a5ULL) * (b ^ 0x8bb84b93962eacc9ULL);
+    return (uint64_t)m ^ (uint64_t)(m >> 64);
+}
+
+/* A 64-bit hash of n bytes.  Keys up to 16 bytes (most pieces) take two overlapping loads and one
+ * multiply; nothing is read outside p[0 .. n). */
+static inline uint64_t hash_bytes(const uint8_t *p, size_t n) {
+    uint64_t seed = n * 0x9E3779B97F4A7C15ULL, a, b;
+    if (n <= 16) {
+        if (n >= 8) {
+            a = tv_load64(p);
+            b = tv_load64(p + n - 8);
+        } else if (n >= 4) {
+            a = tv_load32(p);
+            b = tv_load32(p + n - 4);
+        } else if (n) {
+            a = (uint64_t)p[0] << 16 | (uint64_t)p[n >> 1] << 8 | p[n - 1];
+            b = 0;
+        } else {
+            a = b = 0;
+        }
+    } else {
+        size_t i = 0;
+        for (; i + 16 < n; i += 16) seed = tv_mix(tv_load64(p + i) ^ seed, tv_load64(p + i + 8) ^ seed);
+        a = tv_load64(p + n - 16);
+        b = tv_load64(p + n - 8);
+    }
+    return tv_mix(a ^ seed, b ^ (seed >> 17));
+}
+
+/* Whether a[0 .. n) == b[0 .. n), without a library call for short keys. */
+static inline int bytes_equal(const uint8_t *a, const uint8_t *b, size_t n) {
+    if (n >= 8 && n <= 16)
+        return ((tv_load64(a) ^ tv_load64(b)) | (tv_load64(a + n - 8) ^ tv_load64(b + n - 8))) == 0;
+    if (n >= 4 && n < 8) return ((tv_load32(a) ^ tv_load32(b)) | (tv_load32(a + n - 4) ^ tv_load32(b + n - 4))) == 0;
+    if (n < 4) {
+        for (size_t k = 0; k < n; k++)
+            if (a[k] != b[k]) return 0;
+        return 1;
+    }
+    return memcmp(a, b, n) == 0;
+}
+
+/* How big a cache is: at most `entries` keys (a power of two; the table has twice as many slots),
+ * room for `key_bytes` bytes of keys longer than CACHE_INLINE_KEY and `vals` values of lists
+ * longer than CACHE_INLINE_VALS per entry on average, and the longest key and value list it takes
+ * (each must fit in one block: max_key <= CACHE_BLOCK * key_bytes, max_vals <= CACHE_BLOCK * vals,
+ * both < 65536). */
 typedef struct {
     size_t entries, key_bytes, vals, max_key, max_vals;
 } CacheShape;
 
+/* One slot of the open-addressing table: a short key and its values are read from this one
+ * 32-byte slot (half a cache line); longer ones from the key and value arenas. */
 typedef struct {
-    uint64_t hash;
-    uint32_t key_off, vals_off;
+    _Atomic uint32_t tag; /* 0: empty; 1: being written; else cache_tag(hash of the key) */
     uint16_t key_len, n_vals;
-} CacheEntry;
+    union {
+        uint8_t bytes[CACHE_INLINE_KEY];
+        uint32_t off; /* in keys, when key_len > CACHE_INLINE_KEY */
+    } key;
+    union {
+        int32_t inl[CACHE_INLINE_VALS];
+        uint32_t off; /* in vals, when n_vals > CACHE_INLINE_VALS */
+    } vals;
+} CacheSlot;
 
 /* Aligned to its own cache lines: threads using neighbouring caches must not share one. */
 typedef struct {
     _Alignas(64) pthread_mutex_t lock;
     CacheShape shape;
-    _Atomic uint64_t *slots; /* hash tag << 32 | entry index + 1; 0 = empty; 2 * entries of them */
-    CacheEntry *entries;
+    CacheSlot *slots; /* 2 * entries of them */
     uint8_t *keys;
     int32_t *vals;
     _Atomic size_t n_entries, keys_used, vals_used; /* (reserved: may run past the capacity) */
@@ -81,35 +137,55 @@ typedef struct {
     size_t entry, entry_end, key, key_end, val, val_end;
 } CacheBlock;
 
+static inline uint32_t cache_tag(uint64_t h) {
+    uint32_t t = (uint32_t)(h >> 32);
+    return t < 2 ? t + 2 : t;
+}
+
 static void cache_release_tables(Cache *c) {
-    free((void *)c->slots);
-    free(c->entries);
+    free(c->slots);
     free(c->keys);
     free(c->vals);
     c->slots = NULL;
-    c->entries = NULL;
     c->keys = NULL;
     c->vals = NULL;
+}
+
+static size_t cache_slots_bytes(const CacheShape *s) { return 2 * s->entries * sizeof(CacheSlot); }
+
+/* The slot table: on huge pages where the system offers them (a lookup is a random access into
+ * megabytes: with 4 KB pages most would also miss the TLB). */
+static void *cache_table_alloc(size_t bytes) {
+    void *p = NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= (1u << 21)) {
+        if (posix_memalign(&p, 1u << 21, bytes) != 0) return NULL;
+        madvise(p, bytes, MADV_HUGEPAGE); /* a hint: failure is harmless */
+        return p;
+    }
+#endif
+    if (posix_memalign(&p, 64, bytes) != 0) return NULL;
+    return p;
 }
 
 /* The tables are allocated by the first call that uses the cache (most encoders use one). */
 static int cache_alloc(Cache *c) {
     if (c->slots) return 0;
     const CacheShape *s = &c->shape;
-    c->slots = calloc(2 * s->entries, sizeof(*c->slots));
-    c->entries = malloc(s->entries * sizeof(CacheEntry));
-    c->keys = malloc(s->entries * s->key_bytes);
-    c->vals = malloc(s->entries * s->vals * sizeof(int32_t));
-    if (!c->slots || !c->entries || !c->keys || !c->vals) {
+    c->slots = cache_table_alloc(cache_slots_bytes(s));
+    c->keys = malloc(s->entries * s->key_bytes + 1);
+    c->vals = malloc((s->entries * s->vals + 1) * sizeof(int32_t));
+    if (!c->slots || !c->keys || !c->vals) {
         cache_release_tables(c);
         return -1;
     }
+    memset(c->slots, 0, cache_slots_bytes(s));
     return 0;
 }
 
 /* Only while no other thread uses the cache. */
 static void cache_clear(Cache *c) {
-    memset((void *)c->slots, 0, 2 * c->shape.entries * sizeof(*c->slots));
+    memset(c->slots, 0, cache_slots_bytes(&c->shape));
     atomic_store_explicit(&c->n_entries, 0, memory_order_relaxed);
     atomic_store_explicit(&c->keys_used, 0, memory_order_relaxed);
     atomic_store_explicit(&c->vals_used, 0, memory_order_relaxed);
@@ -126,16 +202,16 @@ static int cache_used_over(const Cache *c, size_t num) {
 /* The cached values of a key (count in *n_vals), or NULL. */
 static inline const int32_t *cache_get(const Cache *c, const void *key, size_t len, uint64_t h, size_t *n_vals) {
     size_t mask = 2 * c->shape.entries - 1;
-    uint64_t tag = h & 0xFFFFFFFF00000000ULL;
+    uint32_t tag = cache_tag(h);
     for (size_t s = h & mask;; s = (s + 1) & mask) {
-        uint64_t e = atomic_load_explicit(&c->slots[s], memory_order_acquire);
-        if (!e) return NULL;
-        if ((e & 0xFFFFFFFF00000000ULL) != tag) continue; /* another key: no need to look at it */
-        const CacheEntry *ent = &c->entries[(uint32_t)e - 1];
-        if (ent->hash == h && ent->key_len == len && memcmp(c->keys + ent->key_off, key, len) == 0) {
-            *n_vals = ent->n_vals;
-            return c->vals + ent->vals_off;
-        }
+        const CacheSlot *slot = &c->slots[s];
+        uint32_t t = atomic_load_explicit(&slot->tag, memory_order_acquire);
+        if (!t) return NULL;
+        if (t != tag || slot->key_len != len) continue; /* another key (or one being written) */
+        const uint8_t *k = len <= CACHE_INLINE_KEY ? slot->key.bytes : c->keys + slot->key.off;
+        if (!bytes_equal(k, key, len)) continue;
+        *n_vals = slot->n_vals;
+        return slot->n_vals <= CACHE_INLINE_VALS ? slot->vals.inl : c->vals + slot->vals.off;
     }
 }
 
@@ -159,37 +235,47 @@ static int cache_reserve(Cache *c, CacheBlock *b) {
 
 /* Add a key and its values, in the thread's block `b`.  `shared`: other threads may use the cache
  * meanwhile (a full cache then takes no more entries; else it is emptied first).  Keys or value
- * lists longer than the shape's maxima are not cached. */
+ * lists longer than the shape's maxima are not cached.  A slot is claimed (tag 1), written, then
+ * published with its tag (release; readers load tags with acquire). */
 static void cache_put(Cache *c, CacheBlock *b, const void *key, size_t len, uint64_t h, const int32_t *vals,
                       size_t n_vals, int shared) {
-    if (len > c->shape.max_key || n_vals > c->shape.max_vals) return;
-    if (b->entry == b->entry_end || b->key + len > b->key_end || b->val + n_vals > b->val_end) {
+    if (!len || len > c->shape.max_key || n_vals > c->shape.max_vals) return;
+    size_t key_room = len > CACHE_INLINE_KEY ? len : 0, val_room = n_vals > CACHE_INLINE_VALS ? n_vals : 0;
+    if (b->entry == b->entry_end || b->key + key_room > b->key_end || b->val + val_room > b->val_end) {
         if (!cache_reserve(c, b)) {
             if (shared) return;
             cache_clear(c);
             if (!cache_reserve(c, b)) return;
         }
     }
-    size_t index = b->entry++;
-    CacheEntry *ent = &c->entries[index];
-    ent->hash = h;
-    ent->key_off = (uint32_t)b->key;
-    ent->key_len = (uint16_t)len;
-    ent->vals_off = (uint32_t)b->val;
-    ent->n_vals = (uint16_t)n_vals;
-    memcpy(c->keys + b->key, key, len);
-    memcpy(c->vals + b->val, vals, n_vals * sizeof(int32_t));
-    b->key += len;
-    b->val += n_vals;
-    uint64_t value = (h & 0xFFFFFFFF00000000ULL) | (uint32_t)(index + 1);
+    b->entry++;
     size_t mask = 2 * c->shape.entries - 1;
-    /* At most `entries` of the 2 * `entries` slots are ever set: a free one is found. */
+    /* At most `entries` of the 2 * `entries` slots are ever claimed: a free one is found. */
     for (size_t s = h & mask;; s = (s + 1) & mask) {
-        uint64_t expected = 0;
-        if (atomic_load_explicit(&c->slots[s], memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_strong_explicit(&c->slots[s], &expected, value, memory_order_release,
-                                                    memory_order_relaxed))
-            return;
+        CacheSlot *slot = &c->slots[s];
+        uint32_t expected = 0;
+        if (atomic_load_explicit(&slot->tag, memory_order_relaxed) != 0 ||
+            !atomic_compare_exchange_strong_explicit(&slot->tag, &expected, 1, memory_order_relaxed,
+                                                     memory_order_relaxed))
+            continue;
+        slot->key_len = (uint16_t)len;
+        slot->n_vals = (uint16_t)n_vals;
+        if (key_room) {
+            memcpy(c->keys + b->key, key, len);
+            slot->key.off = (uint32_t)b->key;
+            b->key += len;
+        } else {
+            memcpy(slot->key.bytes, key, len);
+        }
+        if (val_room) {
+            memcpy(c->vals + b->val, vals, n_vals * sizeof(int32_t));
+            slot->vals.off = (uint32_t)b->val;
+            b->val += n_vals;
+        } else {
+            memcpy(slot->vals.inl, vals, n_vals * sizeof(int32_t));
+        }
+        atomic_store_explicit(&slot->tag, cache_tag(h), memory_order_release);
+        return;
     }
 }
 
@@ -240,7 +326,7 @@ static void cache_give(Cache *c) {
 
 /* The bytes one cache's tables take once allocated. */
 static size_t cache_table_bytes(const CacheShape *s) {
-    return 2 * s->entries * sizeof(uint64_t) + s->entries * (sizeof(CacheEntry) + s->key_bytes + s->vals * sizeof(int32_t));
+    return cache_slots_bytes(s) + s->entries * (s->key_bytes + s->vals * sizeof(int32_t));
 }
 
 /* How many of the pool's caches have tables, their bytes and the entries they hold, without

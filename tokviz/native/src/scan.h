@@ -31,9 +31,12 @@ typedef struct {
     const void *data; /* PyUnicode data: 1, 2 or 4 bytes per code point */
     int kind;
     ptrdiff_t n;
+    int ascii; /* every code point < 128 (then the data are also the text's UTF-8) */
 } tv_text;
 
-static inline uint32_t tv_cp(const tv_text *t, ptrdiff_t i) {
+#define TV_INLINE static inline __attribute__((always_inline))
+
+TV_INLINE uint32_t tv_cp(const tv_text *t, ptrdiff_t i) {
     switch (t->kind) {
     case 1: return ((const uint8_t *)t->data)[i];
     case 2: return ((const uint16_t *)t->data)[i];
@@ -41,7 +44,8 @@ static inline uint32_t tv_cp(const tv_text *t, ptrdiff_t i) {
     }
 }
 
-static inline unsigned tv_class(uint32_t c) {
+TV_INLINE unsigned tv_class(uint32_t c) {
+    if (c < 256) return tv_stage2[c]; /* (block 0 of the table is the first one) */
     if (c >= 0x110000) return 0;
     return tv_stage2[((size_t)tv_stage1[c >> TV_BLOCK_SHIFT] << TV_BLOCK_SHIFT) | (c & ((1u << TV_BLOCK_SHIFT) - 1))];
 }
@@ -53,17 +57,17 @@ static inline unsigned tv_class(uint32_t c) {
 #define TV_PREFIX(c) ((c) != '\r' && (c) != '\n' && (tv_class(c) & (TV_L | TV_N)) == 0)
 #define TV_CRLF(c) ((c) == '\r' || (c) == '\n')
 
-static inline ptrdiff_t tv_run(const tv_text *t, ptrdiff_t i, unsigned mask) {
+TV_INLINE ptrdiff_t tv_run(const tv_text *t, ptrdiff_t i, unsigned mask) {
     while (i < t->n && TV_IS(tv_cp(t, i), mask)) i++;
     return i;
 }
 
-static inline ptrdiff_t tv_run_other(const tv_text *t, ptrdiff_t i) {
+TV_INLINE ptrdiff_t tv_run_other(const tv_text *t, ptrdiff_t i) {
     while (i < t->n && TV_OTHER(tv_cp(t, i))) i++;
     return i;
 }
 
-static inline int tv_ci_in(uint32_t c, const uint32_t *set) {
+TV_INLINE int tv_ci_in(uint32_t c, const uint32_t *set) {
     for (; *set; set++)
         if (*set == c) return 1;
     return 0;
@@ -71,7 +75,7 @@ static inline int tv_ci_in(uint32_t c, const uint32_t *set) {
 
 /* Length of the contraction at i ('s 't 're 've 'm 'll 'd), 0 if none.  `ci`: case-insensitive,
  * as (?i:...) in the regex module (which also lets U+017F LONG S match s). */
-static ptrdiff_t tv_contraction(const tv_text *t, ptrdiff_t i, int ci) {
+TV_INLINE ptrdiff_t tv_contraction(const tv_text *t, ptrdiff_t i, int ci) {
     if (i + 1 >= t->n || tv_cp(t, i) != '\'') return 0;
     uint32_t a = tv_cp(t, i + 1);
     uint32_t b = i + 2 < t->n ? tv_cp(t, i + 2) : 0;
@@ -90,7 +94,7 @@ static ptrdiff_t tv_contraction(const tv_text *t, ptrdiff_t i, int ci) {
 
 /* 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
  * (and tiktoken's possessive spelling of it, which cuts the same pieces) */
-static ptrdiff_t tv_scan_gpt2(const tv_text *t, ptrdiff_t i) {
+TV_INLINE ptrdiff_t tv_scan_gpt2(const tv_text *t, ptrdiff_t i) {
     ptrdiff_t n = t->n, k;
     uint32_t c = tv_cp(t, i);
     if (c == '\'' && (k = tv_contraction(t, i, 0))) return i + k;
@@ -115,7 +119,7 @@ static ptrdiff_t tv_scan_gpt2(const tv_text *t, ptrdiff_t i) {
 
 /* The letter and digit alternatives shared by cl100k, llama3 and qwen2:
  * [^\r\n\p{L}\p{N}]?\p{L}+ | \p{N}{1,max_digits} | ' ?[^\s\p{L}\p{N}]+[\r\n]*'.  -1: none matched. */
-static ptrdiff_t tv_scan_words(const tv_text *t, ptrdiff_t i, int max_digits) {
+TV_INLINE ptrdiff_t tv_scan_words(const tv_text *t, ptrdiff_t i, int max_digits) {
     ptrdiff_t n = t->n;
     uint32_t c = tv_cp(t, i);
     unsigned cc = tv_class(c);
@@ -141,14 +145,14 @@ static ptrdiff_t tv_scan_words(const tv_text *t, ptrdiff_t i, int max_digits) {
 }
 
 /* Last \r or \n in [i, j), or -1. */
-static inline ptrdiff_t tv_last_crlf(const tv_text *t, ptrdiff_t i, ptrdiff_t j) {
+TV_INLINE ptrdiff_t tv_last_crlf(const tv_text *t, ptrdiff_t i, ptrdiff_t j) {
     for (ptrdiff_t m = j - 1; m >= i; m--)
         if (TV_CRLF(tv_cp(t, m))) return m;
     return -1;
 }
 
 /* '(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s */
-static ptrdiff_t tv_scan_cl100k(const tv_text *t, ptrdiff_t i) {
+TV_INLINE ptrdiff_t tv_scan_cl100k(const tv_text *t, ptrdiff_t i) {
     ptrdiff_t n = t->n, k;
     if (tv_cp(t, i) == '\'' && (k = tv_contraction(t, i, 1))) return i + k;
     ptrdiff_t j = tv_scan_words(t, i, 3);
@@ -163,7 +167,7 @@ static ptrdiff_t tv_scan_cl100k(const tv_text *t, ptrdiff_t i) {
 
 /* (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
  * qwen2: the same with \p{N} (one digit per piece) */
-static ptrdiff_t tv_scan_llama3(const tv_text *t, ptrdiff_t i, int max_digits) {
+TV_INLINE ptrdiff_t tv_scan_llama3(const tv_text *t, ptrdiff_t i, int max_digits) {
     ptrdiff_t n = t->n, k;
     if (tv_cp(t, i) == '\'' && (k = tv_contraction(t, i, 1))) return i + k;
     ptrdiff_t j = tv_scan_words(t, i, max_digits);
@@ -178,7 +182,7 @@ static ptrdiff_t tv_scan_llama3(const tv_text *t, ptrdiff_t i, int max_digits) {
 
 /* o200k's cased word without its prefix, from s: [Upper]*[Lower]+ with the backtracking of the
  * greedy [Upper]* (Lm, Lo and marks are in both classes).  -1: no match. */
-static ptrdiff_t tv_o200k_a(const tv_text *t, ptrdiff_t s) {
+TV_INLINE ptrdiff_t tv_o200k_a(const tv_text *t, ptrdiff_t s) {
     if (s >= t->n) return -1;
     ptrdiff_t u = tv_run(t, s, TV_UPPER);
     if (u < t->n && TV_IS(tv_cp(t, u), TV_LOWER)) return tv_run(t, u + 1, TV_LOWER);
@@ -188,7 +192,7 @@ static ptrdiff_t tv_o200k_a(const tv_text *t, ptrdiff_t s) {
 }
 
 /* [Upper]+[Lower]* from s.  -1: no match. */
-static ptrdiff_t tv_o200k_b(const tv_text *t, ptrdiff_t s) {
+TV_INLINE ptrdiff_t tv_o200k_b(const tv_text *t, ptrdiff_t s) {
     if (s >= t->n || !TV_IS(tv_cp(t, s), TV_UPPER)) return -1;
     ptrdiff_t u = tv_run(t, s + 1, TV_UPPER);
     return tv_run(t, u, TV_LOWER);
@@ -196,7 +200,7 @@ static ptrdiff_t tv_o200k_b(const tv_text *t, ptrdiff_t s) {
 
 /* [^\r\n\p{L}\p{N}]?[Upper]*[Lower]+(?i:'s|...)?|[^\r\n\p{L}\p{N}]?[Upper]+[Lower]*(?i:'s|...)?|\p{N}{1,3}
  * | ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+ */
-static ptrdiff_t tv_scan_o200k(const tv_text *t, ptrdiff_t i) {
+TV_INLINE ptrdiff_t tv_scan_o200k(const tv_text *t, ptrdiff_t i) {
     ptrdiff_t n = t->n, j = -1;
     uint32_t c = tv_cp(t, i);
     int prefix = TV_PREFIX(c);
@@ -232,8 +236,8 @@ static ptrdiff_t tv_scan_o200k(const tv_text *t, ptrdiff_t i) {
     return j > i ? j : i + 1;
 }
 
-/* End of the piece starting at i (i < n). */
-static inline ptrdiff_t tv_scan(int pattern, const tv_text *t, ptrdiff_t i) {
+/* End of the piece starting at i (i < n), any kind of text. */
+TV_INLINE ptrdiff_t tv_scan_any(int pattern, const tv_text *t, ptrdiff_t i) {
     ptrdiff_t j;
     switch (pattern) {
     case TV_PAT_GPT2: j = tv_scan_gpt2(t, i); break;
@@ -244,6 +248,35 @@ static inline ptrdiff_t tv_scan(int pattern, const tv_text *t, ptrdiff_t i) {
     default: return t->n;
     }
     return j > i ? j : i + 1; /* never stall, whatever the text */
+}
+
+/* One copy of the scanners per string kind: with the kind a constant, a code point is read
+ * without a switch. */
+static ptrdiff_t tv_scan_kind1(int pattern, const tv_text *t, ptrdiff_t i) {
+    tv_text k = *t;
+    k.kind = 1;
+    return tv_scan_any(pattern, &k, i);
+}
+
+static ptrdiff_t tv_scan_kind2(int pattern, const tv_text *t, ptrdiff_t i) {
+    tv_text k = *t;
+    k.kind = 2;
+    return tv_scan_any(pattern, &k, i);
+}
+
+static ptrdiff_t tv_scan_kind4(int pattern, const tv_text *t, ptrdiff_t i) {
+    tv_text k = *t;
+    k.kind = 4;
+    return tv_scan_any(pattern, &k, i);
+}
+
+/* End of the piece starting at i (i < n). */
+static inline ptrdiff_t tv_scan(int pattern, const tv_text *t, ptrdiff_t i) {
+    switch (t->kind) {
+    case 1: return tv_scan_kind1(pattern, t, i);
+    case 2: return tv_scan_kind2(pattern, t, i);
+    default: return tv_scan_kind4(pattern, t, i);
+    }
 }
 
 #endif
