@@ -88,8 +88,7 @@ def worker(args) -> dict:
         start = time.perf_counter()
         tok = tokviz.load(args.tokenizer)
         load_seconds = time.perf_counter() - start
-        encode, version = tok.encode_ids, tokviz.__version__
-        detail = tok.describe()["encoder_detail"]
+        encode, version, detail = tok.encode_ids, tokviz.__version__, None  # (describe() would build the encoder)
     else:
         try:
             peer = bench.load_peer(args.worker, bench.source_of(args.tokenizer))
@@ -97,6 +96,8 @@ def worker(args) -> dict:
             return {"encoder": args.worker, "skipped": str(why)}
         encode, version, load_seconds, detail = peer.encode, peer.version, peer.load_seconds, None
     seconds, ids = bench.measure(encode, cold, warm, args.repeat)
+    if args.worker == "tokviz":
+        detail = tok.describe()["encoder_detail"]
     np.savez(args.ids_out, **{phase: _flat(ids[phase]) for phase in bench.PHASES},
              **{f"{phase}_offsets": _offsets(ids[phase]) for phase in bench.PHASES})
     sizes = {"cold": bench.utf8_size(cold), "warm_unseen": bench.utf8_size(warm)}

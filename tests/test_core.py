@@ -94,3 +94,16 @@ def test_dropped_tokenizers_are_freed_without_the_cyclic_collector(tmp_path):
         finally:
             if was_enabled:
                 gc.enable()
+
+
+def test_stored_second_starters_match_unicodedata():
+    """The stored set of starters that compose with the character before them is what this
+    Python's unicodedata gives (a version without a stored set computes it)."""
+    import unicodedata
+
+    from tokviz.core import normalized
+
+    stored = normalized._KNOWN_SECOND_STARTERS.get(unicodedata.unidata_version)
+    if stored is None:
+        pytest.skip(f"no stored set for Unicode {unicodedata.unidata_version}")
+    assert frozenset(stored) == normalized._compute_second_starters()

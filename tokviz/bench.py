@@ -433,9 +433,9 @@ def run_bench(tok, paths, *, threads: int = 1, against=None, chunk_kb: float = 8
 
     from . import __version__
 
-    info = tok.describe()
     encode = (lambda texts: tok.encode_ids_batch(texts, threads=threads)) if batch else tok.encode_ids
     seconds, ours = measure(encode, cold, warm, repeat, batch)
+    info = tok.describe()  # (after the cold pass: describing the encoder builds it)
     mine = row("tokviz", __version__, load_seconds, seconds, ours)
     mine["encoder"] = info.get("encoder", "python")
     own = _differences(warm, ours["warm_unseen"], ours["repeat"], len(cold), "repeat, against tokviz's first pass")

@@ -52,8 +52,28 @@ class Source:
     extra: dict = field(default_factory=dict)
 
 
+def _encoder_stage(name: str, doc: str) -> property:
+    """A pipeline stage the native encoder is built from: setting it drops the encoder built for
+    the old one (the next encode builds one for the new pipeline)."""
+    attr = "_" + name
+
+    def get(self):
+        return getattr(self, attr)
+
+    def set(self, value):
+        setattr(self, attr, value)
+        self._native = None
+
+    return property(get, set, doc=doc)
+
+
 class Tokenizer:
     """A complete tokenizer pipeline.  Build one with `tokviz.load(path)`."""
+
+    model = _encoder_stage("model", "The model (BPE, WordPiece, Unigram...).")
+    normalizer = _encoder_stage("normalizer", "The normalizer, or None.")
+    pre_tokenizer = _encoder_stage("pre_tokenizer", "The pre-tokenizer, or None.")
+    text_normalizer = _encoder_stage("text_normalizer", "A whole-text normalizer (sentencepiece), or None.")
 
     def __init__(
         self,

@@ -112,7 +112,8 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
         target = path
     with paused_gc():
         tokenizer = _read(format, target, pattern)
-    check_tokenizer_ids(tokenizer, target)
+        check_tokenizer_ids(tokenizer, target)
+        tokenizer.native_encoder()  # built now (tens of ms), not by the first encode
     return tokenizer
 
 

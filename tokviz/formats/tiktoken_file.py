@@ -34,7 +34,30 @@ def _decode_token(field: bytes) -> bytes:
 
 def read_ranks(path: Path) -> dict[bytes, int]:
     """token bytes -> rank of a .tiktoken file, checked (tiktoken's loader takes anything)."""
+    return _read_table(path)[0]
+
+
+def _read_table(path: Path) -> tuple[dict[bytes, int], dict[str, int]]:
+    """(token bytes -> rank, token as byte-level text -> rank) of a .tiktoken file.  A regular
+    file is read in C when the extension is there; anything else by `_read_ranks`, which names
+    what is wrong."""
     data = read_bytes(path)
+    from .. import native
+
+    table = native.tiktoken_table(data) if native.tiktoken_table else None
+    if table is not None:
+        ranks, vocab = table
+        values = ranks.values()
+        if min(values) >= 0 and max(values) <= max_sane_id(len(ranks)) and len(set(values)) == len(ranks):
+            return ranks, vocab
+    ranks = _read_ranks(path, data)
+    vocab = dict(zip(many_bytes_to_unicode(ranks), ranks.values()))
+    if len(vocab) != len(ranks):
+        raise TokvizError("two tokens map to the same byte string", path)
+    return ranks, vocab
+
+
+def _read_ranks(path: Path, data: bytes) -> dict[bytes, int]:
     lines = data.splitlines()
     fields = data.split()
     if len(fields) == 2 * len(lines) and lines:
@@ -89,10 +112,7 @@ def read_tiktoken(path: Path, pattern: str | None = None, *, name: str | None = 
                 f"pass pattern= (CLI: --pattern) or name the file after a known encoding ({known})",
                 path,
             )
-    ranks = read_ranks(path)
-    vocab = dict(zip(many_bytes_to_unicode(ranks), ranks.values()))
-    if len(vocab) != len(ranks):
-        raise TokvizError("two tokens map to the same byte string", path)
+    ranks, vocab = _read_table(path)
     specials = [AddedToken(content, id, special=True) for content, id in TIKTOKEN_SPECIALS.get(name, {}).items()]
     taken = set(ranks.values())
     specials = [s for s in specials if s.id not in taken]

@@ -55,6 +55,8 @@ if available and os.environ.get("TOKVIZ_PURE_PYTHON", "") not in ("", "0"):
 
 # sentencepiece piece records read in C (formats/sentencepiece.py), or None.
 sp_pieces = getattr(_native, "sp_pieces", None) if available else None
+# a regular .tiktoken file read in C (formats/tiktoken_file.py), or None.
+tiktoken_table = getattr(_native, "tiktoken_table", None) if available else None
 
 
 def _pattern_ids() -> dict[tuple[str, str], int]:
@@ -268,7 +270,14 @@ def _plan(pres: list) -> tuple[list, int]:
 
 def _tables(model) -> tuple[list, array | None] | None:
     """(bytes per id, merge quadruples or None) for the C encoder; None if the vocabulary cannot be
-    encoded natively exactly as the Python model would."""
+    encoded natively exactly as the Python model would.  Read in C (`_native.byte_level_tables`);
+    `_tables_python` is the definition it follows."""
+    by_line = model._merge_lines is not None
+    return _native.byte_level_tables(model.vocab, model._merge_lines if by_line else model.merges, by_line)
+
+
+def _tables_python(model) -> tuple[list, array | None] | None:
+    """`_tables` in Python."""
     vocab = model.vocab
     size = max(vocab.values(), default=-1) + 1
     if len(set(vocab.values())) != len(vocab):

@@ -52,15 +52,23 @@ class BPE(Model):
         self.end_symbol = end_of_word_symbol or ""
         self._cache = BoundedCache()
         self._merge_lines = merge_lines
+        self._ranks = None  # built on first use (the native encoder reads the merge list itself)
         if merge_lines is not None:
-            self.ranks = dict(zip(merge_lines, range(len(merge_lines))))
             self._rank_impl = BPE._rank_by_line
         elif merges is not None:
-            self.ranks = dict(zip(merges, range(len(merges))))
             self._rank_impl = BPE._rank_by_pair
         else:
-            self.ranks = None
             self._rank_impl = BPE._rank_by_token
+
+    @property
+    def ranks(self) -> dict | None:
+        """{merge: rank} (the "a b" line or the (a, b) pair; a merge listed twice has its later
+        rank), or None for a tiktoken-style ranking."""
+        if self._ranks is None:
+            merges = self._merge_lines if self._merge_lines is not None else self._merges
+            if merges is not None:
+                self._ranks = dict(zip(merges, range(len(merges))))
+        return self._ranks
 
     @property
     def merges(self) -> list[tuple[str, str]] | None:
@@ -87,10 +95,10 @@ class BPE(Model):
         return self._rank_impl.__get__(self, BPE)
 
     def _rank_by_pair(self, a: str, b: str) -> int | None:
-        return self.ranks.get((a, b))
+        return (self._ranks or self.ranks).get((a, b))
 
     def _rank_by_line(self, a: str, b: str) -> int | None:
-        return self.ranks.get(a + " " + b)
+        return (self._ranks or self.ranks).get(a + " " + b)
 
     def _rank_by_token(self, a: str, b: str) -> int | None:
         return self.vocab.get(a + b)

@@ -27,6 +27,7 @@
 #include "nfc_tables.h"
 #include "scan.h"
 #include "sp_pieces.h"
+#include "bytelevel_tables.h"
 #include "models.h"
 #include "batch.h"
 #include "piece_cache.h"
@@ -1324,6 +1325,10 @@ static PyObject *mod_quick_check(PyObject *mod, PyObject *args) {
 
 static PyMethodDef module_methods[] = {
     {"pieces", mod_pieces, METH_VARARGS, "pieces(pattern_id, text) -> [(start, end)]"},
+    {"byte_level_tables", tv_byte_level_tables, METH_VARARGS,
+     "byte_level_tables(vocab, merges, by_line) -> (tokens, quads) or None: an Encoder's input from a BPE model"},
+    {"tiktoken_table", tv_tiktoken_table, METH_O,
+     "tiktoken_table(data) -> ({bytes: rank}, {byte-level str: rank}) or None (a line not in the regular form)"},
     {"sp_pieces", tv_sp_pieces, METH_VARARGS,
      "sp_pieces(data, pos) -> (pieces, scores, types, vocab, end): sentencepiece piece records read in C"},
     {"norm_table", mod_norm_table, METH_NOARGS,
