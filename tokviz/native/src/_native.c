@@ -192,7 +192,7 @@ static void pair_insert(Encoder *e, int32_t a, int32_t b, int32_t rank) {
 /* ---- merging -------------------------------------------------------------------------------- */
 
 typedef struct {
-    int32_t rank, pos, left, right, merged;
+    int32_t rank, pos, left, right;
 } HeapItem;
 
 static inline int heap_less(const HeapItem *x, const HeapItem *y) {
@@ -227,7 +227,7 @@ static HeapItem heap_pop(HeapItem *h, size_t *n) {
 
 /* Per-thread scratch space, grown as needed. */
 typedef struct {
-    int32_t *sym, *rank, *merged, *next, *prev;
+    int32_t *sym, *rank, *next, *prev;
     HeapItem *heap;
     size_t cap;
     uint8_t *bytes;
@@ -239,7 +239,6 @@ typedef struct {
 static void scratch_free(Scratch *s) {
     free(s->sym);
     free(s->rank);
-    free(s->merged);
     free(s->next);
     free(s->prev);
     free(s->heap);
@@ -248,7 +247,6 @@ static void scratch_free(Scratch *s) {
     memset(s, 0, sizeof(*s));
 }
 
-
 static int scratch_reserve(Scratch *s, size_t n) {
     if (n <= s->cap) return 0;
     size_t cap = n < 64 ? 64 : n + n / 2;
@@ -256,15 +254,13 @@ static int scratch_reserve(Scratch *s, size_t n) {
     if (a) s->sym = a;
     int32_t *b = realloc(s->rank, cap * sizeof(int32_t));
     if (b) s->rank = b;
-    int32_t *c = realloc(s->merged, cap * sizeof(int32_t));
-    if (c) s->merged = c;
     int32_t *d = realloc(s->next, cap * sizeof(int32_t));
     if (d) s->next = d;
     int32_t *f = realloc(s->prev, cap * sizeof(int32_t));
     if (f) s->prev = f;
     HeapItem *g = realloc(s->heap, 2 * cap * sizeof(HeapItem));
     if (g) s->heap = g;
-    if (!a || !b || !c || !d || !f || !g) return -1;
+    if (!a || !b || !d || !f || !g) return -1;
     s->cap = cap;
     return 0;
 }
@@ -281,14 +277,12 @@ static int scratch_reserve_bytes(Scratch *s, size_t n) {
     return 0;
 }
 
-/* Merge the n byte symbols in s->sym; returns the number of tokens left in s->sym. */
+/* Merge the n byte symbols in s->sym; returns the number of tokens left in s->sym.  rank[k] is the
+ * rank of the pair (sym[k], sym[k + 1]); the token a merge makes is only looked up for the merge
+ * that is made. */
 static size_t merge_short(const Encoder *e, Scratch *s, const uint8_t *bytes, size_t n) {
-    int32_t *sym = s->sym, *rank = s->rank, *merged = s->merged;
-    for (size_t k = 0; k + 1 < n; k++) {
-        const PairMerge *p = &e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
-        rank[k] = p->rank;
-        merged[k] = p->merged;
-    }
+    int32_t *sym = s->sym, *rank = s->rank;
+    for (size_t k = 0; k + 1 < n; k++) rank[k] = e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]].rank;
     while (n > 1) {
         size_t best = 0;
         int32_t best_rank = NO_RANK;
@@ -298,24 +292,17 @@ static size_t merge_short(const Encoder *e, Scratch *s, const uint8_t *bytes, si
                 best = k;
             }
         if (best_rank == NO_RANK) break;
-        sym[best] = merged[best];
+        sym[best] = e->merged_of[best_rank];
         size_t tail = n - best - 2;
         memmove(sym + best + 1, sym + best + 2, tail * sizeof(int32_t));
         memmove(rank + best + 1, rank + best + 2, (tail ? tail - 1 : 0) * sizeof(int32_t));
-        memmove(merged + best + 1, merged + best + 2, (tail ? tail - 1 : 0) * sizeof(int32_t));
         n--;
         /* the pairs on both sides of the new symbol: both lookups started before either is read */
         int left = best > 0, right = best + 1 < n;
         uint64_t kl = left ? pair_key(e, sym[best - 1], sym[best]) : 0, kr = right ? pair_key(e, sym[best], sym[best + 1]) : 0;
         uint64_t hl = left ? pair_start(e, kl) : 0, hr = right ? pair_start(e, kr) : 0;
-        if (left) {
-            rank[best - 1] = pair_rank_hashed(e, kl, hl);
-            merged[best - 1] = rank[best - 1] == NO_RANK ? -1 : e->merged_of[rank[best - 1]];
-        }
-        if (right) {
-            rank[best] = pair_rank_hashed(e, kr, hr);
-            merged[best] = rank[best] == NO_RANK ? -1 : e->merged_of[rank[best]];
-        }
+        if (left) rank[best - 1] = pair_rank_hashed(e, kl, hl);
+        if (right) rank[best] = pair_rank_hashed(e, kr, hr);
     }
     return n;
 }
@@ -331,14 +318,14 @@ static size_t merge_long(const Encoder *e, Scratch *s, const uint8_t *bytes, siz
     }
     for (size_t k = 0; k + 1 < n; k++) {
         const PairMerge *p = &e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
-        if (p->rank != NO_RANK) heap_push(heap, &hn, (HeapItem){p->rank, (int32_t)k, sym[k], sym[k + 1], p->merged});
+        if (p->rank != NO_RANK) heap_push(heap, &hn, (HeapItem){p->rank, (int32_t)k, sym[k], sym[k + 1]});
     }
     /* Each merge removes a symbol and pushes at most two items: the heap never exceeds 2n. */
     while (hn) {
         HeapItem it = heap_pop(heap, &hn);
         int32_t i = it.pos, j = next[i];
         if (sym[i] < 0 || j >= (int32_t)n || sym[i] != it.left || sym[j] != it.right) continue; /* stale */
-        sym[i] = it.merged;
+        sym[i] = e->merged_of[it.rank];
         sym[j] = -1;
         next[i] = next[j];
         if (next[j] < (int32_t)n) prev[next[j]] = i;
@@ -349,11 +336,11 @@ static size_t merge_long(const Encoder *e, Scratch *s, const uint8_t *bytes, siz
         uint64_t hl = left ? pair_start(e, kl) : 0, hr = right ? pair_start(e, kr) : 0;
         if (left) {
             int32_t r = pair_rank_hashed(e, kl, hl);
-            if (r != NO_RANK) heap_push(heap, &hn, (HeapItem){r, p, sym[p], sym[i], e->merged_of[r]});
+            if (r != NO_RANK) heap_push(heap, &hn, (HeapItem){r, p, sym[p], sym[i]});
         }
         if (right) {
             int32_t r = pair_rank_hashed(e, kr, hr);
-            if (r != NO_RANK) heap_push(heap, &hn, (HeapItem){r, i, sym[i], sym[q], e->merged_of[r]});
+            if (r != NO_RANK) heap_push(heap, &hn, (HeapItem){r, i, sym[i], sym[q]});
         }
     }
     size_t m = 0;
