@@ -440,6 +440,16 @@ static int piece_bytes(const tv_text *t, ptrdiff_t a, ptrdiff_t b, Scratch *s, s
     return ENC_OK;
 }
 
+/* Copy n ids (most cached pieces are one or two tokens: no library call for those). */
+static inline void copy_ids(int32_t *dst, const int32_t *src, size_t n) {
+    if (n <= 2) {
+        dst[0] = src[0];
+        if (n == 2) dst[1] = src[1];
+    } else {
+        memcpy(dst, src, n * sizeof(int32_t));
+    }
+}
+
 /* The hash of a piece the cache may hold (0 when the call has no cache or the piece is too long
  * for it), with the cache line its lookup starts at already requested. */
 static inline uint64_t piece_hash(CacheUse use, const uint8_t *bytes, size_t len) {
@@ -500,6 +510,7 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
                                                                      Scratch *s, Out *out, int offsets, int pattern) {
     tv_text k = *t;
     k.kind = 1;
+    k.ascii = 1;
     const uint8_t *text = (const uint8_t *)t->data;
     ptrdiff_t n = t->n, i = 0, j = n ? tv_scan_any(pattern, &k, 0) : 0;
     uint64_t h = piece_hash(cache, text, (size_t)j);
@@ -512,7 +523,7 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
         if (len == 1) {
             out->ids[out->n++] = e->byte_id[text[i]];
         } else if (h && (hit = cache_get(cache.cache, text + i, len, h, &n_ids))) {
-            memcpy(out->ids + out->n, hit, n_ids * sizeof(int32_t));
+            copy_ids(out->ids + out->n, hit, n_ids);
             out->n += n_ids;
         } else {
             int rc = encode_new_piece(e, cache, s, text + i, len, h, out);
@@ -554,7 +565,7 @@ static int encode_text(Encoder *e, const tv_text *t, CacheUse cache, Scratch *s,
         if (len == 1) {
             out->ids[out->n++] = e->byte_id[s->bytes[0]];
         } else if (h && (hit = cache_get(cache.cache, s->bytes, len, h, &n_ids))) {
-            memcpy(out->ids + out->n, hit, n_ids * sizeof(int32_t));
+            copy_ids(out->ids + out->n, hit, n_ids);
             out->n += n_ids;
         } else if ((rc = encode_new_piece(e, cache, s, s->bytes, len, h, out)) != ENC_OK) {
             return rc;

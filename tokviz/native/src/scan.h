@@ -14,6 +14,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "unicode_tables.h"
 
@@ -57,7 +60,31 @@ TV_INLINE unsigned tv_class(uint32_t c) {
 #define TV_PREFIX(c) ((c) != '\r' && (c) != '\n' && (tv_class(c) & (TV_L | TV_N)) == 0)
 #define TV_CRLF(c) ((c) == '\r' || (c) == '\n')
 
+#ifdef __SSE2__
+/* The end of the run at i of ASCII bytes in [lo, hi] (after OR-ing `fold` into them), 16 bytes at a
+ * time.  In an ASCII text \p{L} is [A-Za-z], the upper and lower classes [A-Z] and [a-z]. */
+TV_INLINE ptrdiff_t tv_ascii_run(const uint8_t *p, ptrdiff_t i, ptrdiff_t n, uint8_t lo, uint8_t hi, uint8_t fold) {
+    const __m128i f = _mm_set1_epi8((char)fold), below = _mm_set1_epi8((char)(lo - 1)), above = _mm_set1_epi8((char)(hi + 1));
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + i)), f);
+        __m128i in = _mm_and_si128(_mm_cmpgt_epi8(v, below), _mm_cmpgt_epi8(above, v));
+        unsigned out = ~(unsigned)_mm_movemask_epi8(in) & 0xFFFF;
+        if (out) return i + __builtin_ctz(out);
+    }
+    while (i < n && (uint8_t)((p[i] | fold) - lo) <= (uint8_t)(hi - lo)) i++;
+    return i;
+}
+#endif
+
 TV_INLINE ptrdiff_t tv_run(const tv_text *t, ptrdiff_t i, unsigned mask) {
+#ifdef __SSE2__
+    if (t->ascii) {
+        const uint8_t *p = (const uint8_t *)t->data;
+        if (mask == TV_L) return tv_ascii_run(p, i, t->n, 'a', 'z', 0x20);
+        if (mask == TV_LOWER) return tv_ascii_run(p, i, t->n, 'a', 'z', 0);
+        if (mask == TV_UPPER) return tv_ascii_run(p, i, t->n, 'A', 'Z', 0);
+    }
+#endif
     while (i < t->n && TV_IS(tv_cp(t, i), mask)) i++;
     return i;
 }
