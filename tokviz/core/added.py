@@ -32,8 +32,9 @@ class AddedVocabulary:
         self.by_id = {t.id: t for t in self.tokens}
         self.by_content = {t.content: t for t in self.tokens}
         self.special_ids = frozenset(t.id for t in self.tokens if t.special)
-        # (normalized, allow_special) -> (pattern, content -> token, prefix all contents share)
-        self._matchers: dict[tuple[bool, bool], tuple[regex.Pattern, dict[str, AddedToken], str] | None] = {}
+        # (normalized, allow_special) -> (content -> token, prefix all contents share), or None
+        self._matchers: dict[tuple[bool, bool], tuple[dict[str, AddedToken], str] | None] = {}
+        self._patterns: dict[tuple[bool, bool], regex.Pattern] = {}  # compiled when `split` first needs one
         self._strings: dict[bool, tuple[str, ...]] = {}  # allow_special -> match_strings
 
     def __len__(self):
@@ -58,7 +59,7 @@ class AddedVocabulary:
             for normalized in (False, True):
                 matcher = self._matcher(normalized, allow_special)
                 if matcher is not None:
-                    out.extend(matcher[1])
+                    out.extend(matcher[0])
             strings = self._strings[allow_special] = tuple(out)
         return strings
 
@@ -70,13 +71,16 @@ class AddedVocabulary:
                 if t.normalized != normalized or (t.special and not allow_special) or not t.content:
                     continue
                 table.setdefault(t.content, t)
-            if table:
-                alternatives = sorted(table, key=len, reverse=True)  # leftmost-longest
-                pattern = regex.compile("|".join(regex.escape(s) for s in alternatives))
-                self._matchers[key] = (pattern, table, os.path.commonprefix(alternatives))
-            else:
-                self._matchers[key] = None
+            self._matchers[key] = (table, os.path.commonprefix(list(table))) if table else None
         return self._matchers[key]
+
+    def _pattern(self, normalized: bool, allow_special: bool) -> regex.Pattern:
+        """The regex that finds the tokens of `_matcher(normalized, allow_special)` (not None)."""
+        key = (normalized, allow_special)
+        if key not in self._patterns:
+            alternatives = sorted(self._matchers[key][0], key=len, reverse=True)  # leftmost-longest
+            self._patterns[key] = regex.compile("|".join(regex.escape(s) for s in alternatives))
+        return self._patterns[key]
 
     def split(
         self,
@@ -89,10 +93,11 @@ class AddedVocabulary:
         matcher = self._matcher(normalized, allow_special)
         if matcher is None or not ns.text:
             return [(ns, None)]
-        pattern, table, prefix = matcher
+        table, prefix = matcher
         text = ns.text
         if prefix and prefix not in text:  # (a substring test is many times faster than the regex)
             return [(ns, None)]
+        pattern = self._pattern(normalized, allow_special)
         out: list[tuple[NormalizedString, AddedToken | None]] = []
         done = 0
         for m in pattern.finditer(text):

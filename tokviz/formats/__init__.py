@@ -114,6 +114,7 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
         tokenizer = _read(format, target, pattern)
         check_tokenizer_ids(tokenizer, target)
         tokenizer.native_encoder()  # built now (tens of ms), not by the first encode
+        tokenizer.added.match_strings(tokenizer.special_in_text)  # what the encoder checks texts for
     return tokenizer
 
 

@@ -121,6 +121,12 @@ typedef struct {
     Bloom pair_filter;  /* of pmap (empty while it is built) */
     Bloom token_filter; /* of bmap, for whole-piece lookups */
     CachePool caches; /* piece bytes -> ids */
+    struct {
+        PyObject *stops; /* a tuple of str (immutable: its check never goes stale) */
+        int form;
+        void *check;     /* its TextCheck, kept until the encoder goes */
+    } checks[4];
+    int n_checks;
 } Encoder;
 
 /* The id of the token with these bytes (h = hash_bytes(p, n)), or -1. */
@@ -622,12 +628,14 @@ typedef struct {
     Py_ssize_t *stop_len;
     uint8_t first_ascii[16]; /* bit c: some stop string starts with ASCII character c */
     int first_other;         /* some stop string starts with a non-ASCII character */
+    uint8_t *pairs; /* bit (a & 255) << 8 | (b & 255): a stop string may start with characters a, b */
 } TextCheck;
 
 enum { TV_FORM_NONE = -1, TV_FORM_NFC = 0, TV_FORM_NFD = 1, TV_FORM_NFKC = 2, TV_FORM_NFKD = 3 };
 
 static void text_check_free(TextCheck *c) {
     for (Py_ssize_t k = 0; k < c->n_stops; k++) free(c->stops[k]);
+    free(c->pairs);
     free(c->stops);
     free(c->stop_len);
     memset(c, 0, sizeof(*c));
@@ -649,7 +657,8 @@ static int text_check_init(TextCheck *c, int form, PyObject *stops) {
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     c->stops = calloc((size_t)n + 1, sizeof(uint32_t *));
     c->stop_len = calloc((size_t)n + 1, sizeof(Py_ssize_t));
-    if (!c->stops || !c->stop_len) {
+    c->pairs = calloc(65536 / 8, 1);
+    if (!c->stops || !c->stop_len || !c->pairs) {
         Py_DECREF(fast);
         PyErr_NoMemory();
         return -1;
@@ -671,6 +680,11 @@ static int text_check_init(TextCheck *c, int form, PyObject *stops) {
             c->first_ascii[cps[0] >> 3] |= (uint8_t)(1u << (cps[0] & 7));
         else
             c->first_other = 1;
+        for (uint32_t b = 0; b < 256; b++) /* (a one-character string: any character may follow) */
+            if (t.n == 1 || (cps[1] & 255) == b) {
+                uint32_t bit = (cps[0] & 255) << 8 | b;
+                c->pairs[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+            }
     }
     Py_DECREF(fast);
     return 0;
@@ -682,8 +696,41 @@ fail:
 
 static int text_check_active(const TextCheck *c) { return c && (c->form != TV_FORM_NONE || c->n_stops); }
 
+/* The TextCheck for (form, stops): one the encoder keeps for a tuple of stops it has seen (the
+ * tokenizer passes the same tuple on every call: 256 special tokens are not read again each time),
+ * else `tmp`, made now (*made set: the caller frees it).  NULL with a Python error. */
+static const TextCheck *encoder_check(Encoder *e, int form, PyObject *stops, TextCheck *tmp, int *made) {
+    *made = 0;
+    int keep = stops && PyTuple_CheckExact(stops);
+    for (int k = 0; keep && k < e->n_checks; k++)
+        if (e->checks[k].stops == stops && e->checks[k].form == form) return e->checks[k].check;
+    if (keep && e->n_checks < (int)(sizeof(e->checks) / sizeof(e->checks[0]))) {
+        TextCheck *c = malloc(sizeof(TextCheck));
+        if (!c) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        if (text_check_init(c, form, stops)) {
+            free(c);
+            return NULL;
+        }
+        int k = e->n_checks++;
+        e->checks[k].stops = Py_NewRef(stops);
+        e->checks[k].form = form;
+        e->checks[k].check = c;
+        return c;
+    }
+    if (text_check_init(tmp, form, stops)) return NULL;
+    *made = 1;
+    return tmp;
+}
+
 /* Whether one of the stop strings starts at character i. */
 static int stop_at(const TextCheck *c, const tv_text *t, ptrdiff_t i) {
+    if (i + 1 < t->n) { /* most places fail on the first two characters: many stops share a first */
+        uint32_t bit = (tv_cp(t, i) & 255) << 8 | (tv_cp(t, i + 1) & 255);
+        if (!((c->pairs[bit >> 3] >> (bit & 7)) & 1)) return 0;
+    }
     for (Py_ssize_t k = 0; k < c->n_stops; k++) {
         Py_ssize_t len = c->stop_len[k];
         if (len > t->n - i) continue;
@@ -815,13 +862,15 @@ static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
     }
     tv_text t;
     if (text_of(text, &t)) return NULL;
-    TextCheck check;
-    if (text_check_init(&check, form, stops)) return NULL;
+    TextCheck tmp;
+    int made;
+    const TextCheck *check = encoder_check(self, form, stops, &tmp, &made);
+    if (!check) return NULL;
     Scratch s = {0};
     Out o = {0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    if (text_check_active(&check) && !text_check_passes(&check, &t)) {
+    if (text_check_active(check) && !text_check_passes(check, &t)) {
         rc = ENC_REJECTED;
     } else {
         CacheUse cache = {cache_take(&self->caches), 0};
@@ -830,7 +879,7 @@ static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
     }
     Py_END_ALLOW_THREADS
     scratch_free(&s);
-    text_check_free(&check);
+    if (made) text_check_free(&tmp);
     PyObject *res;
     if (rc == ENC_REJECTED)
         res = Py_NewRef(Py_None);
@@ -890,17 +939,19 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
         PyErr_SetString(PyExc_ValueError, "offsets: 0 (none), 1 (tuples) or 2 (packed)");
         return NULL;
     }
-    TextCheck check;
-    if (text_check_init(&check, form, stops)) return NULL;
+    TextCheck tmp;
+    int made;
+    const TextCheck *check = encoder_check(self, form, stops, &tmp, &made);
+    if (!check) return NULL;
     /* A private tuple: nothing can drop the texts while the threads read them. */
     PyObject *fast = PySequence_Tuple(seq);
     if (!fast) {
-        text_check_free(&check);
+        if (made) text_check_free(&tmp);
         return NULL;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(fast);
     Batch b = {.enc = self, .offsets = offsets, .untracked = untracked};
-    b.check = text_check_active(&check) ? &check : NULL;
+    b.check = text_check_active(check) ? check : NULL;
     b.texts = calloc((size_t)n + 1, sizeof(tv_text));
     b.outs = calloc((size_t)n + 1, sizeof(Out));
     PyObject *result = NULL;
@@ -925,7 +976,7 @@ done:
     free(b.texts);
     free(b.outs);
     Py_DECREF(fast);
-    text_check_free(&check);
+    if (made) text_check_free(&tmp);
     return result;
 }
 
@@ -984,6 +1035,11 @@ static void Encoder_dealloc(Encoder *self) {
     free(self->token_filter.words);
     free(self->long_firsts);
     cache_pool_free(&self->caches);
+    for (int k = 0; k < self->n_checks; k++) {
+        text_check_free(self->checks[k].check);
+        free(self->checks[k].check);
+        Py_DECREF(self->checks[k].stops);
+    }
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
