@@ -86,10 +86,6 @@ static inline int bloom_may_have(const Bloom *f, uint64_t h) {
     return (f->words[(h >> 24) & f->mask] & bits) == bits;
 }
 
-typedef struct {
-    int32_t rank, merged; /* rank NO_RANK: the pair does not merge */
-} PairMerge;
-
 /* ---- the encoder ---------------------------------------------------------------------------- */
 
 
@@ -109,8 +105,8 @@ typedef struct {
     size_t pmap_mask;
     int id_bits, rank_bits;
     int32_t *merged_of; /* the token a merge of rank r makes */
-    PairMerge *byte_pairs; /* the pair of byte tokens (b1, b2) at [b1 << 8 | b2]: the first round of
-                              every piece without touching the big table */
+    int32_t *byte_pairs; /* the rank of the pair of byte tokens (b1, b2) at [b1 << 8 | b2] (NO_RANK:
+                            none): the first round of every piece without touching the big table */
     size_t max_tok_len;
     uint8_t *long_firsts;  /* bit (len - 2) * 256 + first byte: some token of that many bytes (up to
                               MAX_LISTED_LEN) starts with that byte; whole-piece lookups skip the rest */
@@ -288,7 +284,7 @@ static int scratch_reserve_bytes(Scratch *s, size_t n) {
  * that is made. */
 static size_t merge_short(const Encoder *e, Scratch *s, const uint8_t *bytes, size_t n) {
     int32_t *sym = s->sym, *rank = s->rank;
-    for (size_t k = 0; k + 1 < n; k++) rank[k] = e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]].rank;
+    for (size_t k = 0; k + 1 < n; k++) rank[k] = e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
     while (n > 1) {
         size_t best = 0;
         int32_t best_rank = NO_RANK;
@@ -323,8 +319,8 @@ static size_t merge_long(const Encoder *e, Scratch *s, const uint8_t *bytes, siz
         prev[k] = (int32_t)k - 1;
     }
     for (size_t k = 0; k + 1 < n; k++) {
-        const PairMerge *p = &e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
-        if (p->rank != NO_RANK) heap_push(heap, &hn, (HeapItem){p->rank, (int32_t)k, sym[k], sym[k + 1]});
+        int32_t r = e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
+        if (r != NO_RANK) heap_push(heap, &hn, (HeapItem){r, (int32_t)k, sym[k], sym[k + 1]});
     }
     /* Each merge removes a symbol and pushes at most two items: the heap never exceeds 2n. */
     while (hn) {
@@ -1262,18 +1258,13 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
         if (self->tok_len[k] != UINT32_MAX) bloom_add(&known, hash_bytes(self->blob + self->tok_off[k], self->tok_len[k]));
     self->pair_filter = pairs;
     self->token_filter = known;
-    self->byte_pairs = malloc(65536 * sizeof(PairMerge));
+    self->byte_pairs = malloc(65536 * sizeof(int32_t));
     if (!self->byte_pairs) {
         PyErr_NoMemory();
         return -1;
     }
     for (int b1 = 0; b1 < 256; b1++)
-        for (int b2 = 0; b2 < 256; b2++) {
-            int32_t r = pair_rank(self, self->byte_id[b1], self->byte_id[b2]);
-            PairMerge *q = &self->byte_pairs[b1 << 8 | b2];
-            q->rank = r;
-            q->merged = r == NO_RANK ? -1 : self->merged_of[r];
-        }
+        for (int b2 = 0; b2 < 256; b2++) self->byte_pairs[b1 << 8 | b2] = pair_rank(self, self->byte_id[b1], self->byte_id[b2]);
     self->id_objects = calloc(self->n_ids + 1, sizeof(PyObject *));
     if (!self->id_objects) {
         PyErr_NoMemory();
