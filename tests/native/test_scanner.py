@@ -75,6 +75,36 @@ def test_tricky_alphabet(case, text):
     check(case, text)
 
 
+# ASCII text is cut 16 bytes at a time (SSE2): long runs of each class, mixed.
+ASCII_RUNS = st.lists(
+    st.sampled_from(["a", "Z", "hello", "HELLO", "WoRd", "'s", "'LL", "0", "123456", " ", "  ", "\t",
+                     "\n", "\r\n", "\x0b\x0c", "\x1c", "!", "...", "/", "-->", "x" * 20, " " * 19, "." * 17,
+                     "AbCdEfGhIjKlMnOpQr"]),
+    max_size=30,
+).map("".join)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+@settings(max_examples=600, deadline=None)
+@given(text=ASCII_RUNS)
+def test_ascii_text(case, text):
+    check(case, text)
+
+
+def test_ascii_classes_are_what_the_16_byte_scan_assumes():
+    """scan.h's ASCII runs take \\p{L} = [A-Za-z], \\p{N} = [0-9], \\s = [\\t\\n\\v\\f\\r ] and the
+    upper / lower classes as [A-Z] / [a-z]; the class table must say the same."""
+    table = _native.class_table()
+    L, N, S, UPPER, LOWER = 1, 2, 4, 8, 16
+    for c in range(128):
+        ch = chr(c)
+        assert bool(table[c] & L) == ("A" <= ch <= "Z" or "a" <= ch <= "z"), hex(c)
+        assert bool(table[c] & N) == ("0" <= ch <= "9"), hex(c)
+        assert bool(table[c] & S) == (ch in "\t\n\x0b\x0c\r "), hex(c)
+        assert bool(table[c] & UPPER) == ("A" <= ch <= "Z"), hex(c)
+        assert bool(table[c] & LOWER) == ("a" <= ch <= "z"), hex(c)
+
+
 def test_class_table_is_the_regex_modules():
     """The committed table (src/unicode_tables.h) agrees with the installed regex module on every
     code point.  If this fails after a regex upgrade, run tokviz/native/gen_unicode_tables.py."""

@@ -61,17 +61,41 @@ TV_INLINE unsigned tv_class(uint32_t c) {
 #define TV_CRLF(c) ((c) == '\r' || (c) == '\n')
 
 #ifdef __SSE2__
-/* The end of the run at i of ASCII bytes in [lo, hi] (after OR-ing `fold` into them), 16 bytes at a
- * time.  In an ASCII text \p{L} is [A-Za-z], the upper and lower classes [A-Z] and [a-z]. */
-TV_INLINE ptrdiff_t tv_ascii_run(const uint8_t *p, ptrdiff_t i, ptrdiff_t n, uint8_t lo, uint8_t hi, uint8_t fold) {
-    const __m128i f = _mm_set1_epi8((char)fold), below = _mm_set1_epi8((char)(lo - 1)), above = _mm_set1_epi8((char)(hi + 1));
+/* Runs in an ASCII text, 16 bytes at a time.  There \p{L} is [A-Za-z], the upper and lower classes
+ * [A-Z] and [a-z], \p{N} [0-9] and \s [\t\n\v\f\r ] (tests/native/test_scanner.py checks this
+ * against the class table). */
+enum { TV_ASCII_LETTER, TV_ASCII_LOWER, TV_ASCII_UPPER, TV_ASCII_SPACE, TV_ASCII_OTHER };
+
+/* 0xFF in each byte of v of the ASCII class `cls`. */
+TV_INLINE __m128i tv_ascii_class16(__m128i v, int cls) {
+    __m128i lower = _mm_or_si128(v, _mm_set1_epi8(0x20));
+    __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(lower, _mm_set1_epi8('a' - 1)), _mm_cmpgt_epi8(_mm_set1_epi8('z' + 1), lower));
+    switch (cls) {
+    case TV_ASCII_LETTER: return letter;
+    case TV_ASCII_LOWER: return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('a' - 1)), _mm_cmpgt_epi8(_mm_set1_epi8('z' + 1), v));
+    case TV_ASCII_UPPER: return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('A' - 1)), _mm_cmpgt_epi8(_mm_set1_epi8('Z' + 1), v));
+    default: break;
+    }
+    __m128i space = _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(8)), _mm_cmpgt_epi8(_mm_set1_epi8(14), v)),
+                                 _mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
+    if (cls == TV_ASCII_SPACE) return space;
+    __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)), _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), v));
+    return _mm_andnot_si128(_mm_or_si128(_mm_or_si128(letter, digit), space), _mm_set1_epi8(-1));
+}
+
+/* The end of the run of class `cls` at i (the tail byte by byte, with the class table). */
+TV_INLINE ptrdiff_t tv_ascii_run(const tv_text *t, ptrdiff_t i, int cls, unsigned mask) {
+    const uint8_t *p = (const uint8_t *)t->data;
+    ptrdiff_t n = t->n;
     for (; i + 16 <= n; i += 16) {
-        __m128i v = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + i)), f);
-        __m128i in = _mm_and_si128(_mm_cmpgt_epi8(v, below), _mm_cmpgt_epi8(above, v));
+        __m128i in = tv_ascii_class16(_mm_loadu_si128((const __m128i *)(p + i)), cls);
         unsigned out = ~(unsigned)_mm_movemask_epi8(in) & 0xFFFF;
         if (out) return i + __builtin_ctz(out);
     }
-    while (i < n && (uint8_t)((p[i] | fold) - lo) <= (uint8_t)(hi - lo)) i++;
+    if (cls == TV_ASCII_OTHER)
+        while (i < n && TV_OTHER(p[i])) i++;
+    else
+        while (i < n && TV_IS(p[i], mask)) i++;
     return i;
 }
 #endif
@@ -79,10 +103,10 @@ TV_INLINE ptrdiff_t tv_ascii_run(const uint8_t *p, ptrdiff_t i, ptrdiff_t n, uin
 TV_INLINE ptrdiff_t tv_run(const tv_text *t, ptrdiff_t i, unsigned mask) {
 #ifdef __SSE2__
     if (t->ascii) {
-        const uint8_t *p = (const uint8_t *)t->data;
-        if (mask == TV_L) return tv_ascii_run(p, i, t->n, 'a', 'z', 0x20);
-        if (mask == TV_LOWER) return tv_ascii_run(p, i, t->n, 'a', 'z', 0);
-        if (mask == TV_UPPER) return tv_ascii_run(p, i, t->n, 'A', 'Z', 0);
+        if (mask == TV_L) return tv_ascii_run(t, i, TV_ASCII_LETTER, mask);
+        if (mask == TV_LOWER) return tv_ascii_run(t, i, TV_ASCII_LOWER, mask);
+        if (mask == TV_UPPER) return tv_ascii_run(t, i, TV_ASCII_UPPER, mask);
+        if (mask == TV_S) return tv_ascii_run(t, i, TV_ASCII_SPACE, mask);
     }
 #endif
     while (i < t->n && TV_IS(tv_cp(t, i), mask)) i++;
@@ -90,6 +114,9 @@ TV_INLINE ptrdiff_t tv_run(const tv_text *t, ptrdiff_t i, unsigned mask) {
 }
 
 TV_INLINE ptrdiff_t tv_run_other(const tv_text *t, ptrdiff_t i) {
+#ifdef __SSE2__
+    if (t->ascii) return tv_ascii_run(t, i, TV_ASCII_OTHER, 0);
+#endif
     while (i < t->n && TV_OTHER(tv_cp(t, i))) i++;
     return i;
 }
