@@ -194,12 +194,15 @@ static void pair_insert(Encoder *e, int32_t a, int32_t b, int32_t rank) {
 /* ---- merging -------------------------------------------------------------------------------- */
 
 typedef struct {
-    int32_t rank, pos, left, right;
+    uint64_t order; /* rank << 32 | position: the lowest rank first, then the leftmost */
+    int32_t left, right;
 } HeapItem;
 
-static inline int heap_less(const HeapItem *x, const HeapItem *y) {
-    return x->rank < y->rank || (x->rank == y->rank && x->pos < y->pos);
+static inline HeapItem heap_item(int32_t rank, int32_t pos, int32_t left, int32_t right) {
+    return (HeapItem){(uint64_t)(uint32_t)rank << 32 | (uint32_t)pos, left, right};
 }
+
+static inline int heap_less(const HeapItem *x, const HeapItem *y) { return x->order < y->order; }
 
 static void heap_push(HeapItem *h, size_t *n, HeapItem item) {
     size_t i = (*n)++;
@@ -320,14 +323,14 @@ static size_t merge_long(const Encoder *e, Scratch *s, const uint8_t *bytes, siz
     }
     for (size_t k = 0; k + 1 < n; k++) {
         int32_t r = e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
-        if (r != NO_RANK) heap_push(heap, &hn, (HeapItem){r, (int32_t)k, sym[k], sym[k + 1]});
+        if (r != NO_RANK) heap_push(heap, &hn, heap_item(r, (int32_t)k, sym[k], sym[k + 1]));
     }
     /* Each merge removes a symbol and pushes at most two items: the heap never exceeds 2n. */
     while (hn) {
         HeapItem it = heap_pop(heap, &hn);
-        int32_t i = it.pos, j = next[i];
+        int32_t i = (int32_t)(uint32_t)it.order, j = next[i];
         if (sym[i] < 0 || j >= (int32_t)n || sym[i] != it.left || sym[j] != it.right) continue; /* stale */
-        sym[i] = e->merged_of[it.rank];
+        sym[i] = e->merged_of[it.order >> 32];
         sym[j] = -1;
         next[i] = next[j];
         if (next[j] < (int32_t)n) prev[next[j]] = i;
@@ -338,11 +341,11 @@ static size_t merge_long(const Encoder *e, Scratch *s, const uint8_t *bytes, siz
         uint64_t hl = left ? pair_start(e, kl) : 0, hr = right ? pair_start(e, kr) : 0;
         if (left) {
             int32_t r = pair_rank_hashed(e, kl, hl);
-            if (r != NO_RANK) heap_push(heap, &hn, (HeapItem){r, p, sym[p], sym[i]});
+            if (r != NO_RANK) heap_push(heap, &hn, heap_item(r, p, sym[p], sym[i]));
         }
         if (right) {
             int32_t r = pair_rank_hashed(e, kr, hr);
-            if (r != NO_RANK) heap_push(heap, &hn, (HeapItem){r, i, sym[i], sym[q]});
+            if (r != NO_RANK) heap_push(heap, &hn, heap_item(r, i, sym[i], sym[q]));
         }
     }
     size_t m = 0;
