@@ -89,6 +89,22 @@ static inline int bloom_may_have(const Bloom *f, uint64_t h) {
 /* ---- the encoder ---------------------------------------------------------------------------- */
 
 
+/* A slot of the table bytes -> token id.  A token of up to 8 bytes is recognised from its slot
+ * alone (one memory access per probe); a longer one is compared with its remaining bytes. */
+typedef struct {
+    uint64_t head; /* the token's first 8 bytes (zero-padded: see bytes_head) */
+    uint32_t id1;  /* id + 1 (0: an empty slot) */
+    uint32_t len;
+} TokSlot;
+
+/* The first min(n, 8) bytes of p as a little-endian word, zero-padded, without a library call or a
+ * read outside p[0 .. n) (n >= 1). */
+static inline uint64_t bytes_head(const uint8_t *p, size_t n) {
+    if (n >= 8) return tv_load64(p);
+    if (n >= 4) return tv_load32(p) | tv_load32(p + n - 4) << ((n - 4) * 8);
+    return (uint64_t)p[0] | (uint64_t)p[n >> 1] << ((n >> 1) * 8) | (uint64_t)p[n - 1] << ((n - 1) * 8);
+}
+
 typedef struct {
     PyObject_HEAD
     int ready; /* set once __init__ has succeeded */
@@ -99,7 +115,7 @@ typedef struct {
     uint64_t *tok_off; /* offset of token id in blob, length in tok_len (UINT32_MAX: no such token) */
     uint32_t *tok_len;
     uint8_t *blob;
-    uint64_t *bmap; /* bytes -> hash tag << 32 | id + 1 (0 = empty) */
+    TokSlot *bmap; /* bytes -> id: an open-addressing table */
     size_t bmap_mask;
     uint64_t *pmap; /* the merges: (left << id_bits | right) << rank_bits | rank; PAIR_EMPTY = empty */
     size_t pmap_mask;
@@ -127,13 +143,13 @@ typedef struct {
 
 /* The id of the token with these bytes (h = hash_bytes(p, n)), or -1. */
 static int32_t bytes_lookup_hashed(const Encoder *e, const uint8_t *p, size_t n, uint64_t h) {
-    uint64_t tag = h & 0xFFFFFFFF00000000ULL;
+    uint64_t head = bytes_head(p, n);
     for (size_t s = h & e->bmap_mask;; s = (s + 1) & e->bmap_mask) {
-        uint64_t v = e->bmap[s];
-        if (!v) return -1;
-        if ((v & 0xFFFFFFFF00000000ULL) != tag) continue;
-        uint32_t id = (uint32_t)v - 1;
-        if (e->tok_len[id] == n && bytes_equal(e->blob + e->tok_off[id], p, n)) return (int32_t)id;
+        const TokSlot *slot = &e->bmap[s];
+        if (!slot->id1) return -1;
+        if (slot->head != head || slot->len != n) continue;
+        uint32_t id = slot->id1 - 1;
+        if (n <= 8 || bytes_equal(e->blob + e->tok_off[id] + 8, p + 8, n - 8)) return (int32_t)id;
     }
 }
 
@@ -1143,8 +1159,8 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
     self->tok_len = table_alloc((size_t)n * sizeof(uint32_t));
     self->blob = table_alloc(total + 1);
     size_t bsize = table_size_for(present);
-    self->bmap = table_alloc(bsize * sizeof(uint64_t));
-    if (self->bmap) memset(self->bmap, 0, bsize * sizeof(uint64_t));
+    self->bmap = table_alloc(bsize * sizeof(TokSlot));
+    if (self->bmap) memset(self->bmap, 0, bsize * sizeof(TokSlot));
     self->bmap_mask = bsize - 1;
     if (!self->tok_off || !self->tok_len || !self->blob || !self->bmap) {
         PyErr_NoMemory();
@@ -1168,8 +1184,8 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
         }
         uint64_t h = hash_bytes(self->blob + pos, len);
         size_t s = h & self->bmap_mask;
-        while (self->bmap[s]) s = (s + 1) & self->bmap_mask;
-        self->bmap[s] = (h & 0xFFFFFFFF00000000ULL) | ((uint32_t)k + 1);
+        while (self->bmap[s].id1) s = (s + 1) & self->bmap_mask;
+        self->bmap[s] = (TokSlot){bytes_head(self->blob + pos, len), (uint32_t)k + 1, (uint32_t)len};
         pos += len;
     }
     self->long_firsts = calloc((MAX_LISTED_LEN - 1) * 256 / 8, 1);
