@@ -180,3 +180,23 @@ def test_lazy_encoding_copies_and_pickles():
     for other in (copy.copy(enc), copy.deepcopy(enc), pickle.loads(data)):
         assert type(other) is Encoding
         assert other == ref and other.offsets == ref.offsets and other.partial == ref.partial
+
+
+def test_short_calls_take_one_cache_entry_per_new_piece():
+    """Calls one after the other that each add one piece use the room the cache reserved for the
+    previous ones: 3,000 of them take about 3,000 entries (a block of 64 reserved per call took
+    93,632 and emptied the cache after 2,048 calls), and encoding them again adds nothing."""
+    import itertools
+
+    tok = load("demo")
+    enc = tok.native_encoder().encoder
+    words = [" " + "".join(w) for w in itertools.islice(itertools.product("qxzjkv", repeat=6), 3000)]
+    enc.clear_cache()
+    first = [tok.encode_ids(w) for w in words]
+    entries = tok.native_cache_info()["entries"]
+    assert 3000 <= entries < 2 * 3000  # (a block's room for long id lists can run out first)
+    assert [tok.encode_ids(w) for w in words] == first
+    assert tok.native_cache_info()["entries"] == entries
+    python = tokviz.load(default_tokenizer_path()).use_native(False)
+    assert [python.encode(w).ids for w in words[::97]] == first[::97]
+    enc.clear_cache()

@@ -109,6 +109,11 @@ typedef struct {
     } vals;
 } CacheSlot;
 
+/* The room a thread has reserved in a cache and not used yet (all zero: none). */
+typedef struct {
+    size_t entry, entry_end, key, key_end, val, val_end;
+} CacheBlock;
+
 /* Aligned to its own cache lines: threads using neighbouring caches must not share one. */
 typedef struct {
     _Alignas(64) pthread_mutex_t lock;
@@ -117,6 +122,7 @@ typedef struct {
     uint8_t *keys;
     int32_t *vals;
     _Atomic size_t n_entries, keys_used, vals_used; /* (reserved: may run past the capacity) */
+    CacheBlock own; /* the room reserved for the holder's calls that do not share the cache */
     char pad[64];
 } Cache;
 
@@ -131,11 +137,6 @@ typedef struct {
     Cache *cache;
     int shared;
 } CacheUse;
-
-/* The room a thread has reserved in a cache and not used yet (all zero: none). */
-typedef struct {
-    size_t entry, entry_end, key, key_end, val, val_end;
-} CacheBlock;
 
 static inline uint32_t cache_tag(uint64_t h) {
     uint32_t t = (uint32_t)(h >> 32);
@@ -189,6 +190,7 @@ static void cache_clear(Cache *c) {
     atomic_store_explicit(&c->n_entries, 0, memory_order_relaxed);
     atomic_store_explicit(&c->keys_used, 0, memory_order_relaxed);
     atomic_store_explicit(&c->vals_used, 0, memory_order_relaxed);
+    memset(&c->own, 0, sizeof(c->own));
 }
 
 /* Whether more than `num` / 4 of any of the cache's room is used. */
@@ -234,12 +236,15 @@ static int cache_reserve(Cache *c, CacheBlock *b) {
 }
 
 /* Add a key and its values, in the thread's block `b`.  `shared`: other threads may use the cache
- * meanwhile (a full cache then takes no more entries; else it is emptied first).  Keys or value
+ * meanwhile (a full cache then takes no more entries; else it is emptied first).  A call that does
+ * not share the cache puts in the cache's own block instead, which outlives the call: a thousand
+ * short calls that each add one key then take a thousand entries, not a thousand blocks.  Keys or value
  * lists longer than the shape's maxima are not cached.  A slot is claimed (tag 1), written, then
  * published with its tag (release; readers load tags with acquire). */
 static void cache_put(Cache *c, CacheBlock *b, const void *key, size_t len, uint64_t h, const int32_t *vals,
                       size_t n_vals, int shared) {
     if (!len || len > c->shape.max_key || n_vals > c->shape.max_vals) return;
+    if (!shared) b = &c->own;
     size_t key_room = len > CACHE_INLINE_KEY ? len : 0, val_room = n_vals > CACHE_INLINE_VALS ? n_vals : 0;
     if (b->entry == b->entry_end || b->key + key_room > b->key_end || b->val + val_room > b->val_end) {
         if (!cache_reserve(c, b)) {
@@ -356,6 +361,7 @@ static void cache_pool_clear(CachePool *p) {
         atomic_store_explicit(&c->n_entries, 0, memory_order_relaxed);
         atomic_store_explicit(&c->keys_used, 0, memory_order_relaxed);
         atomic_store_explicit(&c->vals_used, 0, memory_order_relaxed);
+        memset(&c->own, 0, sizeof(c->own));
         pthread_mutex_unlock(&c->lock);
     }
 }
