@@ -91,6 +91,36 @@ def test_ascii_text(case, text):
     check(case, text)
 
 
+# ASCII text of the cl100k / llama3 / qwen2 patterns is cut from class bitmaps a 4,096-byte window
+# at a time (scan_bits.h): long texts whose runs cross windows, and stretches without two adjacent
+# letters (where a window is cut piece by piece).
+LONG_ASCII = st.lists(st.tuples(ASCII_RUNS, st.integers(1, 400)), min_size=1, max_size=12).map(
+    lambda parts: "".join(text * times for text, times in parts)
+)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+@settings(max_examples=150, deadline=None)
+@given(text=LONG_ASCII)
+def test_long_ascii_text(case, text):
+    check(case, text)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_ascii_windows(case):
+    texts = [
+        "1, 2; 3. " * 1500 + "and then words" * 3,  # no pair of letters for 13,500 bytes
+        "word " * 800 + " " * 5000 + "x",  # white space across windows, to a word
+        "a" * 4094 + "'s" + "'LL" * 3 + "b" * 10,  # contractions at a window's edge
+        "ab\n" * 1364 + "   \n\n  \r\n  " * 400 + "end  ",  # CR/LF runs, the text ending in spaces
+        "x" + "7" * 9000 + "y" + "\t" * 4100,  # digits and tabs longer than a window
+        ("ok " * 1365 + "(\n\n  ") * 3 + "!!!\r\n",  # O runs taking CR/LF near window ends
+    ]
+    for text in texts:
+        for start in (0, 1, 2, 3, 63, 64, 65):
+            check(case, text[start:])
+
+
 def test_ascii_classes_are_what_the_16_byte_scan_assumes():
     """scan.h's ASCII runs take \\p{L} = [A-Za-z], \\p{N} = [0-9], \\s = [\\t\\n\\v\\f\\r ] and the
     upper / lower classes as [A-Z] / [a-z]; the class table must say the same."""

@@ -26,6 +26,7 @@
 
 #include "nfc_tables.h"
 #include "scan.h"
+#include "scan_bits.h"
 #include "sp_pieces.h"
 #include "bytelevel_tables.h"
 #include "models.h"
@@ -526,17 +527,24 @@ static void piece_offsets(const Encoder *e, const Scratch *s, Out *out, size_t f
 /* Encode an ASCII text, whose UTF-8 bytes are its own data: each piece is read in place, and the
  * next piece is cut (and its cache line requested) before the current one is looked up, so that
  * the lookup's memory access overlaps the scan.  `pattern` is a constant in each copy below: the
- * scanner is inlined for 1-byte characters of that pattern. */
+ * pieces are cut by scan_bits.h for the patterns it covers, else by scan.h's scanner inlined for
+ * 1-byte characters of that pattern. */
 static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, const tv_text *t, CacheUse cache,
                                                                      Scratch *s, Out *out, int offsets, int pattern) {
     tv_text k = *t;
     k.kind = 1;
     k.ascii = 1;
     const uint8_t *text = (const uint8_t *)t->data;
-    ptrdiff_t n = t->n, i = 0, j = n ? tv_scan_any(pattern, &k, 0) : 0;
+    ptrdiff_t n = t->n, i = 0;
+    int bits = tv_pieces_covers(pattern);
+    tv_pieces ps;
+    if (bits) tv_pieces_init(&ps, text, n, pattern);
+#define NEXT_END(at) (bits ? tv_pieces_next(&ps, at) : tv_scan_any(pattern, &k, at))
+    ptrdiff_t j = n ? NEXT_END(0) : 0;
     uint64_t h = piece_hash(cache, text, (size_t)j);
     while (i < n) {
-        ptrdiff_t next = j < n ? tv_scan_any(pattern, &k, j) : n;
+        ptrdiff_t next = j < n ? NEXT_END(j) : n;
+#undef NEXT_END
         uint64_t h_next = piece_hash(cache, text + j, (size_t)(next - j));
         size_t first = out->n, len = (size_t)(j - i), n_ids;
         const int32_t *hit;
@@ -1002,8 +1010,11 @@ static PyObject *scan_pieces(int pattern, PyObject *arg) {
     if (text_of(arg, &t)) return NULL;
     PyObject *res = PyList_New(0);
     if (!res) return NULL;
+    tv_pieces ps; /* (an ASCII text is cut as encode_ascii cuts it) */
+    int bits = t.ascii && tv_pieces_covers(pattern);
+    if (bits) tv_pieces_init(&ps, (const uint8_t *)t.data, t.n, pattern);
     for (ptrdiff_t i = 0; i < t.n;) {
-        ptrdiff_t j = tv_scan(pattern, &t, i);
+        ptrdiff_t j = bits ? tv_pieces_next(&ps, i) : tv_scan(pattern, &t, i);
         PyObject *span = Py_BuildValue("(nn)", (Py_ssize_t)i, (Py_ssize_t)j);
         if (!span || PyList_Append(res, span)) {
             Py_XDECREF(span);
