@@ -462,14 +462,21 @@ static int piece_bytes(const tv_text *t, ptrdiff_t a, ptrdiff_t b, Scratch *s, s
     return ENC_OK;
 }
 
-/* Copy n ids (most cached pieces are one or two tokens: no library call for those). */
+/* Copy n ids (most cached pieces are one or two tokens: no library call, and no branch on which,
+ * for those; dst has room for two and src two readable). */
 static inline void copy_ids(int32_t *dst, const int32_t *src, size_t n) {
     if (n <= 2) {
         dst[0] = src[0];
-        if (n == 2) dst[1] = src[1];
+        dst[1] = src[1];
     } else {
         memcpy(dst, src, n * sizeof(int32_t));
     }
+}
+
+/* The cache hash of a piece of 2 .. 8 bytes from its word (bytes_head): one multiply, no branch on
+ * the length. */
+static inline uint64_t short_piece_hash(uint64_t word, size_t len) {
+    return tv_mix(word, len * 0x9E3779B97F4A7C15ULL) | 1;
 }
 
 /* The hash of a piece the cache may hold (0 when the call has no cache or the piece is too long
@@ -477,9 +484,15 @@ static inline void copy_ids(int32_t *dst, const int32_t *src, size_t n) {
 static inline uint64_t piece_hash(CacheUse use, const uint8_t *bytes, size_t len) {
     const Cache *cache = use.cache;
     if (!cache || len < 2 || len > cache->shape.max_key) return 0;
-    uint64_t h = hash_bytes(bytes, len);
+    uint64_t h = len <= 8 ? short_piece_hash(bytes_head(bytes, len), len) : hash_bytes(bytes, len) | 1;
     __builtin_prefetch(&cache->slots[h & (2 * cache->shape.entries - 1)]);
-    return h | 1; /* (never 0; the low bit only moves the lookup's first slot by one, rarely) */
+    return h; /* (never 0; the low bit only moves the lookup's first slot by one, rarely) */
+}
+
+/* The word of piece [i, i + len) of an ASCII text of n bytes (2 <= len <= 8): one load and a mask
+ * where 8 bytes can be read. */
+static inline uint64_t ascii_word(const uint8_t *text, ptrdiff_t i, size_t len, ptrdiff_t n) {
+    return i + 8 <= n ? tv_load64(text + i) & (~0ULL >> (64 - 8 * len)) : bytes_head(text + i, len);
 }
 
 /* Tokens of a piece not in the call's cache, appended to out (room reserved): with ignore_merges,
@@ -541,17 +554,26 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
     if (bits) tv_pieces_init(&ps, text, n, pattern);
 #define NEXT_END(at) (bits ? tv_pieces_next(&ps, at) : tv_scan_any(pattern, &k, at))
     ptrdiff_t j = n ? NEXT_END(0) : 0;
-    uint64_t h = piece_hash(cache, text, (size_t)j);
+    /* A piece of 2 .. 8 bytes (most of them) is hashed and looked up by its word. */
+    int short_ok = cache.cache && cache.cache->shape.max_key >= 8;
+    size_t len = (size_t)j;
+    uint64_t word = short_ok && len >= 2 && len <= 8 ? ascii_word(text, 0, len, n) : 0;
+    uint64_t h = word ? short_piece_hash(word, len) : piece_hash(cache, text, len);
+    if (word) __builtin_prefetch(&cache.cache->slots[h & (2 * cache.cache->shape.entries - 1)]);
     while (i < n) {
         ptrdiff_t next = j < n ? NEXT_END(j) : n;
 #undef NEXT_END
-        uint64_t h_next = piece_hash(cache, text + j, (size_t)(next - j));
-        size_t first = out->n, len = (size_t)(j - i), n_ids;
+        size_t next_len = (size_t)(next - j);
+        uint64_t next_word = short_ok && next_len >= 2 && next_len <= 8 ? ascii_word(text, j, next_len, n) : 0;
+        uint64_t h_next = next_word ? short_piece_hash(next_word, next_len) : piece_hash(cache, text + j, next_len);
+        if (next_word) __builtin_prefetch(&cache.cache->slots[h_next & (2 * cache.cache->shape.entries - 1)]);
+        size_t first = out->n, n_ids;
         const int32_t *hit;
         if (out_reserve(out, len, offsets)) return ENC_NOMEM; /* (never more tokens than bytes) */
         if (len == 1) {
             out->ids[out->n++] = e->byte_id[text[i]];
-        } else if (h && (hit = cache_get(cache.cache, text + i, len, h, &n_ids))) {
+        } else if (h && (hit = word ? cache_get_word(cache.cache, word, len, h, &n_ids)
+                                    : cache_get(cache.cache, text + i, len, h, &n_ids))) {
             copy_ids(out->ids + out->n, hit, n_ids);
             out->n += n_ids;
         } else {
@@ -561,6 +583,8 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
         if (offsets) piece_offsets(e, s, out, first, i, 1);
         i = j;
         j = next;
+        len = next_len;
+        word = next_word;
         h = h_next;
     }
     return ENC_OK;

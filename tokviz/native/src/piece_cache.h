@@ -217,6 +217,22 @@ static inline const int32_t *cache_get(const Cache *c, const void *key, size_t l
     }
 }
 
+/* cache_get for a key of 2 .. 8 bytes given as a word: its bytes, little-endian, zero-padded (keys
+ * that short are stored in their slot on zeroed bytes, so one comparison of words tells). */
+static inline const int32_t *cache_get_word(const Cache *c, uint64_t word, size_t len, uint64_t h, size_t *n_vals) {
+    size_t mask = 2 * c->shape.entries - 1;
+    uint32_t tag = cache_tag(h);
+    for (size_t s = h & mask;; s = (s + 1) & mask) {
+        const CacheSlot *slot = &c->slots[s];
+        uint32_t t = atomic_load_explicit(&slot->tag, memory_order_acquire);
+        if (!t) return NULL;
+        if ((t == tag) & (slot->key_len == len) & (tv_load64(slot->key.bytes) == word)) {
+            *n_vals = slot->n_vals;
+            return slot->n_vals <= CACHE_INLINE_VALS ? slot->vals.inl : c->vals + slot->vals.off;
+        }
+    }
+}
+
 /* Reserve the next block of the cache for a thread; false when the cache is full. */
 static int cache_reserve(Cache *c, CacheBlock *b) {
     const CacheShape *s = &c->shape;
