@@ -3,6 +3,11 @@ from __future__ import annotations
 
 import os
 
+try:  # the C scan of a text for lone surrogates (a UTF-8 encode of the text without it)
+    from ._native import surrogate_at as _surrogate_at
+except ImportError:
+    _surrogate_at = None
+
 
 class TokvizError(Exception):
     """A file or text tokviz cannot use, with the file's name and the reason.
@@ -27,12 +32,17 @@ def check_text(text: str) -> str:
         raise TokvizError(f"expected text (str), got {type(text).__name__}")
     if text.isascii():  # no surrogate possible; much cheaper than encoding
         return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        bad = text[exc.start]
+    if _surrogate_at is not None:
+        at = _surrogate_at(text)
+    else:
+        try:
+            text.encode("utf-8")
+            at = -1
+        except UnicodeEncodeError as exc:
+            at = exc.start
+    if at >= 0:
         raise TokvizError(
-            f"text has a lone surrogate U+{ord(bad):04X} at character {exc.start}; "
+            f"text has a lone surrogate U+{ord(text[at]):04X} at character {at}; "
             "it is not valid Unicode and cannot be encoded as UTF-8"
-        ) from None
+        )
     return text

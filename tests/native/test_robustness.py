@@ -10,7 +10,7 @@ import pytest
 
 import tokviz
 from tokviz.defaults import default_tokenizer_path
-from tokviz.errors import TokvizError
+from tokviz.errors import TokvizError, check_text
 
 _native = pytest.importorskip("tokviz._native", reason="the C extension tokviz._native is not built")
 
@@ -18,6 +18,33 @@ _native = pytest.importorskip("tokviz._native", reason="the C extension tokviz._
 @pytest.fixture(scope="module")
 def tok():
     return tokviz.load(default_tokenizer_path())
+
+
+def _first_surrogate(text: str) -> int:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return -1
+
+
+def test_surrogate_at_finds_what_utf8_encoding_stops_at():
+    """The C scan check_text uses gives the position Python's UTF-8 encoder stops at, for strings of
+    every width (1, 2 and 4 bytes a character) and surrogates before, inside and after 16-character
+    blocks."""
+    rng = random.Random(5)
+    alphabets = ["abc \u00e9", "abc\u4e2d\u6587\u20ac", "ab\U0001f600\u4e2d\U0010ffff", "\ud7ff\ue000\uf8ff", "\U0001f600x"]
+    for _ in range(3000):
+        chars = rng.choice(alphabets)
+        text = "".join(rng.choice(chars) for _ in range(rng.randint(0, 70)))
+        if rng.random() < 0.7:
+            at = rng.randint(0, len(text))
+            text = text[:at] + chr(rng.choice([0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xD83D])) + text[at:]
+        assert _native.surrogate_at(text) == _first_surrogate(text), ascii(text)
+    with pytest.raises(TypeError):
+        _native.surrogate_at(b"bytes")
+    with pytest.raises(TokvizError, match="U\\+DC00 at character 17"):
+        check_text("中" * 17 + "\udc00")
 
 
 def test_lone_surrogates_are_refused_before_native(tok):

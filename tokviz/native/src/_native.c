@@ -1422,8 +1422,41 @@ static PyObject *mod_quick_check(PyObject *mod, PyObject *args) {
     return PyBool_FromLong(ok);
 }
 
+/* The index of the first lone surrogate (U+D800..U+DFFF) of a str, or -1: a text without one can be
+ * encoded as UTF-8.  (Only strings of 2 or 4 bytes a character can hold one.) */
+static PyObject *mod_surrogate_at(PyObject *mod, PyObject *arg) {
+    if (!PyUnicode_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "expected str, got %.80s", Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg), i = 0;
+    int kind = PyUnicode_KIND(arg);
+    const void *data = PyUnicode_DATA(arg);
+    if (kind == PyUnicode_2BYTE_KIND) {
+        const uint16_t *p = data;
+        for (; i + 16 <= n; i += 16) { /* (a loop the compiler turns into vector code) */
+            unsigned any = 0;
+            for (int k = 0; k < 16; k++) any |= (p[i + k] & 0xF800) == 0xD800;
+            if (any) break;
+        }
+        for (; i < n; i++)
+            if ((p[i] & 0xF800) == 0xD800) return PyLong_FromSsize_t(i);
+    } else if (kind == PyUnicode_4BYTE_KIND) {
+        const uint32_t *p = data;
+        for (; i + 16 <= n; i += 16) {
+            unsigned any = 0;
+            for (int k = 0; k < 16; k++) any |= (p[i + k] & 0xFFFFF800u) == 0xD800;
+            if (any) break;
+        }
+        for (; i < n; i++)
+            if ((p[i] & 0xFFFFF800u) == 0xD800) return PyLong_FromSsize_t(i);
+    }
+    return PyLong_FromLong(-1);
+}
+
 static PyMethodDef module_methods[] = {
     {"pieces", mod_pieces, METH_VARARGS, "pieces(pattern_id, text) -> [(start, end)]"},
+    {"surrogate_at", mod_surrogate_at, METH_O, "surrogate_at(text) -> index of the first lone surrogate, or -1"},
     {"byte_level_tables", tv_byte_level_tables, METH_VARARGS,
      "byte_level_tables(vocab, merges, by_line) -> (tokens, quads) or None: an Encoder's input from a BPE model"},
     {"tiktoken_table", tv_tiktoken_table, METH_O,
