@@ -79,7 +79,7 @@ def test_tricky_alphabet(case, text):
 ASCII_RUNS = st.lists(
     st.sampled_from(["a", "Z", "hello", "HELLO", "WoRd", "'s", "'LL", "0", "123456", " ", "  ", "\t",
                      "\n", "\r\n", "\x0b\x0c", "\x1c", "!", "...", "/", "-->", "x" * 20, " " * 19, "." * 17,
-                     "AbCdEfGhIjKlMnOpQr"]),
+                     "AbCdEfGhIjKlMnOpQr", "camelCase", "HTTPServer", "don't", "DON'T", "x'sY", ".\n/", "/\r\n/x"]),
     max_size=30,
 ).map("".join)
 

@@ -1,5 +1,5 @@
-/* The pieces of an ASCII text for the cl100k, llama3 and qwen2 patterns, all found at once from
- * class bitmaps.
+/* The pieces of an ASCII text for the cl100k, o200k, llama3 and qwen2 patterns, all found at once
+ * from class bitmaps.
  *
  * scan.h's scanners find one piece at a time: on prose that is a few class tests and branches per
  * piece of ~4 bytes, and the branches (letter? space? punctuation?) are what costs.  Here a window
@@ -22,6 +22,10 @@
  *   and its last byte when that is not CR/LF (\s+(?!\S) leaves it to what follows); at the end of
  *   the text, cl100k takes the whole run (\s++$) and llama3 cuts only after the last CR/LF;
  * - then each apostrophe that starts a piece and begins a contraction ends that piece after it.
+ * o200k differs: a run of letters is also cut before each upper-case letter that follows a
+ * lower-case one; an O run's piece also takes '/' after its CR/LF ([\r\n/]*); and a contraction
+ * belongs to the word before it (a piece of letters ends after the contraction that follows it,
+ * unless those letters were themselves a contraction's).
  * A window's starts are only trusted up to its last pair of adjacent letters: nothing after such a
  * pair changes a piece that starts before it.  tests/native/test_scanner.py compares the pieces
  * with the regex module's, on random and real text and across windows. */
@@ -50,7 +54,7 @@ typedef struct {
 
 /* The class bits of 16 bytes. */
 typedef struct {
-    unsigned letter, digit, space, crlf, sp, ap;
+    unsigned letter, digit, space, crlf, sp, ap, upper, slash;
 } tv_class16;
 
 TV_INLINE tv_class16 tv_classify16(__m128i v) {
@@ -61,8 +65,11 @@ TV_INLINE tv_class16 tv_classify16(__m128i v) {
     __m128i s = _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(8)), _mm_cmpgt_epi8(_mm_set1_epi8(14), v)), sp);
     __m128i c = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
     __m128i a = _mm_cmpeq_epi8(v, _mm_set1_epi8('\''));
-    return (tv_class16){(unsigned)_mm_movemask_epi8(l), (unsigned)_mm_movemask_epi8(d), (unsigned)_mm_movemask_epi8(s),
-                        (unsigned)_mm_movemask_epi8(c), (unsigned)_mm_movemask_epi8(sp), (unsigned)_mm_movemask_epi8(a)};
+    __m128i u = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('A' - 1)), _mm_cmpgt_epi8(_mm_set1_epi8('Z' + 1), v));
+    __m128i sl = _mm_cmpeq_epi8(v, _mm_set1_epi8('/'));
+    return (tv_class16){(unsigned)_mm_movemask_epi8(l),  (unsigned)_mm_movemask_epi8(d), (unsigned)_mm_movemask_epi8(s),
+                        (unsigned)_mm_movemask_epi8(c),  (unsigned)_mm_movemask_epi8(sp), (unsigned)_mm_movemask_epi8(a),
+                        (unsigned)_mm_movemask_epi8(u), (unsigned)_mm_movemask_epi8(sl)};
 }
 
 /* Bit k of the result: bit k - 1 of the bit string x (word w), i.e. "the byte before is in x". */
@@ -99,12 +106,13 @@ static inline int tv_bit_get(const uint64_t *x, ptrdiff_t k) { return (int)((x[k
 /* Classify the window from w0 and derive its piece starts and limit. */
 static void tv_pieces_fill(tv_pieces *ps, ptrdiff_t w0) {
     enum { W = TV_BITS_WORDS + 1 };
-    uint64_t L[W], N[W], S[W], C[W], O[W], SP[W], AP[W], S2[W] = {0}, CS[W] = {0}, X[W] = {0}, N4[W] = {0},
-                                                        WS[W] = {0};
+    uint64_t L[W], N[W], S[W], C[W], O[W], SP[W], AP[W], UP[W], SL[W], T[W] = {0}, PF[W] = {0}, S2[W] = {0},
+        CS[W] = {0}, X[W] = {0}, N4[W] = {0}, WS[W] = {0};
+    int o200k = ps->pattern == TV_PAT_O200K;
     ptrdiff_t n = ps->n, w1 = n - w0 > TV_BITS_WINDOW ? w0 + TV_BITS_WINDOW : n, len = w1 - w0;
     int at_end = w1 == n;
     size_t words = (size_t)(len + 63) / 64;
-    for (size_t w = 0; w < W; w++) L[w] = N[w] = S[w] = C[w] = O[w] = SP[w] = AP[w] = 0;
+    for (size_t w = 0; w < W; w++) L[w] = N[w] = S[w] = C[w] = O[w] = SP[w] = AP[w] = UP[w] = SL[w] = 0;
     for (size_t w = 0; w < words; w++) {
         const uint8_t *q = ps->p + w0 + 64 * (ptrdiff_t)w;
         ptrdiff_t avail = len - 64 * (ptrdiff_t)w;
@@ -122,35 +130,54 @@ static void tv_pieces_fill(tv_pieces *ps, ptrdiff_t w0) {
             C[w] |= (uint64_t)c.crlf << (16 * k);
             SP[w] |= (uint64_t)c.sp << (16 * k);
             AP[w] |= (uint64_t)c.ap << (16 * k);
+            UP[w] |= (uint64_t)c.upper << (16 * k);
+            SL[w] |= (uint64_t)c.slash << (16 * k);
         }
         uint64_t valid = avail < 64 ? (1ULL << avail) - 1 : ~0ULL;
         O[w] = ~(L[w] | N[w] | S[w]) & valid;
     }
-    /* The CR/LF runs that directly follow an O run belong to its piece (carry through each run). */
-    unsigned carry = 0;
-    for (size_t w = 0; w < words; w++) {
-        uint64_t first = C[w] & ~TV_PREV(C, w) & TV_PREV(O, w);
-        uint64_t sum = C[w] + first, sum2 = sum + carry;
-        unsigned out = (sum < C[w]) | (sum2 < sum);
-        uint64_t taken = (sum2 ^ C[w]) & C[w];
-        carry = out;
-        S2[w] = S[w] & ~taken;
-        CS[w] = C[w] & S2[w];
+    /* T: what an O run's piece takes after it, CR/LF ([\r\n]*; o200k: [\r\n/]*).  The runs of
+     * CR/LF that start right after an O are found with a carry through each run; o200k's, where a
+     * '/' (itself an O) may come between, one at a time. */
+    if (!o200k) {
+        unsigned carry = 0;
+        for (size_t w = 0; w < words; w++) {
+            uint64_t first = C[w] & ~TV_PREV(C, w) & TV_PREV(O, w);
+            uint64_t sum = C[w] + first, sum2 = sum + carry;
+            carry = (sum < C[w]) | (sum2 < sum);
+            T[w] = (sum2 ^ C[w]) & C[w];
+        }
+    } else {
+        uint64_t M[W] = {0}, FIRST[W] = {0};
+        for (size_t w = 0; w < words; w++) {
+            M[w] = C[w] | SL[w];
+            FIRST[w] = C[w] & TV_PREV(O, w);
+        }
+        for (ptrdiff_t k = tv_bits_first(FIRST, 0, words); k >= 0; k = tv_bits_first(FIRST, k + 1, words)) {
+            if (tv_bit_get(T, k)) continue;
+            for (ptrdiff_t e = tv_bits_run(M, k), q = k; q < e; q++) tv_bit_set(T, q);
+        }
     }
+    for (size_t w = 0; w < words; w++) {
+        S2[w] = S[w] & ~T[w];
+        CS[w] = C[w] & S2[w];
+        O[w] &= ~T[w]; /* (o200k: a '/' taken is not part of the O run after it) */
+    }
+    for (size_t w = 0; w < words; w++) /* a prefix: white space but CR/LF, or an O that is a run of
+                                          its own, not after a space */
+        PF[w] = ((S[w] & ~C[w]) | (O[w] & ~TV_PREV(O, w) & ~TV_NEXT(O, w) & ~TV_PREV(SP, w))) & ~T[w];
     uint64_t *st = ps->starts;
     for (size_t w = 0; w < words; w++) {
-        uint64_t prefix = (S[w] & ~C[w]) | (O[w] & ~TV_PREV(O, w) & ~TV_NEXT(O, w) & ~TV_PREV(SP, w));
-        uint64_t prev_prefix = (prefix << 1) | (w ? ((S[w - 1] & ~C[w - 1]) | (O[w - 1] & ~TV_PREV(O, w - 1) & ~TV_NEXT(O, w - 1) &
-                                                                               ~TV_PREV(SP, w - 1))) >> 63
-                                                  : 0);
         uint64_t ls = L[w] & ~TV_PREV(L, w), os = O[w] & ~TV_PREV(O, w), os_next = TV_NEXT(O, w) & ~O[w];
-        uint64_t s = (prefix & TV_NEXT(L, w) & ~L[w]) | (ls & ~prev_prefix);
+        uint64_t s = (PF[w] & TV_NEXT(L, w)) | (ls & ~TV_PREV(PF, w));
         s |= (os_next & SP[w]) | (os & ~TV_PREV(SP, w));
         s |= ps->pattern == TV_PAT_QWEN2 ? N[w] : N[w] & ~TV_PREV(N, w);
         uint64_t in_ws = S2[w] & TV_PREV(S2, w);  /* white space that is not its run's first byte */
         s |= S2[w] & ~TV_PREV(S2, w);             /* a run's first byte */
         s |= S2[w] & ~TV_NEXT(S2, w) & in_ws & ~C[w]; /* its last byte, when not CR/LF (the end of the
                                                          text is taken out below) */
+        if (o200k) s |= L[w] & UP[w] & TV_PREV(L, w) & ~TV_PREV(UP, w); /* lower -> upper case */
+        s = (s & ~T[w]) | (TV_PREV(T, w) & ~T[w]); /* a piece starts after what an O run took */
         X[w] = S2[w] & ~C[w] & TV_PREV(CS, w);   /* just after a CR/LF run: a start if the last one */
         WS[w] = S2[w] & ~C[w];
         N4[w] = N[w] & TV_PREV(N, w) & TV_PREV_BY(N, w, 2) & TV_PREV_BY(N, w, 3); /* 4th digit of a run on */
@@ -169,14 +196,18 @@ static void tv_pieces_fill(tv_pieces *ps, ptrdiff_t w0) {
         if (e == len && at_end && ps->pattern == TV_PAT_CL100K) continue;
         tv_bit_set(st, k);
     }
-    /* Contractions: an apostrophe that starts a piece and begins one ends that piece after it. */
+    /* Contractions: an apostrophe that starts a piece and begins one ends that piece after it;
+     * o200k: one right after the letters of a word ends the word's piece after it (not after the
+     * letters of such a contraction: there a piece starts). */
+    ptrdiff_t after = -1; /* the end of the last contraction */
     for (ptrdiff_t k = tv_bits_first(AP, 0, words); k >= 0; k = tv_bits_first(AP, k + 1, words)) {
-        if (!tv_bit_get(st, k)) continue;
+        if (o200k ? k == 0 || k == after || !tv_bit_get(L, k - 1) : !tv_bit_get(st, k)) continue;
         tv_text t = {ps->p, 1, n, 1};
         ptrdiff_t m = tv_contraction(&t, w0 + k, 1);
         if (!m) continue;
-        for (ptrdiff_t q = k + 1; q < k + m && q < len; q++) tv_bit_clear(st, q);
+        for (ptrdiff_t q = o200k ? k : k + 1; q < k + m && q < len; q++) tv_bit_clear(st, q);
         if (k + m < len) tv_bit_set(st, k + m);
+        after = k + m;
     }
     for (size_t w = words; w <= TV_BITS_WORDS; w++) st[w] = 0;
     if (words && len % 64) st[words - 1] &= (1ULL << (len % 64)) - 1;
@@ -239,7 +270,7 @@ TV_INLINE ptrdiff_t tv_pieces_next(tv_pieces *ps, ptrdiff_t i) {
 }
 
 TV_INLINE int tv_pieces_covers(int pattern) {
-    return pattern == TV_PAT_CL100K || pattern == TV_PAT_LLAMA3 || pattern == TV_PAT_QWEN2;
+    return pattern == TV_PAT_CL100K || pattern == TV_PAT_LLAMA3 || pattern == TV_PAT_QWEN2 || pattern == TV_PAT_O200K;
 }
 #else
 /* Without SSE2: scan.h's scanner, one piece at a time. */
