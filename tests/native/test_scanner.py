@@ -2,6 +2,11 @@
 and its Unicode classes are the regex module's."""
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,6 +17,7 @@ from tokviz.core.patterns import compile_pattern
 from _shared import CORPUS_FILES, EDGE_CASES, assigned_text, corpus_samples
 
 _native = pytest.importorskip("tokviz._native", reason="the C extension tokviz._native is not built")
+NATIVE_SRC = Path(__file__).resolve().parents[2] / "tokviz" / "native" / "src"
 
 # (name, pattern, dialect it is used with, native scanner)
 CASES = [
@@ -165,3 +171,27 @@ def test_committed_header_is_what_the_generator_writes():
         pytest.skip("the C sources are not installed with this copy of tokviz")
     committed = header.read_text(encoding="ascii").splitlines()[1:]  # line 1 names the regex version
     assert render().splitlines()[1:] == committed
+
+
+def _compile(source: Path, out: Path) -> bool:
+    """Compile a C test program against the extension's headers (with the sanitizers where the
+    compiler has them); False when there is no C compiler."""
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        return False
+    base = [cc, "-O2", "-std=gnu11", "-Wall", "-Wno-unused-function", f"-I{NATIVE_SRC}", str(source), "-o", str(out)]
+    for extra in (["-fsanitize=address,undefined", "-fno-sanitize-recover=all"], []):
+        if subprocess.run(base + extra, capture_output=True).returncode == 0:
+            return True
+    raise AssertionError(subprocess.run(base, capture_output=True, text=True).stderr)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_bitmap_scanner_cuts_what_the_scanner_cuts(tmp_path, seed):
+    """scan_bits.h against scan.h (itself checked against regex above) on 3,000 random ASCII texts
+    per seed, up to 12,000 bytes long, for every pattern it covers, from several offsets."""
+    program = tmp_path / "scan_bits_fuzz"
+    if not _compile(Path(__file__).parent / "c" / "scan_bits_fuzz.c", program):
+        pytest.skip("no C compiler")
+    run = subprocess.run([str(program), "3000", str(seed)], capture_output=True, text=True)
+    assert run.returncode == 0 and "differ 0" in run.stdout, run.stdout + run.stderr

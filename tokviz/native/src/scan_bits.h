@@ -1,5 +1,5 @@
-/* The pieces of an ASCII text for the cl100k, o200k, llama3 and qwen2 patterns, all found at once
- * from class bitmaps.
+/* The pieces of an ASCII text for the GPT-2 (r50k, p50k), cl100k, o200k, llama3 and qwen2
+ * patterns, all found at once from class bitmaps.
  *
  * scan.h's scanners find one piece at a time: on prose that is a few class tests and branches per
  * piece of ~4 bytes, and the branches (letter? space? punctuation?) are what costs.  Here a window
@@ -25,7 +25,7 @@
  * o200k differs: a run of letters is also cut before each upper-case letter that follows a
  * lower-case one; an O run's piece also takes '/' after its CR/LF ([\r\n/]*); and a contraction
  * belongs to the word before it (a piece of letters ends after the contraction that follows it,
- * unless those letters were themselves a contraction's).
+ * unless those letters were themselves a contraction's).  GPT-2's simpler rules: tv_gpt2_starts.
  * A window's starts are only trusted up to its last pair of adjacent letters: nothing after such a
  * pair changes a piece that starts before it.  tests/native/test_scanner.py compares the pieces
  * with the regex module's, on random and real text and across windows. */
@@ -103,6 +103,21 @@ static inline void tv_bit_set(uint64_t *x, ptrdiff_t k) { x[k >> 6] |= 1ULL << (
 static inline void tv_bit_clear(uint64_t *x, ptrdiff_t k) { x[k >> 6] &= ~(1ULL << (k & 63)); }
 static inline int tv_bit_get(const uint64_t *x, ptrdiff_t k) { return (int)((x[k >> 6] >> (k & 63)) & 1); }
 
+/* GPT-2's (and r50k's) starts: `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|
+ * \s+(?!\S)|\s+`: each run of letters, digits or O at its first byte, or at the space before it;
+ * each run of white space at its first byte and, when longer than one, at its last (the caller
+ * takes that out at the end of the text, and cuts contractions). */
+static void tv_gpt2_starts(uint64_t *st, const uint64_t *L, const uint64_t *N, const uint64_t *S, const uint64_t *O,
+                           const uint64_t *SP, size_t words) {
+    enum { W = TV_BITS_WORDS + 1 };
+    uint64_t R[W] = {0};
+    for (size_t w = 0; w < words; w++)
+        R[w] = (L[w] & ~TV_PREV(L, w)) | (N[w] & ~TV_PREV(N, w)) | (O[w] & ~TV_PREV(O, w));
+    for (size_t w = 0; w < words; w++)
+        st[w] = (TV_NEXT(R, w) & SP[w]) | (R[w] & ~TV_PREV(SP, w)) | (S[w] & ~TV_PREV(S, w)) |
+                (S[w] & ~TV_NEXT(S, w) & TV_PREV(S, w));
+}
+
 /* Classify the window from w0 and derive its piece starts and limit. */
 static void tv_pieces_fill(tv_pieces *ps, ptrdiff_t w0) {
     enum { W = TV_BITS_WORDS + 1 };
@@ -136,78 +151,89 @@ static void tv_pieces_fill(tv_pieces *ps, ptrdiff_t w0) {
         uint64_t valid = avail < 64 ? (1ULL << avail) - 1 : ~0ULL;
         O[w] = ~(L[w] | N[w] | S[w]) & valid;
     }
-    /* T: what an O run's piece takes after it, CR/LF ([\r\n]*; o200k: [\r\n/]*).  The runs of
-     * CR/LF that start right after an O are found with a carry through each run; o200k's, where a
-     * '/' (itself an O) may come between, one at a time. */
-    if (!o200k) {
-        unsigned carry = 0;
-        for (size_t w = 0; w < words; w++) {
-            uint64_t first = C[w] & ~TV_PREV(C, w) & TV_PREV(O, w);
-            uint64_t sum = C[w] + first, sum2 = sum + carry;
-            carry = (sum < C[w]) | (sum2 < sum);
-            T[w] = (sum2 ^ C[w]) & C[w];
+    uint64_t *st = ps->starts;
+    if (ps->pattern == TV_PAT_GPT2) {
+        tv_gpt2_starts(st, L, N, S, O, SP, words);
+        if (at_end && len >= 2 && tv_bit_get(S, len - 1) && tv_bit_get(S, len - 2)) tv_bit_clear(st, len - 1);
+        for (ptrdiff_t k = tv_bits_first(AP, 0, words); k >= 0; k = tv_bits_first(AP, k + 1, words)) {
+            tv_text t = {ps->p, 1, n, 1};
+            ptrdiff_t m = tv_bit_get(st, k) ? tv_contraction(&t, w0 + k, 0) : 0;
+            for (ptrdiff_t q = k + 1; q < k + m && q < len; q++) tv_bit_clear(st, q);
+            if (m && k + m < len) tv_bit_set(st, k + m);
         }
     } else {
-        uint64_t M[W] = {0}, FIRST[W] = {0};
+        /* T: what an O run's piece takes after it, CR/LF ([\r\n]*; o200k: [\r\n/]*).  The runs of
+         * CR/LF that start right after an O are found with a carry through each run; o200k's, where a
+         * '/' (itself an O) may come between, one at a time. */
+        if (!o200k) {
+            unsigned carry = 0;
+            for (size_t w = 0; w < words; w++) {
+                uint64_t first = C[w] & ~TV_PREV(C, w) & TV_PREV(O, w);
+                uint64_t sum = C[w] + first, sum2 = sum + carry;
+                carry = (sum < C[w]) | (sum2 < sum);
+                T[w] = (sum2 ^ C[w]) & C[w];
+            }
+        } else {
+            uint64_t M[W] = {0}, FIRST[W] = {0};
+            for (size_t w = 0; w < words; w++) {
+                M[w] = C[w] | SL[w];
+                FIRST[w] = C[w] & TV_PREV(O, w);
+            }
+            for (ptrdiff_t k = tv_bits_first(FIRST, 0, words); k >= 0; k = tv_bits_first(FIRST, k + 1, words)) {
+                if (tv_bit_get(T, k)) continue;
+                for (ptrdiff_t e = tv_bits_run(M, k), q = k; q < e; q++) tv_bit_set(T, q);
+            }
+        }
         for (size_t w = 0; w < words; w++) {
-            M[w] = C[w] | SL[w];
-            FIRST[w] = C[w] & TV_PREV(O, w);
+            S2[w] = S[w] & ~T[w];
+            CS[w] = C[w] & S2[w];
+            O[w] &= ~T[w]; /* (o200k: a '/' taken is not part of the O run after it) */
         }
-        for (ptrdiff_t k = tv_bits_first(FIRST, 0, words); k >= 0; k = tv_bits_first(FIRST, k + 1, words)) {
-            if (tv_bit_get(T, k)) continue;
-            for (ptrdiff_t e = tv_bits_run(M, k), q = k; q < e; q++) tv_bit_set(T, q);
+        for (size_t w = 0; w < words; w++) /* a prefix: white space but CR/LF, or an O that is a run of
+                                              its own, not after a space */
+            PF[w] = ((S[w] & ~C[w]) | (O[w] & ~TV_PREV(O, w) & ~TV_NEXT(O, w) & ~TV_PREV(SP, w))) & ~T[w];
+        for (size_t w = 0; w < words; w++) {
+            uint64_t ls = L[w] & ~TV_PREV(L, w), os = O[w] & ~TV_PREV(O, w), os_next = TV_NEXT(O, w) & ~O[w];
+            uint64_t s = (PF[w] & TV_NEXT(L, w)) | (ls & ~TV_PREV(PF, w));
+            s |= (os_next & SP[w]) | (os & ~TV_PREV(SP, w));
+            s |= ps->pattern == TV_PAT_QWEN2 ? N[w] : N[w] & ~TV_PREV(N, w);
+            uint64_t in_ws = S2[w] & TV_PREV(S2, w);  /* white space that is not its run's first byte */
+            s |= S2[w] & ~TV_PREV(S2, w);             /* a run's first byte */
+            s |= S2[w] & ~TV_NEXT(S2, w) & in_ws & ~C[w]; /* its last byte, when not CR/LF (the end of the
+                                                             text is taken out below) */
+            if (o200k) s |= L[w] & UP[w] & TV_PREV(L, w) & ~TV_PREV(UP, w); /* lower -> upper case */
+            s = (s & ~T[w]) | (TV_PREV(T, w) & ~T[w]); /* a piece starts after what an O run took */
+            X[w] = S2[w] & ~C[w] & TV_PREV(CS, w);   /* just after a CR/LF run: a start if the last one */
+            WS[w] = S2[w] & ~C[w];
+            N4[w] = N[w] & TV_PREV(N, w) & TV_PREV_BY(N, w, 2) & TV_PREV_BY(N, w, 3); /* 4th digit of a run on */
+            st[w] = s;
         }
-    }
-    for (size_t w = 0; w < words; w++) {
-        S2[w] = S[w] & ~T[w];
-        CS[w] = C[w] & S2[w];
-        O[w] &= ~T[w]; /* (o200k: a '/' taken is not part of the O run after it) */
-    }
-    for (size_t w = 0; w < words; w++) /* a prefix: white space but CR/LF, or an O that is a run of
-                                          its own, not after a space */
-        PF[w] = ((S[w] & ~C[w]) | (O[w] & ~TV_PREV(O, w) & ~TV_NEXT(O, w) & ~TV_PREV(SP, w))) & ~T[w];
-    uint64_t *st = ps->starts;
-    for (size_t w = 0; w < words; w++) {
-        uint64_t ls = L[w] & ~TV_PREV(L, w), os = O[w] & ~TV_PREV(O, w), os_next = TV_NEXT(O, w) & ~O[w];
-        uint64_t s = (PF[w] & TV_NEXT(L, w)) | (ls & ~TV_PREV(PF, w));
-        s |= (os_next & SP[w]) | (os & ~TV_PREV(SP, w));
-        s |= ps->pattern == TV_PAT_QWEN2 ? N[w] : N[w] & ~TV_PREV(N, w);
-        uint64_t in_ws = S2[w] & TV_PREV(S2, w);  /* white space that is not its run's first byte */
-        s |= S2[w] & ~TV_PREV(S2, w);             /* a run's first byte */
-        s |= S2[w] & ~TV_NEXT(S2, w) & in_ws & ~C[w]; /* its last byte, when not CR/LF (the end of the
-                                                         text is taken out below) */
-        if (o200k) s |= L[w] & UP[w] & TV_PREV(L, w) & ~TV_PREV(UP, w); /* lower -> upper case */
-        s = (s & ~T[w]) | (TV_PREV(T, w) & ~T[w]); /* a piece starts after what an O run took */
-        X[w] = S2[w] & ~C[w] & TV_PREV(CS, w);   /* just after a CR/LF run: a start if the last one */
-        WS[w] = S2[w] & ~C[w];
-        N4[w] = N[w] & TV_PREV(N, w) & TV_PREV_BY(N, w, 2) & TV_PREV_BY(N, w, 3); /* 4th digit of a run on */
-        st[w] = s;
-    }
-    st[0] |= 1; /* the window starts at a piece's start */
-    if (ps->pattern != TV_PAT_QWEN2) /* a run of more than three digits: every third one */
-        for (ptrdiff_t k = tv_bits_first(N4, 0, words); k >= 0; k = tv_bits_first(N4, k + 1, words))
-            if (tv_bit_get(st, k - 3)) tv_bit_set(st, k);
-    /* White space at the end of the text: \s+(?!\S) and \s++$ take its last byte too. */
-    if (at_end && len >= 2 && tv_bit_get(S2, len - 1) && tv_bit_get(S2, len - 2)) tv_bit_clear(st, len - 1);
-    /* After the last CR/LF of a run of white space (cl100k: not in the run that ends the text). */
-    for (ptrdiff_t k = tv_bits_first(X, 0, words); k >= 0; k = tv_bits_first(X, k + 1, words)) {
-        ptrdiff_t e = tv_bits_run(WS, k); /* (at most len: WS is 0 past the window) */
-        if (e < len && tv_bit_get(S2, e)) continue; /* another CR/LF follows in the run */
-        if (e == len && at_end && ps->pattern == TV_PAT_CL100K) continue;
-        tv_bit_set(st, k);
-    }
-    /* Contractions: an apostrophe that starts a piece and begins one ends that piece after it;
-     * o200k: one right after the letters of a word ends the word's piece after it (not after the
-     * letters of such a contraction: there a piece starts). */
-    ptrdiff_t after = -1; /* the end of the last contraction */
-    for (ptrdiff_t k = tv_bits_first(AP, 0, words); k >= 0; k = tv_bits_first(AP, k + 1, words)) {
-        if (o200k ? k == 0 || k == after || !tv_bit_get(L, k - 1) : !tv_bit_get(st, k)) continue;
-        tv_text t = {ps->p, 1, n, 1};
-        ptrdiff_t m = tv_contraction(&t, w0 + k, 1);
-        if (!m) continue;
-        for (ptrdiff_t q = o200k ? k : k + 1; q < k + m && q < len; q++) tv_bit_clear(st, q);
-        if (k + m < len) tv_bit_set(st, k + m);
-        after = k + m;
+        st[0] |= 1; /* the window starts at a piece's start */
+        if (ps->pattern != TV_PAT_QWEN2) /* a run of more than three digits: every third one */
+            for (ptrdiff_t k = tv_bits_first(N4, 0, words); k >= 0; k = tv_bits_first(N4, k + 1, words))
+                if (tv_bit_get(st, k - 3)) tv_bit_set(st, k);
+        /* White space at the end of the text: \s+(?!\S) and \s++$ take its last byte too. */
+        if (at_end && len >= 2 && tv_bit_get(S2, len - 1) && tv_bit_get(S2, len - 2)) tv_bit_clear(st, len - 1);
+        /* After the last CR/LF of a run of white space (cl100k: not in the run that ends the text). */
+        for (ptrdiff_t k = tv_bits_first(X, 0, words); k >= 0; k = tv_bits_first(X, k + 1, words)) {
+            ptrdiff_t e = tv_bits_run(WS, k); /* (at most len: WS is 0 past the window) */
+            if (e < len && tv_bit_get(S2, e)) continue; /* another CR/LF follows in the run */
+            if (e == len && at_end && ps->pattern == TV_PAT_CL100K) continue;
+            tv_bit_set(st, k);
+        }
+        /* Contractions: an apostrophe that starts a piece and begins one ends that piece after it;
+         * o200k: one right after the letters of a word ends the word's piece after it (not after the
+         * letters of such a contraction: there a piece starts). */
+        ptrdiff_t after = -1; /* the end of the last contraction */
+        for (ptrdiff_t k = tv_bits_first(AP, 0, words); k >= 0; k = tv_bits_first(AP, k + 1, words)) {
+            if (o200k ? k == 0 || k == after || !tv_bit_get(L, k - 1) : !tv_bit_get(st, k)) continue;
+            tv_text t = {ps->p, 1, n, 1};
+            ptrdiff_t m = tv_contraction(&t, w0 + k, 1);
+            if (!m) continue;
+            for (ptrdiff_t q = o200k ? k : k + 1; q < k + m && q < len; q++) tv_bit_clear(st, q);
+            if (k + m < len) tv_bit_set(st, k + m);
+            after = k + m;
+        }
     }
     for (size_t w = words; w <= TV_BITS_WORDS; w++) st[w] = 0;
     if (words && len % 64) st[words - 1] &= (1ULL << (len % 64)) - 1;
@@ -270,7 +296,8 @@ TV_INLINE ptrdiff_t tv_pieces_next(tv_pieces *ps, ptrdiff_t i) {
 }
 
 TV_INLINE int tv_pieces_covers(int pattern) {
-    return pattern == TV_PAT_CL100K || pattern == TV_PAT_LLAMA3 || pattern == TV_PAT_QWEN2 || pattern == TV_PAT_O200K;
+    return pattern == TV_PAT_GPT2 || pattern == TV_PAT_CL100K || pattern == TV_PAT_O200K || pattern == TV_PAT_LLAMA3 ||
+           pattern == TV_PAT_QWEN2;
 }
 #else
 /* Without SSE2: scan.h's scanner, one piece at a time. */
