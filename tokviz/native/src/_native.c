@@ -485,7 +485,7 @@ static inline uint64_t piece_hash(CacheUse use, const uint8_t *bytes, size_t len
     const Cache *cache = use.cache;
     if (!cache || len < 2 || len > cache->shape.max_key) return 0;
     uint64_t h = len <= 8 ? short_piece_hash(bytes_head(bytes, len), len) : hash_bytes(bytes, len) | 1;
-    __builtin_prefetch(&cache->slots[cache_slot_of(cache, h)]);
+    __builtin_prefetch(&cache->slots[h & (2 * cache->shape.entries - 1)]);
     return h; /* (never 0; the low bit only moves the lookup's first slot by one, rarely) */
 }
 
@@ -559,14 +559,14 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
     size_t len = (size_t)j;
     uint64_t word = short_ok && len >= 2 && len <= 8 ? ascii_word(text, 0, len, n) : 0;
     uint64_t h = word ? short_piece_hash(word, len) : piece_hash(cache, text, len);
-    if (word) __builtin_prefetch(&cache.cache->slots[cache_slot_of(cache.cache, h)]);
+    if (word) __builtin_prefetch(&cache.cache->slots[h & (2 * cache.cache->shape.entries - 1)]);
     while (i < n) {
         ptrdiff_t next = j < n ? NEXT_END(j) : n;
 #undef NEXT_END
         size_t next_len = (size_t)(next - j);
         uint64_t next_word = short_ok && next_len >= 2 && next_len <= 8 ? ascii_word(text, j, next_len, n) : 0;
         uint64_t h_next = next_word ? short_piece_hash(next_word, next_len) : piece_hash(cache, text + j, next_len);
-        if (next_word) __builtin_prefetch(&cache.cache->slots[cache_slot_of(cache.cache, h_next)]);
+        if (next_word) __builtin_prefetch(&cache.cache->slots[h_next & (2 * cache.cache->shape.entries - 1)]);
         size_t first = out->n, n_ids;
         const int32_t *hit;
         if (out_reserve(out, len, offsets)) return ENC_NOMEM; /* (never more tokens than bytes) */
@@ -1013,7 +1013,6 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
     b.cache.shared = threads > 1 && n > 1;
     Py_BEGIN_ALLOW_THREADS
     b.cache.cache = cache_take(&self->caches);
-    if (b.cache.cache && b.cache.shared) cache_grow_for_threads(b.cache.cache);
     Py_END_ALLOW_THREADS
     BatchJob job = {&b, (size_t)n, batch_encode, batch_result, sizeof(Scratch), batch_scratch_free};
     result = batch_run(&job, threads);

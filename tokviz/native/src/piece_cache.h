@@ -27,7 +27,6 @@
 #define CACHE_POOL 8   /* caches per encoder: a call uses whichever is free */
 #define CACHE_INLINE_KEY 16 /* keys up to this many bytes live in their slot */
 #define CACHE_INLINE_VALS 2 /* and up to this many values */
-#define CACHE_FIRST_ENTRIES 8192 /* a table starts this big (512 KB of slots) and doubles as it fills */
 
 static inline uint64_t tv_load64(const uint8_t *p) {
     uint64_t w;
@@ -119,8 +118,7 @@ typedef struct {
 typedef struct {
     _Alignas(64) pthread_mutex_t lock;
     CacheShape shape;
-    CacheSlot *slots; /* 2 * cap of them */
-    size_t cap;       /* the entries the table has room for now: it doubles up to shape.entries */
+    CacheSlot *slots; /* 2 * entries of them */
     uint8_t *keys;
     int32_t *vals;
     _Atomic size_t n_entries, keys_used, vals_used; /* (reserved: may run past the capacity) */
@@ -154,11 +152,7 @@ static void cache_release_tables(Cache *c) {
     c->vals = NULL;
 }
 
-static size_t cache_slots_bytes(size_t cap) { return 2 * cap * sizeof(CacheSlot); }
-
-/* The slot a lookup of hash h starts at (from the bits the tag is made of, so that a table can be
- * grown from the tags alone). */
-static inline size_t cache_slot_of(const Cache *c, uint64_t h) { return cache_tag(h) & (2 * c->cap - 1); }
+static size_t cache_slots_bytes(const CacheShape *s) { return 2 * s->entries * sizeof(CacheSlot); }
 
 /* The slot table: on huge pages where the system offers them (a lookup is a random access into
  * megabytes: with 4 KB pages most would also miss the TLB). */
@@ -175,53 +169,24 @@ static void *cache_table_alloc(size_t bytes) {
     return p;
 }
 
-/* The tables are allocated by the first call that uses the cache (most encoders use one): the slots
- * small (a small table stays in the CPU's caches), the arenas for the largest table (untouched
- * memory until used). */
+/* The tables are allocated by the first call that uses the cache (most encoders use one). */
 static int cache_alloc(Cache *c) {
     if (c->slots) return 0;
     const CacheShape *s = &c->shape;
-    c->cap = s->entries < CACHE_FIRST_ENTRIES ? s->entries : CACHE_FIRST_ENTRIES;
-    c->slots = cache_table_alloc(cache_slots_bytes(c->cap));
+    c->slots = cache_table_alloc(cache_slots_bytes(s));
     c->keys = malloc(s->entries * s->key_bytes + 1);
     c->vals = malloc((s->entries * s->vals + 1) * sizeof(int32_t));
     if (!c->slots || !c->keys || !c->vals) {
         cache_release_tables(c);
         return -1;
     }
-    memset(c->slots, 0, cache_slots_bytes(c->cap));
+    memset(c->slots, 0, cache_slots_bytes(s));
     return 0;
-}
-
-/* Double the table, moving every entry (only while no other thread uses the cache); false without
- * memory (the table stays as it was). */
-static int cache_grow(Cache *c) {
-    size_t cap = 2 * c->cap, mask = 2 * cap - 1;
-    CacheSlot *slots = cache_table_alloc(cache_slots_bytes(cap));
-    if (!slots) return 0;
-    memset(slots, 0, cache_slots_bytes(cap));
-    for (size_t k = 0; k < 2 * c->cap; k++) {
-        uint32_t t = atomic_load_explicit(&c->slots[k].tag, memory_order_relaxed);
-        if (t < 2) continue;
-        size_t d = t & mask;
-        while (atomic_load_explicit(&slots[d].tag, memory_order_relaxed)) d = (d + 1) & mask;
-        memcpy(&slots[d], &c->slots[k], sizeof(CacheSlot));
-    }
-    free(c->slots);
-    c->slots = slots;
-    c->cap = cap;
-    return 1;
-}
-
-/* Grow the table to its largest before threads share it (they cannot move it). */
-static void cache_grow_for_threads(Cache *c) {
-    while (c->cap < c->shape.entries && cache_grow(c)) {
-    }
 }
 
 /* Only while no other thread uses the cache. */
 static void cache_clear(Cache *c) {
-    memset(c->slots, 0, cache_slots_bytes(c->cap));
+    memset(c->slots, 0, cache_slots_bytes(&c->shape));
     atomic_store_explicit(&c->n_entries, 0, memory_order_relaxed);
     atomic_store_explicit(&c->keys_used, 0, memory_order_relaxed);
     atomic_store_explicit(&c->vals_used, 0, memory_order_relaxed);
@@ -238,9 +203,9 @@ static int cache_used_over(const Cache *c, size_t num) {
 
 /* The cached values of a key (count in *n_vals), or NULL. */
 static inline const int32_t *cache_get(const Cache *c, const void *key, size_t len, uint64_t h, size_t *n_vals) {
-    size_t mask = 2 * c->cap - 1;
+    size_t mask = 2 * c->shape.entries - 1;
     uint32_t tag = cache_tag(h);
-    for (size_t s = tag & mask;; s = (s + 1) & mask) {
+    for (size_t s = h & mask;; s = (s + 1) & mask) {
         const CacheSlot *slot = &c->slots[s];
         uint32_t t = atomic_load_explicit(&slot->tag, memory_order_acquire);
         if (!t) return NULL;
@@ -255,9 +220,9 @@ static inline const int32_t *cache_get(const Cache *c, const void *key, size_t l
 /* cache_get for a key of 2 .. 8 bytes given as a word: its bytes, little-endian, zero-padded (keys
  * that short are stored in their slot on zeroed bytes, so one comparison of words tells). */
 static inline const int32_t *cache_get_word(const Cache *c, uint64_t word, size_t len, uint64_t h, size_t *n_vals) {
-    size_t mask = 2 * c->cap - 1;
+    size_t mask = 2 * c->shape.entries - 1;
     uint32_t tag = cache_tag(h);
-    for (size_t s = tag & mask;; s = (s + 1) & mask) {
+    for (size_t s = h & mask;; s = (s + 1) & mask) {
         const CacheSlot *slot = &c->slots[s];
         uint32_t t = atomic_load_explicit(&slot->tag, memory_order_acquire);
         if (!t) return NULL;
@@ -273,14 +238,14 @@ static int cache_reserve(Cache *c, CacheBlock *b) {
     const CacheShape *s = &c->shape;
     size_t keys = CACHE_BLOCK * s->key_bytes, vals = CACHE_BLOCK * s->vals;
     memset(b, 0, sizeof(*b));
-    if (atomic_load_explicit(&c->n_entries, memory_order_relaxed) + CACHE_BLOCK > c->cap ||
+    if (atomic_load_explicit(&c->n_entries, memory_order_relaxed) + CACHE_BLOCK > s->entries ||
         atomic_load_explicit(&c->keys_used, memory_order_relaxed) + keys > s->entries * s->key_bytes ||
         atomic_load_explicit(&c->vals_used, memory_order_relaxed) + vals > s->entries * s->vals)
         return 0;
     size_t e = atomic_fetch_add_explicit(&c->n_entries, CACHE_BLOCK, memory_order_relaxed);
     size_t k = atomic_fetch_add_explicit(&c->keys_used, keys, memory_order_relaxed);
     size_t v = atomic_fetch_add_explicit(&c->vals_used, vals, memory_order_relaxed);
-    if (e + CACHE_BLOCK > c->cap || k + keys > s->entries * s->key_bytes || v + vals > s->entries * s->vals)
+    if (e + CACHE_BLOCK > s->entries || k + keys > s->entries * s->key_bytes || v + vals > s->entries * s->vals)
         return 0; /* (another thread took the last block) */
     *b = (CacheBlock){e, e + CACHE_BLOCK, k, k + keys, v, v + vals};
     return 1;
@@ -300,17 +265,14 @@ static void cache_put(Cache *c, CacheBlock *b, const void *key, size_t len, uint
     if (b->entry == b->entry_end || b->key + key_room > b->key_end || b->val + val_room > b->val_end) {
         if (!cache_reserve(c, b)) {
             if (shared) return;
-            /* Out of slots: a bigger table; at the largest (or out of room in the arenas), start
-             * again. */
-            int slots_full = atomic_load_explicit(&c->n_entries, memory_order_relaxed) + CACHE_BLOCK > c->cap;
-            if (!(slots_full && c->cap < c->shape.entries && cache_grow(c))) cache_clear(c);
+            cache_clear(c);
             if (!cache_reserve(c, b)) return;
         }
     }
     b->entry++;
-    size_t mask = 2 * c->cap - 1;
-    /* At most `cap` of the 2 * `cap` slots are ever claimed: a free one is found. */
-    for (size_t s = cache_tag(h) & mask;; s = (s + 1) & mask) {
+    size_t mask = 2 * c->shape.entries - 1;
+    /* At most `entries` of the 2 * `entries` slots are ever claimed: a free one is found. */
+    for (size_t s = h & mask;; s = (s + 1) & mask) {
         CacheSlot *slot = &c->slots[s];
         uint32_t expected = 0;
         if (atomic_load_explicit(&slot->tag, memory_order_relaxed) != 0 ||
@@ -384,9 +346,8 @@ static void cache_give(Cache *c) {
 }
 
 /* The bytes one cache's tables take once allocated. */
-static size_t cache_table_bytes(const Cache *c) {
-    const CacheShape *s = &c->shape;
-    return cache_slots_bytes(c->cap) + s->entries * (s->key_bytes + s->vals * sizeof(int32_t));
+static size_t cache_table_bytes(const CacheShape *s) {
+    return cache_slots_bytes(s) + s->entries * (s->key_bytes + s->vals * sizeof(int32_t));
 }
 
 /* How many of the pool's caches have tables, their bytes and the entries they hold, without
@@ -401,8 +362,8 @@ static void cache_pool_info(CachePool *p, size_t *caches, size_t *bytes, size_t 
         if (!allocated) continue;
         size_t used = atomic_load_explicit(&c->n_entries, memory_order_relaxed);
         *caches += 1;
-        *bytes += cache_table_bytes(c);
-        *entries += used < c->cap ? used : c->cap;
+        *bytes += cache_table_bytes(&c->shape);
+        *entries += used < c->shape.entries ? used : c->shape.entries;
     }
 }
 

@@ -1128,7 +1128,6 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
     b.cache.shared = threads > 1 && n > 1;
     Py_BEGIN_ALLOW_THREADS
     b.cache.cache = cache_take(&self->word_caches);
-    if (b.cache.cache && b.cache.shared) cache_grow_for_threads(b.cache.cache);
     Py_END_ALLOW_THREADS
     BatchJob job = {&b, (size_t)n, sp_batch_encode, sp_batch_result, sizeof(Scratch), sp_batch_scratch_free};
     result = batch_run(&job, threads);
