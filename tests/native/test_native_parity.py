@@ -200,3 +200,24 @@ def test_short_calls_take_one_cache_entry_per_new_piece():
     python = tokviz.load(default_tokenizer_path()).use_native(False)
     assert [python.encode(w).ids for w in words[::97]] == first[::97]
     enc.clear_cache()
+
+
+def test_cache_holds_long_pieces_of_many_tokens():
+    """Pieces of many tokens (as Chinese text makes: ~20 bytes, ~10 tokens each) fill the arenas of
+    keys and id lists, not only the slots: 90,000 of them in one call all stay cached (arenas sized
+    for 6 ids a piece emptied the cache on the way), and the ids are the Python pipeline's."""
+    import random
+
+    tok = load("demo")
+    enc = tok.native_encoder().encoder
+    rng = random.Random(3)
+    words = sorted({" " + "".join(rng.choices("qxzjkvwy", k=20)) for _ in range(90_000)})
+    text = "".join(words)
+    enc.clear_cache()
+    ids = tok.encode_ids(text)
+    assert len(ids) > 8 * len(words)
+    assert tok.native_cache_info()["entries"] >= len(words)
+    assert tok.encode_ids(text) == ids
+    python = tokviz.load(default_tokenizer_path()).use_native(False)
+    assert python.encode(text[:30_000]).ids == tok.encode_ids(text[:30_000])
+    enc.clear_cache()

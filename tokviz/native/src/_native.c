@@ -1326,7 +1326,7 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
     }
     for (size_t k = 0; k < self->n_ids; k++)
         if (!(self->id_objects[k] = PyLong_FromSize_t(k))) return -1;
-    cache_pool_init(&self->caches, (CacheShape){.entries = (size_t)1 << CACHE_BITS, .key_bytes = 24, .vals = 6,
+    cache_pool_init(&self->caches, (CacheShape){.entries = (size_t)1 << CACHE_BITS, .key_bytes = 48, .vals = 16,
                                                 .max_key = CACHE_MAX_KEY, .max_vals = CACHE_MAX_KEY});
     self->ready = 1;
     return 0;
