@@ -198,3 +198,22 @@ def test_sentencepiece_reader_survives_any_bytes():
         for _ in range(3):
             data[random.randrange(len(data))] = random.randrange(256)
         _native.sp_pieces(bytes(data), 0)
+
+
+def test_merge_lines_ok_agrees_with_the_python_checks():
+    """The C pre-check of "a b" merge lines accepts exactly the lists first_bad_merge_line's
+    Python checks accept."""
+    from tokviz.formats import _util
+
+    rng = random.Random(11)
+    vocab = {t: i for i, t in enumerate(["a", "b", "ab", "abc", "a\nb", "ä", "äb", " ", "x y", "\n"])}
+    parts = ["a", "b", "c", "ab", "ä", "", " ", "\n", "x"]
+    for _ in range(4000):
+        lines = [rng.choice(parts) + rng.choice([" ", "", "  "]) + rng.choice(parts) for _ in range(rng.randint(0, 4))]
+        fast = _native.merge_lines_ok(vocab, lines)
+        saved, _util._merge_lines_ok = _util._merge_lines_ok, None
+        try:
+            slow = _util.first_bad_merge_line(vocab, lines) is None
+        finally:
+            _util._merge_lines_ok = saved
+        assert fast == slow, lines

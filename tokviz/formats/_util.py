@@ -12,6 +12,11 @@ from ..core.limits import check_fits_in_memory
 from ..errors import TokvizError
 from .serde_float import serde_f64
 
+try:  # first_bad_merge_line's checks in C, when the extension is built
+    from .._native import merge_lines_ok as _merge_lines_ok
+except ImportError:
+    _merge_lines_ok = None
+
 # Refuse absurd files before reading them into memory (a vocabulary file is at most tens of MB).
 MAX_TOKENIZER_FILE = 1 << 30
 # Parsed, a tokenizer file takes several times its size in memory (JSON objects, dicts, tables).
@@ -184,6 +189,8 @@ def stem(path: Path) -> str:
 def first_bad_merge_line(vocab: dict[str, int], lines: list[str]) -> tuple[int, str] | None:
     """Check "a b" merge lines in bulk: (index, reason) of the first line that is not exactly two
     non-empty tokens whose concatenation is in the vocabulary, or None when all are fine."""
+    if _merge_lines_ok is not None and type(vocab) is dict and type(lines) is list and _merge_lines_ok(vocab, lines):
+        return None  # (the same checks in one C loop; a file that fails them is looked at below)
     if lines and set(map(str.count, lines, repeat(" "))) != {1}:
         i = next(i for i, line in enumerate(lines) if line.count(" ") != 1)
         return i, f"expected two tokens separated by one space, got {lines[i][:60]!r}"

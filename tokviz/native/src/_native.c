@@ -1454,7 +1454,46 @@ static PyObject *mod_surrogate_at(PyObject *mod, PyObject *arg) {
     return PyLong_FromLong(-1);
 }
 
+/* Whether every "a b" merge line is two non-empty tokens joined by one space whose concatenation
+ * is a key of vocab (a dict): formats/_util.first_bad_merge_line's checks in one C loop.  False
+ * when any line fails (the caller then finds which, and why, in Python). */
+static PyObject *mod_merge_lines_ok(PyObject *mod, PyObject *args) {
+    PyObject *vocab, *lines, *space = NULL, *empty = NULL;
+    if (!PyArg_ParseTuple(args, "O!O!:merge_lines_ok", &PyDict_Type, &vocab, &PyList_Type, &lines)) return NULL;
+    if (!(space = PyUnicode_FromString(" ")) || !(empty = PyUnicode_FromString(""))) goto fail;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lines); i++) {
+        PyObject *line = PyList_GET_ITEM(lines, i);
+        if (!PyUnicode_Check(line)) goto no;
+        Py_ssize_t n = PyUnicode_GET_LENGTH(line);
+        if (n < 3 || PyUnicode_READ_CHAR(line, 0) == ' ' || PyUnicode_READ_CHAR(line, n - 1) == ' ') goto no;
+        Py_ssize_t count = PyUnicode_Count(line, space, 0, n);
+        if (count != 1) {
+            if (count < 0) goto fail;
+            goto no;
+        }
+        PyObject *merged = PyUnicode_Replace(line, space, empty, 1);
+        if (!merged) goto fail;
+        int found = PyDict_Contains(vocab, merged);
+        Py_DECREF(merged);
+        if (found < 0) goto fail;
+        if (!found) goto no;
+    }
+    Py_DECREF(space);
+    Py_DECREF(empty);
+    Py_RETURN_TRUE;
+no:
+    Py_DECREF(space);
+    Py_DECREF(empty);
+    Py_RETURN_FALSE;
+fail:
+    Py_XDECREF(space);
+    Py_XDECREF(empty);
+    return NULL;
+}
+
 static PyMethodDef module_methods[] = {
+    {"merge_lines_ok", mod_merge_lines_ok, METH_VARARGS,
+     "merge_lines_ok(vocab, lines) -> bool: every 'a b' line joins two non-empty tokens into a vocabulary key"},
     {"pieces", mod_pieces, METH_VARARGS, "pieces(pattern_id, text) -> [(start, end)]"},
     {"surrogate_at", mod_surrogate_at, METH_O, "surrogate_at(text) -> index of the first lone surrogate, or -1"},
     {"byte_level_tables", tv_byte_level_tables, METH_VARARGS,
