@@ -29,6 +29,7 @@
 #include "scan_bits.h"
 #include "sp_pieces.h"
 #include "bytelevel_tables.h"
+#include "text_checks.h"
 #include "models.h"
 #include "batch.h"
 #include "piece_cache.h"
@@ -485,7 +486,7 @@ static inline uint64_t piece_hash(CacheUse use, const uint8_t *bytes, size_t len
     const Cache *cache = use.cache;
     if (!cache || len < 2 || len > cache->shape.max_key) return 0;
     uint64_t h = len <= 8 ? short_piece_hash(bytes_head(bytes, len), len) : hash_bytes(bytes, len) | 1;
-    __builtin_prefetch(&cache->slots[h & (2 * cache->shape.entries - 1)]);
+    cache_prefetch(cache, h);
     return h; /* (never 0; the low bit only moves the lookup's first slot by one, rarely) */
 }
 
@@ -559,14 +560,14 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
     size_t len = (size_t)j;
     uint64_t word = short_ok && len >= 2 && len <= 8 ? ascii_word(text, 0, len, n) : 0;
     uint64_t h = word ? short_piece_hash(word, len) : piece_hash(cache, text, len);
-    if (word) __builtin_prefetch(&cache.cache->slots[h & (2 * cache.cache->shape.entries - 1)]);
+    if (word) cache_prefetch(cache.cache, h);
     while (i < n) {
         ptrdiff_t next = j < n ? NEXT_END(j) : n;
 #undef NEXT_END
         size_t next_len = (size_t)(next - j);
         uint64_t next_word = short_ok && next_len >= 2 && next_len <= 8 ? ascii_word(text, j, next_len, n) : 0;
         uint64_t h_next = next_word ? short_piece_hash(next_word, next_len) : piece_hash(cache, text + j, next_len);
-        if (next_word) __builtin_prefetch(&cache.cache->slots[h_next & (2 * cache.cache->shape.entries - 1)]);
+        if (next_word) cache_prefetch(cache.cache, h_next);
         size_t first = out->n, n_ids;
         const int32_t *hit;
         if (out_reserve(out, len, offsets)) return ENC_NOMEM; /* (never more tokens than bytes) */
@@ -1422,80 +1423,11 @@ static PyObject *mod_quick_check(PyObject *mod, PyObject *args) {
     return PyBool_FromLong(ok);
 }
 
-/* The index of the first lone surrogate (U+D800..U+DFFF) of a str, or -1: a text without one can be
- * encoded as UTF-8.  (Only strings of 2 or 4 bytes a character can hold one.) */
-static PyObject *mod_surrogate_at(PyObject *mod, PyObject *arg) {
-    if (!PyUnicode_Check(arg)) {
-        PyErr_Format(PyExc_TypeError, "expected str, got %.80s", Py_TYPE(arg)->tp_name);
-        return NULL;
-    }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(arg), i = 0;
-    int kind = PyUnicode_KIND(arg);
-    const void *data = PyUnicode_DATA(arg);
-    if (kind == PyUnicode_2BYTE_KIND) {
-        const uint16_t *p = data;
-        for (; i + 16 <= n; i += 16) { /* (a loop the compiler turns into vector code) */
-            unsigned any = 0;
-            for (int k = 0; k < 16; k++) any |= (p[i + k] & 0xF800) == 0xD800;
-            if (any) break;
-        }
-        for (; i < n; i++)
-            if ((p[i] & 0xF800) == 0xD800) return PyLong_FromSsize_t(i);
-    } else if (kind == PyUnicode_4BYTE_KIND) {
-        const uint32_t *p = data;
-        for (; i + 16 <= n; i += 16) {
-            unsigned any = 0;
-            for (int k = 0; k < 16; k++) any |= (p[i + k] & 0xFFFFF800u) == 0xD800;
-            if (any) break;
-        }
-        for (; i < n; i++)
-            if ((p[i] & 0xFFFFF800u) == 0xD800) return PyLong_FromSsize_t(i);
-    }
-    return PyLong_FromLong(-1);
-}
-
-/* Whether every "a b" merge line is two non-empty tokens joined by one space whose concatenation
- * is a key of vocab (a dict): formats/_util.first_bad_merge_line's checks in one C loop.  False
- * when any line fails (the caller then finds which, and why, in Python). */
-static PyObject *mod_merge_lines_ok(PyObject *mod, PyObject *args) {
-    PyObject *vocab, *lines, *space = NULL, *empty = NULL;
-    if (!PyArg_ParseTuple(args, "O!O!:merge_lines_ok", &PyDict_Type, &vocab, &PyList_Type, &lines)) return NULL;
-    if (!(space = PyUnicode_FromString(" ")) || !(empty = PyUnicode_FromString(""))) goto fail;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(lines); i++) {
-        PyObject *line = PyList_GET_ITEM(lines, i);
-        if (!PyUnicode_Check(line)) goto no;
-        Py_ssize_t n = PyUnicode_GET_LENGTH(line);
-        if (n < 3 || PyUnicode_READ_CHAR(line, 0) == ' ' || PyUnicode_READ_CHAR(line, n - 1) == ' ') goto no;
-        Py_ssize_t count = PyUnicode_Count(line, space, 0, n);
-        if (count != 1) {
-            if (count < 0) goto fail;
-            goto no;
-        }
-        PyObject *merged = PyUnicode_Replace(line, space, empty, 1);
-        if (!merged) goto fail;
-        int found = PyDict_Contains(vocab, merged);
-        Py_DECREF(merged);
-        if (found < 0) goto fail;
-        if (!found) goto no;
-    }
-    Py_DECREF(space);
-    Py_DECREF(empty);
-    Py_RETURN_TRUE;
-no:
-    Py_DECREF(space);
-    Py_DECREF(empty);
-    Py_RETURN_FALSE;
-fail:
-    Py_XDECREF(space);
-    Py_XDECREF(empty);
-    return NULL;
-}
-
 static PyMethodDef module_methods[] = {
-    {"merge_lines_ok", mod_merge_lines_ok, METH_VARARGS,
+    {"merge_lines_ok", tv_merge_lines_ok, METH_VARARGS,
      "merge_lines_ok(vocab, lines) -> bool: every 'a b' line joins two non-empty tokens into a vocabulary key"},
     {"pieces", mod_pieces, METH_VARARGS, "pieces(pattern_id, text) -> [(start, end)]"},
-    {"surrogate_at", mod_surrogate_at, METH_O, "surrogate_at(text) -> index of the first lone surrogate, or -1"},
+    {"surrogate_at", tv_surrogate_at, METH_O, "surrogate_at(text) -> index of the first lone surrogate, or -1"},
     {"byte_level_tables", tv_byte_level_tables, METH_VARARGS,
      "byte_level_tables(vocab, merges, by_line) -> (tokens, quads) or None: an Encoder's input from a BPE model"},
     {"tiktoken_table", tv_tiktoken_table, METH_O,

@@ -201,36 +201,48 @@ static int cache_used_over(const Cache *c, size_t num) {
            atomic_load_explicit(&c->vals_used, memory_order_relaxed) > s->entries * s->vals / 4 * num;
 }
 
-/* The cached values of a key (count in *n_vals), or NULL. */
-static inline const int32_t *cache_get(const Cache *c, const void *key, size_t len, uint64_t h, size_t *n_vals) {
+/* The slot a lookup of hash h starts at. */
+static inline size_t cache_slot_of(const Cache *c, uint64_t h) { return h & (2 * c->shape.entries - 1); }
+
+/* Request the cache line a lookup of hash h starts at. */
+static inline void cache_prefetch(const Cache *c, uint64_t h) { __builtin_prefetch(&c->slots[cache_slot_of(c, h)]); }
+
+/* The published slot of a key, or NULL: the key given by its bytes, or (`by_word`, a constant in
+ * each caller) a key of 2 .. 8 bytes by its word: its bytes, little-endian, zero-padded (keys that
+ * short are stored in their slot on zeroed bytes, so one comparison of words tells). */
+static inline __attribute__((always_inline)) const CacheSlot *cache_find(const Cache *c, const void *key, uint64_t word,
+                                                                       size_t len, uint64_t h, int by_word) {
     size_t mask = 2 * c->shape.entries - 1;
     uint32_t tag = cache_tag(h);
     for (size_t s = h & mask;; s = (s + 1) & mask) {
         const CacheSlot *slot = &c->slots[s];
         uint32_t t = atomic_load_explicit(&slot->tag, memory_order_acquire);
         if (!t) return NULL;
+        if (by_word) {
+            if ((t == tag) & (slot->key_len == len) & (tv_load64(slot->key.bytes) == word)) return slot;
+            continue;
+        }
         if (t != tag || slot->key_len != len) continue; /* another key (or one being written) */
         const uint8_t *k = len <= CACHE_INLINE_KEY ? slot->key.bytes : c->keys + slot->key.off;
-        if (!bytes_equal(k, key, len)) continue;
-        *n_vals = slot->n_vals;
-        return slot->n_vals <= CACHE_INLINE_VALS ? slot->vals.inl : c->vals + slot->vals.off;
+        if (bytes_equal(k, key, len)) return slot;
     }
 }
 
-/* cache_get for a key of 2 .. 8 bytes given as a word: its bytes, little-endian, zero-padded (keys
- * that short are stored in their slot on zeroed bytes, so one comparison of words tells). */
+/* The values of a found slot (count in *n_vals), or NULL for no slot. */
+static inline const int32_t *cache_vals(const Cache *c, const CacheSlot *slot, size_t *n_vals) {
+    if (!slot) return NULL;
+    *n_vals = slot->n_vals;
+    return slot->n_vals <= CACHE_INLINE_VALS ? slot->vals.inl : c->vals + slot->vals.off;
+}
+
+/* The cached values of a key (count in *n_vals), or NULL. */
+static inline const int32_t *cache_get(const Cache *c, const void *key, size_t len, uint64_t h, size_t *n_vals) {
+    return cache_vals(c, cache_find(c, key, 0, len, h, 0), n_vals);
+}
+
+/* cache_get for a key of 2 .. 8 bytes given as its word (see cache_find). */
 static inline const int32_t *cache_get_word(const Cache *c, uint64_t word, size_t len, uint64_t h, size_t *n_vals) {
-    size_t mask = 2 * c->shape.entries - 1;
-    uint32_t tag = cache_tag(h);
-    for (size_t s = h & mask;; s = (s + 1) & mask) {
-        const CacheSlot *slot = &c->slots[s];
-        uint32_t t = atomic_load_explicit(&slot->tag, memory_order_acquire);
-        if (!t) return NULL;
-        if ((t == tag) & (slot->key_len == len) & (tv_load64(slot->key.bytes) == word)) {
-            *n_vals = slot->n_vals;
-            return slot->n_vals <= CACHE_INLINE_VALS ? slot->vals.inl : c->vals + slot->vals.off;
-        }
-    }
+    return cache_vals(c, cache_find(c, NULL, word, len, h, 1), n_vals);
 }
 
 /* Reserve the next block of the cache for a thread; false when the cache is full. */
@@ -272,7 +284,7 @@ static void cache_put(Cache *c, CacheBlock *b, const void *key, size_t len, uint
     b->entry++;
     size_t mask = 2 * c->shape.entries - 1;
     /* At most `entries` of the 2 * `entries` slots are ever claimed: a free one is found. */
-    for (size_t s = h & mask;; s = (s + 1) & mask) {
+    for (size_t s = cache_slot_of(c, h);; s = (s + 1) & mask) {
         CacheSlot *slot = &c->slots[s];
         uint32_t expected = 0;
         if (atomic_load_explicit(&slot->tag, memory_order_relaxed) != 0 ||

@@ -72,10 +72,10 @@ TV_INLINE tv_class16 tv_classify16(__m128i v) {
                         (unsigned)_mm_movemask_epi8(u), (unsigned)_mm_movemask_epi8(sl)};
 }
 
-/* Bit k of the result: bit k - 1 of the bit string x (word w), i.e. "the byte before is in x". */
-#define TV_PREV(x, w) (((x)[w] << 1) | ((w) ? (x)[(w) - 1] >> 63 : 0))
-/* Bit k of the result: bit k - d of x (0 < d < 64). */
+/* Bit k of the result: bit k - d of the bit string x (word w; 0 < d < 64). */
 #define TV_PREV_BY(x, w, d) (((x)[w] << (d)) | ((w) ? (x)[(w) - 1] >> (64 - (d)) : 0))
+/* "The byte before is in x". */
+#define TV_PREV(x, w) TV_PREV_BY(x, w, 1)
 /* Bit k of the result: bit k + 1 of x, "the byte after is in x" (x has a zero word at the end). */
 #define TV_NEXT(x, w) (((x)[w] >> 1) | ((x)[(w) + 1] << 63))
 
