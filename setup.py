@@ -83,10 +83,10 @@ def native_module(name: str, sources: list[str], depends: list[str] = ()) -> Ext
 
 modules = [
     # encoders: byte-level BPE (with the pre-tokenizer scanners), WordPiece, HF Unigram, .model reading
-    native_module("_native", ["_native.c", "sp_pieces.c", "models.c", "bert_pre.c", "bytelevel_tables.c", "text_checks.c"],
+    native_module("_native", ["_native.c", "sp_pieces.c", "models.c", "bert_pre.c", "bytelevel_tables.c", "text_checks.c", "char_atoms.c"],
                   ["scan.h", "scan_bits.h", "text_checks.h", "unicode_tables.h", "nfc_tables.h", "sp_pieces.h", "bytelevel_tables.h",
                    "models.h", "models_common.h",
-                   "bert_pre.h", "bert_tables.h", "piece_cache.h", "batch.h"]),
+                   "bert_pre.h", "bert_tables.h", "piece_cache.h", "batch.h", "char_atoms.h"]),
     # the Unigram trainer's core: seeds, EM over the lattices, pruning (tokviz/train/unigram.py)
     native_module("_unigramtrain", ["unigram_train.c"]),
     # BPE training core: piece counting on threads, incremental merge learning

@@ -33,6 +33,7 @@
 #include "models.h"
 #include "batch.h"
 #include "piece_cache.h"
+#include "char_atoms.h"
 
 #define NO_RANK INT32_MAX
 #ifndef SHORT_PIECE
@@ -135,6 +136,7 @@ typedef struct {
     Bloom pair_filter;  /* of pmap (empty while it is built) */
     Bloom token_filter; /* of bmap, for whole-piece lookups */
     CachePool caches; /* piece bytes -> ids */
+    tv_atoms atoms;   /* characters merges may start from whole (char_atoms.h) */
     struct {
         PyObject *stops; /* a tuple of str (immutable: its check never goes stale) */
         int form;
@@ -300,12 +302,10 @@ static int scratch_reserve_bytes(Scratch *s, size_t n) {
     return 0;
 }
 
-/* Merge the n byte symbols in s->sym; returns the number of tokens left in s->sym.  rank[k] is the
- * rank of the pair (sym[k], sym[k + 1]); the token a merge makes is only looked up for the merge
- * that is made. */
-static size_t merge_short(const Encoder *e, Scratch *s, const uint8_t *bytes, size_t n) {
-    int32_t *sym = s->sym, *rank = s->rank;
-    for (size_t k = 0; k + 1 < n; k++) rank[k] = e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
+/* Merge the n symbols sym[0 .. n), where rank[k] is the rank of the pair (sym[k], sym[k + 1]), by
+ * rescanning the ranks for the lowest; returns the number of tokens left in sym.  The token a merge
+ * makes is only looked up for the merge that is made. */
+static size_t merge_ranked(const Encoder *e, int32_t *sym, int32_t *rank, size_t n) {
     while (n > 1) {
         size_t best = 0;
         int32_t best_rank = NO_RANK;
@@ -330,9 +330,16 @@ static size_t merge_short(const Encoder *e, Scratch *s, const uint8_t *bytes, si
     return n;
 }
 
-/* The same merges with a heap of candidate pairs and a linked list: O(n log n). */
-static size_t merge_long(const Encoder *e, Scratch *s, const uint8_t *bytes, size_t n) {
-    int32_t *sym = s->sym, *next = s->next, *prev = s->prev;
+/* Merge the n byte symbols of `bytes` in s->sym (their first ranks from the table of byte pairs). */
+static size_t merge_short(const Encoder *e, Scratch *s, const uint8_t *bytes, size_t n) {
+    for (size_t k = 0; k + 1 < n; k++) s->rank[k] = e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
+    return merge_ranked(e, s->sym, s->rank, n);
+}
+
+/* The same merges of sym[0 .. n) with a heap of candidate pairs and a linked list: O(n log n).  The
+ * symbols are the bytes of `bytes`, or any tokens when bytes is NULL. */
+static size_t merge_long(const Encoder *e, Scratch *s, int32_t *sym, const uint8_t *bytes, size_t n) {
+    int32_t *next = s->next, *prev = s->prev;
     HeapItem *heap = s->heap;
     size_t hn = 0;
     for (size_t k = 0; k < n; k++) {
@@ -340,7 +347,7 @@ static size_t merge_long(const Encoder *e, Scratch *s, const uint8_t *bytes, siz
         prev[k] = (int32_t)k - 1;
     }
     for (size_t k = 0; k + 1 < n; k++) {
-        int32_t r = e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
+        int32_t r = bytes ? e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]] : pair_rank(e, sym[k], sym[k + 1]);
         if (r != NO_RANK) heap_push(heap, &hn, heap_item(r, (int32_t)k, sym[k], sym[k + 1]));
     }
     /* Each merge removes a symbol and pushes at most two items: the heap never exceeds 2n. */
@@ -370,6 +377,54 @@ static size_t merge_long(const Encoder *e, Scratch *s, const uint8_t *bytes, siz
     for (size_t k = 0; k < n; k++)
         if (sym[k] >= 0) sym[m++] = sym[k];
     return m;
+}
+
+/* Merge any n symbols sym[0 .. n) (their first ranks looked up); returns the tokens left. */
+static size_t merge_symbols(const Encoder *e, Scratch *s, int32_t *sym, size_t n) {
+    if (n < 2) return n;
+    if (n > SHORT_PIECE) return merge_long(e, s, sym, NULL, n);
+    for (size_t k = 0; k + 1 < n; k++) s->rank[k] = pair_rank(e, sym[k], sym[k + 1]);
+    return merge_ranked(e, sym, s->rank, n);
+}
+
+/* Merge the piece b[0 .. n) (UTF-8, with characters other than ASCII) starting from its atoms
+ * (char_atoms.h): each character that may enter whole is one symbol, the others are their bytes,
+ * and the piece is cut between two atoms no token holds side by side, each part merged alone.
+ * The tokens are left in s->sym; returns their number, or 0 when the piece has no atom (the
+ * bytes are then in s->sym, to be merged as usual).  *apart is set when the piece was cut. */
+static size_t merge_atoms(const Encoder *e, Scratch *s, const uint8_t *b, size_t n, int *apart) {
+    const tv_atoms *atoms = &e->atoms;
+    int32_t *sym = s->sym;
+    size_t out = 0, part = 0; /* the part being gathered starts at sym[part] */
+    int found = 0;
+    uint32_t prev = 0; /* the code point of the atom just before, 0 after anything else */
+    for (size_t i = 0; i < n;) {
+        uint8_t c = b[i];
+        size_t len = c < 0xE0 ? 2 : 3;
+        int32_t id = -1;
+        uint32_t cp = 0;
+        if (c >= 0xC2 && c < 0xF0 && i + len <= n && (b[i + 1] & 0xC0) == 0x80 && (len == 2 || (b[i + 2] & 0xC0) == 0x80)) {
+            cp = len == 2 ? (c & 0x1Fu) << 6 | (b[i + 1] & 0x3Fu) : (c & 0x0Fu) << 12 | (b[i + 1] & 0x3Fu) << 6 | (b[i + 2] & 0x3Fu);
+            id = tv_atom_at(atoms, b, n, i, len, cp);
+        }
+        if (id < 0) {
+            sym[out++] = e->byte_id[c];
+            i++;
+            prev = 0;
+            continue;
+        }
+        if (prev && !tv_atoms_may_join(atoms, prev, cp)) {
+            out = part + merge_symbols(e, s, sym + part, out - part);
+            part = out;
+            *apart = 1;
+        }
+        sym[out++] = id;
+        prev = cp;
+        found = 1;
+        i += len;
+    }
+    if (!found) return 0;
+    return part + merge_symbols(e, s, sym + part, out - part);
 }
 
 /* ---- encoding a text ------------------------------------------------------------------------ */
@@ -500,20 +555,26 @@ static inline uint64_t ascii_word(const uint8_t *text, ptrdiff_t i, size_t len, 
  * a piece that is a token is that token; else its bytes are merged.  The result is cached (h: the
  * piece's piece_hash, 0 for none). */
 static int encode_new_piece(const Encoder *e, CacheUse use, Scratch *s, const uint8_t *bytes, size_t len, uint64_t h,
-                            Out *out) {
+                            int ascii, Out *out) {
+    if (scratch_reserve(s, len)) return ENC_NOMEM;
+    int apart = 0;
+    size_t m = !ascii && e->atoms.index ? merge_atoms(e, s, bytes, len, &apart) : 0;
+    /* A piece merged into one token, or with two characters no token holds side by side, is no
+     * other token: the lookup is only made for the others. */
     int32_t whole = -1;
-    if (e->ignore_merges && may_be_token(e, bytes, len)) {
+    if (e->ignore_merges && m != 1 && !apart && may_be_token(e, bytes, len)) {
         uint64_t th = hash_bytes(bytes, len);
         /* Short pieces are mostly tokens (words of alphabetic text): the filter would only cost them. */
         if (len <= 8 || bloom_may_have(&e->token_filter, th)) whole = bytes_lookup_hashed(e, bytes, len, th);
     }
-    size_t m = 1;
     if (whole >= 0) {
         out->ids[out->n] = whole;
+        m = 1;
     } else {
-        if (scratch_reserve(s, len)) return ENC_NOMEM;
-        for (size_t k = 0; k < len; k++) s->sym[k] = e->byte_id[bytes[k]];
-        m = len <= SHORT_PIECE ? merge_short(e, s, bytes, len) : merge_long(e, s, bytes, len);
+        if (!m) {
+            for (size_t k = 0; k < len; k++) s->sym[k] = e->byte_id[bytes[k]];
+            m = len <= SHORT_PIECE ? merge_short(e, s, bytes, len) : merge_long(e, s, s->sym, bytes, len);
+        }
         memcpy(out->ids + out->n, s->sym, m * sizeof(int32_t));
     }
     if (h) cache_put(use.cache, &s->block, bytes, len, h, out->ids + out->n, m, use.shared);
@@ -578,7 +639,7 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
             copy_ids(out->ids + out->n, hit, n_ids);
             out->n += n_ids;
         } else {
-            int rc = encode_new_piece(e, cache, s, text + i, len, h, out);
+            int rc = encode_new_piece(e, cache, s, text + i, len, h, 1, out);
             if (rc != ENC_OK) return rc;
         }
         if (offsets) piece_offsets(e, s, out, first, i, 1);
@@ -621,7 +682,7 @@ static int encode_text(Encoder *e, const tv_text *t, CacheUse cache, Scratch *s,
         } else if (h && (hit = cache_get(cache.cache, s->bytes, len, h, &n_ids))) {
             copy_ids(out->ids + out->n, hit, n_ids);
             out->n += n_ids;
-        } else if ((rc = encode_new_piece(e, cache, s, s->bytes, len, h, out)) != ENC_OK) {
+        } else if ((rc = encode_new_piece(e, cache, s, s->bytes, len, h, len == (size_t)(j - i), out)) != ENC_OK) {
             return rc;
         }
         if (offsets) piece_offsets(e, s, out, first, i, 0);
@@ -1086,6 +1147,7 @@ static void Encoder_dealloc(Encoder *self) {
     free(self->token_filter.words);
     free(self->long_firsts);
     cache_pool_free(&self->caches);
+    tv_atoms_free(&self->atoms);
     for (int k = 0; k < self->n_checks; k++) {
         text_check_free(self->checks[k].check);
         free(self->checks[k].check);
@@ -1155,6 +1217,33 @@ static int pmap_build(Encoder *self, const int32_t *m, size_t count) {
         pair_insert(self, m[4 * k], m[4 * k + 1], r);
     }
     return 0;
+}
+
+static int32_t atom_pair_rank(const void *ctx, int32_t left, int32_t right) {
+    int32_t r = pair_rank(ctx, left, right);
+    return r == NO_RANK ? -1 : r;
+}
+
+/* The encoder's atoms (char_atoms.h), from its tokens and pair table.  -1: out of memory. */
+static int build_atoms(Encoder *self) {
+    int32_t *merges = malloc((self->n_pairs ? self->n_pairs : 1) * 3 * sizeof(int32_t));
+    if (!merges) return -1;
+    size_t n = 0;
+    uint64_t id_mask = (1ULL << self->id_bits) - 1, rank_mask = (1ULL << self->rank_bits) - 1;
+    for (size_t k = 0; k <= self->pmap_mask; k++) {
+        uint64_t v = self->pmap[k];
+        if (v == PAIR_EMPTY) continue;
+        uint64_t key = v >> self->rank_bits;
+        merges[3 * n] = (int32_t)(key >> self->id_bits);
+        merges[3 * n + 1] = (int32_t)(key & id_mask);
+        merges[3 * n + 2] = (int32_t)(v & rank_mask);
+        n++;
+    }
+    tv_atom_source src = {self->blob, self->tok_off, self->tok_len, self->n_ids, self->byte_id, self->merged_of,
+                          merges, n, atom_pair_rank, self};
+    int rc = tv_atoms_build(&self->atoms, &src);
+    free(merges);
+    return rc;
 }
 
 static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
@@ -1320,6 +1409,10 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
     }
     for (int b1 = 0; b1 < 256; b1++)
         for (int b2 = 0; b2 < 256; b2++) self->byte_pairs[b1 << 8 | b2] = pair_rank(self, self->byte_id[b1], self->byte_id[b2]);
+    if (build_atoms(self)) {
+        PyErr_NoMemory();
+        return -1;
+    }
     self->id_objects = calloc(self->n_ids + 1, sizeof(PyObject *));
     if (!self->id_objects) {
         PyErr_NoMemory();
@@ -1356,8 +1449,11 @@ static PyObject *Encoder_cache_info(Encoder *self, PyObject *unused) {
 static PyObject *Encoder_get_pattern(Encoder *self, void *closure) { return PyLong_FromLong(self->pattern); }
 static PyObject *Encoder_get_pairs(Encoder *self, void *closure) { return PyLong_FromSize_t(self->n_pairs); }
 
+static PyObject *Encoder_get_atoms(Encoder *self, void *closure) { return PyLong_FromSize_t(self->atoms.n_atoms); }
+
 static PyGetSetDef Encoder_getset[] = {
     {"pattern", (getter)Encoder_get_pattern, NULL, "id of the native pre-tokenizer (0: none)", NULL},
+    {"atom_count", (getter)Encoder_get_atoms, NULL, "number of characters merges may start from whole", NULL},
     {"pair_count", (getter)Encoder_get_pairs, NULL, "number of mergeable pairs", NULL},
     {NULL},
 };
