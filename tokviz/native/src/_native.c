@@ -391,36 +391,40 @@ static size_t merge_symbols(const Encoder *e, Scratch *s, int32_t *sym, size_t n
  * (char_atoms.h): each character that may enter whole is one symbol, the others are their bytes,
  * and the piece is cut between two atoms no token holds side by side, each part merged alone.
  * The tokens are left in s->sym; returns their number, or 0 when the piece has no atom (the
- * bytes are then in s->sym, to be merged as usual).  *apart is set when the piece was cut. */
-static size_t merge_atoms(const Encoder *e, Scratch *s, const uint8_t *b, size_t n, int *apart) {
+ * bytes are then in s->sym, to be merged as usual).  *not_token is set when the piece holds two
+ * characters no token holds side by side (it is then no token itself). */
+static size_t merge_atoms(const Encoder *e, Scratch *s, const uint8_t *b, size_t n, int *not_token) {
     const tv_atoms *atoms = &e->atoms;
     int32_t *sym = s->sym;
     size_t out = 0, part = 0; /* the part being gathered starts at sym[part] */
-    int found = 0;
-    uint32_t prev = 0; /* the code point of the atom just before, 0 after anything else */
+    int found = 0, prev_atom = 0;
+    uint32_t prev = 0; /* the code point of the character just before when it has 2-3 bytes, else 0 */
     for (size_t i = 0; i < n;) {
         uint8_t c = b[i];
         size_t len = c < 0xE0 ? 2 : 3;
-        int32_t id = -1;
-        uint32_t cp = 0;
-        if (c >= 0xC2 && c < 0xF0 && i + len <= n && (b[i + 1] & 0xC0) == 0x80 && (len == 2 || (b[i + 2] & 0xC0) == 0x80)) {
-            cp = len == 2 ? (c & 0x1Fu) << 6 | (b[i + 1] & 0x3Fu) : (c & 0x0Fu) << 12 | (b[i + 1] & 0x3Fu) << 6 | (b[i + 2] & 0x3Fu);
-            id = tv_atom_at(atoms, b, n, i, len, cp);
-        }
-        if (id < 0) {
+        if (c < 0xC2 || c >= 0xF0 || i + len > n || (b[i + 1] & 0xC0) != 0x80 || (len == 3 && (b[i + 2] & 0xC0) != 0x80)) {
             sym[out++] = e->byte_id[c];
             i++;
             prev = 0;
+            prev_atom = 0;
             continue;
         }
-        if (prev && !tv_atoms_may_join(atoms, prev, cp)) {
-            out = part + merge_symbols(e, s, sym + part, out - part);
-            part = out;
-            *apart = 1;
+        uint32_t cp = len == 2 ? (c & 0x1Fu) << 6 | (b[i + 1] & 0x3Fu) : (c & 0x0Fu) << 12 | (b[i + 1] & 0x3Fu) << 6 | (b[i + 2] & 0x3Fu);
+        int joins = !prev || tv_atoms_may_join(atoms, prev, cp);
+        if (!joins) *not_token = 1;
+        int32_t id = tv_atom_at(atoms, b, n, i, len, cp);
+        if (id >= 0) {
+            if (prev_atom && !joins) {
+                out = part + merge_symbols(e, s, sym + part, out - part);
+                part = out;
+            }
+            sym[out++] = id;
+            found = 1;
+        } else {
+            for (size_t k = 0; k < len; k++) sym[out++] = e->byte_id[b[i + k]];
         }
-        sym[out++] = id;
         prev = cp;
-        found = 1;
+        prev_atom = id >= 0;
         i += len;
     }
     if (!found) return 0;
@@ -557,12 +561,12 @@ static inline uint64_t ascii_word(const uint8_t *text, ptrdiff_t i, size_t len, 
 static int encode_new_piece(const Encoder *e, CacheUse use, Scratch *s, const uint8_t *bytes, size_t len, uint64_t h,
                             int ascii, Out *out) {
     if (scratch_reserve(s, len)) return ENC_NOMEM;
-    int apart = 0;
-    size_t m = !ascii && e->atoms.index ? merge_atoms(e, s, bytes, len, &apart) : 0;
+    int not_token = 0;
+    size_t m = !ascii && e->atoms.index ? merge_atoms(e, s, bytes, len, &not_token) : 0;
     /* A piece merged into one token, or with two characters no token holds side by side, is no
      * other token: the lookup is only made for the others. */
     int32_t whole = -1;
-    if (e->ignore_merges && m != 1 && !apart && may_be_token(e, bytes, len)) {
+    if (e->ignore_merges && m != 1 && !not_token && may_be_token(e, bytes, len)) {
         uint64_t th = hash_bytes(bytes, len);
         /* Short pieces are mostly tokens (words of alphabetic text): the filter would only cost them. */
         if (len <= 8 || bloom_may_have(&e->token_filter, th)) whole = bytes_lookup_hashed(e, bytes, len, th);
