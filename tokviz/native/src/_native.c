@@ -466,11 +466,11 @@ static int out_reserve(Out *o, size_t extra, int offsets) {
 
 enum { ENC_OK = 0, ENC_NOMEM = 1, ENC_SURROGATE = 2, ENC_REJECTED = 3 /* the TextCheck failed */ };
 
-/* Piece [a, b) of the text to UTF-8 in s->bytes, with each byte's character in s->char_of when
- * `offsets`. */
-static int piece_bytes(const tv_text *t, ptrdiff_t a, ptrdiff_t b, Scratch *s, size_t *len, int offsets) {
-    if (scratch_reserve_bytes(s, (size_t)(b - a) * 4)) return ENC_NOMEM;
-    uint8_t *p = s->bytes;
+/* Piece [a, b) of the text to UTF-8 in s->bytes from s->bytes[at] on, with each byte's character
+ * in s->char_of (from the same place) when `offsets`. */
+static int piece_bytes(const tv_text *t, ptrdiff_t a, ptrdiff_t b, Scratch *s, size_t at, size_t *len, int offsets) {
+    if (scratch_reserve_bytes(s, at + (size_t)(b - a) * 4)) return ENC_NOMEM;
+    uint8_t *p = s->bytes + at;
     size_t n = 0;
     if (!offsets) {
         for (ptrdiff_t i = a; i < b; i++) {
@@ -495,7 +495,7 @@ static int piece_bytes(const tv_text *t, ptrdiff_t a, ptrdiff_t b, Scratch *s, s
         *len = n;
         return ENC_OK;
     }
-    int32_t *co = s->char_of;
+    int32_t *co = s->char_of + at;
     for (ptrdiff_t i = a; i < b; i++) {
         uint32_t c = tv_cp(t, i);
         int32_t ci = (int32_t)i;
@@ -587,8 +587,8 @@ static int encode_new_piece(const Encoder *e, CacheUse use, Scratch *s, const ui
 }
 
 /* The character spans of the tokens out[first:] of the piece at character i (ASCII text: a byte
- * is a character) or of the piece whose bytes' characters are in s->char_of. */
-static void piece_offsets(const Encoder *e, const Scratch *s, Out *out, size_t first, ptrdiff_t i, int ascii) {
+ * is a character) or of the piece whose bytes' characters are in s->char_of from `at` on. */
+static void piece_offsets(const Encoder *e, const Scratch *s, Out *out, size_t first, ptrdiff_t i, int ascii, size_t at) {
     size_t pos = 0;
     for (size_t k = first; k < out->n; k++) {
         size_t tl = e->tok_len[out->ids[k]];
@@ -596,8 +596,8 @@ static void piece_offsets(const Encoder *e, const Scratch *s, Out *out, size_t f
             out->starts[k] = (int32_t)(i + pos);
             out->ends[k] = (int32_t)(i + pos + tl);
         } else {
-            out->starts[k] = s->char_of[pos];
-            out->ends[k] = s->char_of[pos + tl - 1] + 1;
+            out->starts[k] = s->char_of[at + pos];
+            out->ends[k] = s->char_of[at + pos + tl - 1] + 1;
         }
         pos += tl;
     }
@@ -646,7 +646,7 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
             int rc = encode_new_piece(e, cache, s, text + i, len, h, 1, out);
             if (rc != ENC_OK) return rc;
         }
-        if (offsets) piece_offsets(e, s, out, first, i, 1);
+        if (offsets) piece_offsets(e, s, out, first, i, 1, 0);
         i = j;
         j = next;
         len = next_len;
@@ -667,30 +667,52 @@ static int encode_ascii(Encoder *e, const tv_text *t, CacheUse cache, Scratch *s
     }
 }
 
+#define PIECES_AHEAD 8
+
 /* Encode the whole text (no Python calls: runs without the GIL).  A text with other characters
- * than ASCII is cut on its code points, each piece turned into UTF-8 in s->bytes. */
+ * than ASCII is cut on its code points, PIECES_AHEAD pieces at a time: each is turned into UTF-8
+ * in s->bytes and its cache line requested, then they are looked up, so that each lookup's memory
+ * access has overlapped the work on the pieces before it. */
 static int encode_text(Encoder *e, const tv_text *t, CacheUse cache, Scratch *s, Out *out, int offsets) {
     if (t->ascii) return encode_ascii(e, t, cache, s, out, offsets);
+    struct {
+        ptrdiff_t i, j; /* characters */
+        size_t at, len; /* UTF-8 bytes in s->bytes */
+        uint64_t h;
+    } ahead[PIECES_AHEAD];
     for (ptrdiff_t i = 0; i < t->n;) {
-        ptrdiff_t j = tv_scan(e->pattern, t, i);
-        size_t len;
-        int rc = piece_bytes(t, i, j, s, &len, offsets);
-        if (rc == ENC_OK) rc = out_reserve(out, len, offsets) ? ENC_NOMEM : ENC_OK;
-        if (rc != ENC_OK) return rc;
-        size_t first = out->n;
-        uint64_t h = piece_hash(cache, s->bytes, len);
-        const int32_t *hit;
-        size_t n_ids;
-        if (len == 1) {
-            out->ids[out->n++] = e->byte_id[s->bytes[0]];
-        } else if (h && (hit = cache_get(cache.cache, s->bytes, len, h, &n_ids))) {
-            copy_ids(out->ids + out->n, hit, n_ids);
-            out->n += n_ids;
-        } else if ((rc = encode_new_piece(e, cache, s, s->bytes, len, h, len == (size_t)(j - i), out)) != ENC_OK) {
-            return rc;
+        int count = 0, rc;
+        size_t at = 0;
+        while (count < PIECES_AHEAD && i < t->n) {
+            ptrdiff_t j = tv_scan(e->pattern, t, i);
+            size_t len;
+            if ((rc = piece_bytes(t, i, j, s, at, &len, offsets)) != ENC_OK) return rc;
+            ahead[count].i = i;
+            ahead[count].j = j;
+            ahead[count].at = at;
+            ahead[count].len = len;
+            ahead[count].h = piece_hash(cache, s->bytes + at, len);
+            count++;
+            at += len;
+            i = j;
         }
-        if (offsets) piece_offsets(e, s, out, first, i, 0);
-        i = j;
+        for (int k = 0; k < count; k++) {
+            const uint8_t *bytes = s->bytes + ahead[k].at;
+            size_t len = ahead[k].len, first = out->n, n_ids;
+            uint64_t h = ahead[k].h;
+            if (out_reserve(out, len, offsets)) return ENC_NOMEM;
+            const int32_t *hit;
+            if (len == 1) {
+                out->ids[out->n++] = e->byte_id[bytes[0]];
+            } else if (h && (hit = cache_get(cache.cache, bytes, len, h, &n_ids))) {
+                copy_ids(out->ids + out->n, hit, n_ids);
+                out->n += n_ids;
+            } else if ((rc = encode_new_piece(e, cache, s, bytes, len, h, len == (size_t)(ahead[k].j - ahead[k].i),
+                                              out)) != ENC_OK) {
+                return rc;
+            }
+            if (offsets) piece_offsets(e, s, out, first, ahead[k].i, 0, ahead[k].at);
+        }
     }
     return ENC_OK;
 }
