@@ -316,6 +316,10 @@ class Tokenizer:
     def _encode_if_plain(self, native, text: str, allow: bool, offsets: int):
         """The C encoder's result for a text that needs no preparation (see `_checked_form`), or
         None: the text must go through `_native_parts`."""
+        if native.python_split or native.normalizes:
+            return None
+        if self.normalizer is None and self.text_normalizer is None and self.added.matches_nothing(allow):
+            return native.encoder.encode(text, 0, offsets)  # nothing to prepare, nothing to check
         form = self._checked_form(native, allow)
         if form is None:
             return None
