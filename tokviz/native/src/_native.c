@@ -568,8 +568,7 @@ static int encode_new_piece(const Encoder *e, CacheUse use, Scratch *s, const ui
     int32_t whole = -1;
     if (e->ignore_merges && m != 1 && !not_token && may_be_token(e, bytes, len)) {
         uint64_t th = hash_bytes(bytes, len);
-        /* Short pieces are mostly tokens (words of alphabetic text): the filter would only cost them. */
-        if (len <= 8 || bloom_may_have(&e->token_filter, th)) whole = bytes_lookup_hashed(e, bytes, len, th);
+        if (bloom_may_have(&e->token_filter, th)) whole = bytes_lookup_hashed(e, bytes, len, th);
     }
     if (whole >= 0) {
         out->ids[out->n] = whole;
