@@ -189,7 +189,8 @@ def _compile(source: Path, out: Path) -> bool:
 @pytest.mark.parametrize("seed", [1, 2])
 def test_bitmap_scanner_cuts_what_the_scanner_cuts(tmp_path, seed):
     """scan_bits.h against scan.h (itself checked against regex above) on 3,000 random ASCII texts
-    per seed, up to 12,000 bytes long, for every pattern it covers, from several offsets."""
+    per seed, up to 12,000 bytes long, for every pattern it covers, from several offsets, and in a
+    prefix of each as an ASCII run of a longer text (open-ended windows)."""
     program = tmp_path / "scan_bits_fuzz"
     if not _compile(Path(__file__).parent / "c" / "scan_bits_fuzz.c", program):
         pytest.skip("no C compiler")

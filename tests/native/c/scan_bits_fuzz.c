@@ -1,7 +1,8 @@
 /* Differential fuzzing of scan_bits.h against scan.h: random ASCII texts built from pieces that
  * stress the rules (contractions, case changes, CR/LF and '/' after punctuation, long runs across
  * the 4 KB windows), cut by both for every pattern scan_bits.h covers, whole and from every
- * offset of the first 70 bytes.  Prints the first differences and "texts N differ D".
+ * offset of the first 70 bytes; and the pieces scan_bits.h trusts in a prefix of a text as if the
+ * rest were unknown (tv_pieces_init_open).  Prints the first differences and "texts N differ D".
  * usage: scan_bits_fuzz TEXTS SEED */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,27 @@ static int differs(const uint8_t *buf, ptrdiff_t n, int pattern, long *shown) {
     return 0;
 }
 
+/* The pieces tv_pieces_trusted gives for the first m bytes of the text, as the rest were unknown,
+ * against scan.h's on the whole text. */
+static int open_differs(const uint8_t *buf, ptrdiff_t n, ptrdiff_t m, int pattern, long *shown) {
+    tv_text t = {buf, 1, n, 1};
+    tv_pieces ps;
+    tv_pieces_init_open(&ps, buf, m, pattern);
+    for (ptrdiff_t i = 0; i < m;) {
+        ptrdiff_t got = tv_pieces_trusted(&ps, i);
+        if (got < 0) return 0;
+        ptrdiff_t want = tv_scan_any(pattern, &t, i);
+        if (want != got) {
+            if ((*shown)++ < 5) printf("pattern %d, first %ld of %ld bytes, piece at %ld: scan.h ends it at %ld, "
+                                       "scan_bits.h (open) at %ld\n", pattern, (long)m, (long)n, (long)i, (long)want,
+                                       (long)got);
+            return 1;
+        }
+        i = want;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) return 2;
     long texts = atol(argv[1]), failures = 0, shown = 0;
@@ -58,6 +80,8 @@ int main(int argc, char **argv) {
         for (size_t p = 0; p < sizeof(patterns) / sizeof(*patterns); p++)
             for (ptrdiff_t off = 0; off < (len < 70 ? len : 70); off += 1 + (ptrdiff_t)(next_rand() % 23))
                 failures += differs(buf + off, len - off, patterns[p], &shown);
+        for (size_t p = 0; len > 1 && p < sizeof(patterns) / sizeof(*patterns); p++)
+            failures += open_differs(buf, len, 1 + (ptrdiff_t)(next_rand() % (unsigned)(len - 1)), patterns[p], &shown);
     }
     printf("texts %ld differ %ld\n", texts, failures);
     return failures != 0;

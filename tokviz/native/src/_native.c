@@ -259,6 +259,8 @@ typedef struct {
     int32_t *char_of; /* character index (within the text) of each byte */
     size_t bytes_cap;
     CacheBlock block; /* this thread's free space in the cache of the call */
+    uint8_t *run; /* an ASCII run of a text of 2- or 4-byte characters, as bytes */
+    size_t run_cap;
 } Scratch;
 
 static void scratch_free(Scratch *s) {
@@ -269,6 +271,7 @@ static void scratch_free(Scratch *s) {
     free(s->heap);
     free(s->bytes);
     free(s->char_of);
+    free(s->run);
     memset(s, 0, sizeof(*s));
 }
 
@@ -602,13 +605,15 @@ static void piece_offsets(const Encoder *e, const Scratch *s, Out *out, size_t f
     }
 }
 
-/* Encode an ASCII text, whose UTF-8 bytes are its own data: each piece is read in place, and the
+/* Encode the ASCII text t, whose UTF-8 bytes are its own data: each piece is read in place, and the
  * next piece is cut (and its cache line requested) before the current one is looked up, so that
- * the lookup's memory access overlaps the scan.  `pattern` is a constant in each copy below: the
- * pieces are cut by scan_bits.h for the patterns it covers, else by scan.h's scanner inlined for
- * 1-byte characters of that pattern. */
+ * the lookup's memory access overlaps the scan.  `pattern` and `open` are constants in each copy
+ * below: the pieces are cut by scan_bits.h for the patterns it covers, else by scan.h's scanner
+ * inlined for 1-byte characters of that pattern.  `open`: t is an ASCII run of a longer text, of
+ * which only the pieces the run decides are encoded (scan_bits.h); *done is where they end. */
 static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, const tv_text *t, CacheUse cache,
-                                                                     Scratch *s, Out *out, int offsets, int pattern) {
+                                                                     Scratch *s, Out *out, int offsets, int pattern,
+                                                                     int open, ptrdiff_t *done) {
     tv_text k = *t;
     k.kind = 1;
     k.ascii = 1;
@@ -616,9 +621,12 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
     ptrdiff_t n = t->n, i = 0;
     int bits = tv_pieces_covers(pattern);
     tv_pieces ps;
-    if (bits) tv_pieces_init(&ps, text, n, pattern);
-#define NEXT_END(at) (bits ? tv_pieces_next(&ps, at) : tv_scan_any(pattern, &k, at))
+    if (open) tv_pieces_init_open(&ps, text, n, pattern);
+    else if (bits) tv_pieces_init(&ps, text, n, pattern);
+#define NEXT_END(at) (open ? tv_pieces_trusted(&ps, at) : bits ? tv_pieces_next(&ps, at) : tv_scan_any(pattern, &k, at))
     ptrdiff_t j = n ? NEXT_END(0) : 0;
+    *done = 0;
+    if (j < 0) return ENC_OK;
     /* A piece of 2 .. 8 bytes (most of them) is hashed and looked up by its word. */
     int short_ok = cache.cache && cache.cache->shape.max_key >= 8;
     size_t len = (size_t)j;
@@ -628,7 +636,7 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
     while (i < n) {
         ptrdiff_t next = j < n ? NEXT_END(j) : n;
 #undef NEXT_END
-        size_t next_len = (size_t)(next - j);
+        size_t next_len = open && next < 0 ? 0 : (size_t)(next - j);
         uint64_t next_word = short_ok && next_len >= 2 && next_len <= 8 ? ascii_word(text, j, next_len, n) : 0;
         uint64_t h_next = next_word ? short_piece_hash(next_word, next_len) : piece_hash(cache, text + j, next_len);
         if (next_word) cache_prefetch(cache.cache, h_next);
@@ -647,6 +655,8 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
         }
         if (offsets) piece_offsets(e, s, out, first, i, 1, 0);
         i = j;
+        *done = i;
+        if (open && next < 0) break;
         j = next;
         len = next_len;
         word = next_word;
@@ -656,22 +666,87 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
 }
 
 static int encode_ascii(Encoder *e, const tv_text *t, CacheUse cache, Scratch *s, Out *out, int offsets) {
+    ptrdiff_t done;
     switch (e->pattern) {
-    case TV_PAT_GPT2: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_GPT2);
-    case TV_PAT_CL100K: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_CL100K);
-    case TV_PAT_O200K: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_O200K);
-    case TV_PAT_LLAMA3: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_LLAMA3);
-    case TV_PAT_QWEN2: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_QWEN2);
-    default: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_NONE);
+    case TV_PAT_GPT2: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_GPT2, 0, &done);
+    case TV_PAT_CL100K: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_CL100K, 0, &done);
+    case TV_PAT_O200K: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_O200K, 0, &done);
+    case TV_PAT_LLAMA3: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_LLAMA3, 0, &done);
+    case TV_PAT_QWEN2: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_QWEN2, 0, &done);
+    default: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_NONE, 0, &done);
+    }
+}
+
+/* encode_ascii of the ASCII run t of a longer text: the pieces the run decides (*done: where they
+ * end, 0 for none; the pattern is one scan_bits.h covers). */
+static int encode_ascii_run(Encoder *e, const tv_text *t, CacheUse cache, Scratch *s, Out *out, int offsets,
+                            ptrdiff_t *done) {
+    switch (e->pattern) {
+    case TV_PAT_GPT2: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_GPT2, 1, done);
+    case TV_PAT_CL100K: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_CL100K, 1, done);
+    case TV_PAT_O200K: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_O200K, 1, done);
+    case TV_PAT_LLAMA3: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_LLAMA3, 1, done);
+    case TV_PAT_QWEN2: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_QWEN2, 1, done);
+    default: *done = 0; return ENC_OK;
     }
 }
 
 #define PIECES_AHEAD 8
+#define ASCII_RUN 64 /* ASCII runs at least this long in other text are encoded as ASCII text */
+
+/* The end of the run of ASCII characters at i. */
+static ptrdiff_t ascii_run_end(const tv_text *t, ptrdiff_t i) {
+    ptrdiff_t n = t->n;
+    if (t->kind == 1) {
+        const uint8_t *p = t->data;
+        while (i + 8 <= n && !(tv_load64(p + i) & 0x8080808080808080ULL)) i += 8;
+        while (i < n && p[i] < 0x80) i++;
+    } else if (t->kind == 2) {
+        const uint16_t *p = t->data;
+        while (i < n && p[i] < 0x80) i++;
+    } else {
+        const uint32_t *p = t->data;
+        while (i < n && p[i] < 0x80) i++;
+    }
+    return i;
+}
+
+/* Encode the pieces the ASCII run [i, r) of t decides (encode_ascii_run); *done: where they end. */
+static int encode_run(Encoder *e, const tv_text *t, ptrdiff_t i, ptrdiff_t r, CacheUse cache, Scratch *s, Out *out,
+                      int offsets, ptrdiff_t *done) {
+    const uint8_t *bytes;
+    if (t->kind == 1) {
+        bytes = (const uint8_t *)t->data + i;
+    } else {
+        size_t len = (size_t)(r - i);
+        if (len > s->run_cap) {
+            uint8_t *b = realloc(s->run, len + len / 2);
+            if (!b) return ENC_NOMEM;
+            s->run = b;
+            s->run_cap = len + len / 2;
+        }
+        for (size_t k = 0; k < len; k++) s->run[k] = (uint8_t)tv_cp(t, i + (ptrdiff_t)k);
+        bytes = s->run;
+    }
+    tv_text run = {bytes, 1, r - i, 1};
+    size_t first = out->n;
+    ptrdiff_t got = 0;
+    int rc = r == t->n ? encode_ascii(e, &run, cache, s, out, offsets) : encode_ascii_run(e, &run, cache, s, out, offsets, &got);
+    if (rc != ENC_OK) return rc;
+    *done = r == t->n ? r - i : got;
+    if (offsets)
+        for (size_t k = first; k < out->n; k++) {
+            out->starts[k] += (int32_t)i;
+            out->ends[k] += (int32_t)i;
+        }
+    return ENC_OK;
+}
 
 /* Encode the whole text (no Python calls: runs without the GIL).  A text with other characters
  * than ASCII is cut on its code points, PIECES_AHEAD pieces at a time: each is turned into UTF-8
  * in s->bytes and its cache line requested, then they are looked up, so that each lookup's memory
- * access has overlapped the work on the pieces before it. */
+ * access has overlapped the work on the pieces before it.  Its long ASCII runs are encoded as
+ * ASCII text is, up to the pieces the rest of the text may change. */
 static int encode_text(Encoder *e, const tv_text *t, CacheUse cache, Scratch *s, Out *out, int offsets) {
     if (t->ascii) return encode_ascii(e, t, cache, s, out, offsets);
     struct {
@@ -679,10 +754,21 @@ static int encode_text(Encoder *e, const tv_text *t, CacheUse cache, Scratch *s,
         size_t at, len; /* UTF-8 bytes in s->bytes */
         uint64_t h;
     } ahead[PIECES_AHEAD];
+    int runs = tv_pieces_covers(e->pattern);
+    ptrdiff_t checked = 0; /* no ASCII run to take starts before this */
     for (ptrdiff_t i = 0; i < t->n;) {
         int count = 0, rc;
         size_t at = 0;
+        ptrdiff_t run_end = -1; /* the end of the long ASCII run at i */
         while (count < PIECES_AHEAD && i < t->n) {
+            if (runs && i >= checked && tv_cp(t, i) < 0x80) {
+                ptrdiff_t r = ascii_run_end(t, i);
+                if (r - i >= ASCII_RUN) {
+                    run_end = r;
+                    break;
+                }
+                checked = r;
+            }
             ptrdiff_t j = tv_scan(e->pattern, t, i);
             size_t len;
             if ((rc = piece_bytes(t, i, j, s, at, &len, offsets)) != ENC_OK) return rc;
@@ -711,6 +797,12 @@ static int encode_text(Encoder *e, const tv_text *t, CacheUse cache, Scratch *s,
                 return rc;
             }
             if (offsets) piece_offsets(e, s, out, first, ahead[k].i, 0, ahead[k].at);
+        }
+        if (run_end >= 0) {
+            ptrdiff_t done;
+            if ((rc = encode_run(e, t, i, run_end, cache, s, out, offsets, &done)) != ENC_OK) return rc;
+            checked = run_end; /* (the rest of the run, if any, is cut here: the run alone does not decide it) */
+            i += done;
         }
     }
     return ENC_OK;

@@ -46,6 +46,7 @@ typedef struct {
     const uint8_t *p;
     ptrdiff_t n, w0, w1, limit;
     ptrdiff_t scalar_until; /* cut pieces with scan.h up to here (windows that told too little) */
+    int open_end;           /* more text (not ASCII) follows p[n - 1]: no window is the last */
     uint64_t rest;          /* the start bits of word `word` after the last piece returned */
     size_t word;
     int pattern;
@@ -125,7 +126,7 @@ static void tv_pieces_fill(tv_pieces *ps, ptrdiff_t w0) {
         CS[W] = {0}, X[W] = {0}, N4[W] = {0}, WS[W] = {0};
     int o200k = ps->pattern == TV_PAT_O200K;
     ptrdiff_t n = ps->n, w1 = n - w0 > TV_BITS_WINDOW ? w0 + TV_BITS_WINDOW : n, len = w1 - w0;
-    int at_end = w1 == n;
+    int at_end = w1 == n && !ps->open_end;
     size_t words = (size_t)(len + 63) / 64;
     for (size_t w = 0; w < W; w++) L[w] = N[w] = S[w] = C[w] = O[w] = SP[w] = AP[w] = UP[w] = SL[w] = 0;
     for (size_t w = 0; w < words; w++) {
@@ -269,6 +270,28 @@ static inline void tv_pieces_init(tv_pieces *ps, const uint8_t *p, ptrdiff_t n, 
     ps->n = n;
     ps->pattern = pattern;
     ps->w0 = ps->w1 = ps->limit = ps->scalar_until = 0;
+    ps->open_end = 0;
+}
+
+/* The pieces of the ASCII run p[0 .. n) of a longer text that goes on with other characters: only
+ * those the run alone decides are given (tv_pieces_trusted). */
+static inline void tv_pieces_init_open(tv_pieces *ps, const uint8_t *p, ptrdiff_t n, int pattern) {
+    tv_pieces_init(ps, p, n, pattern);
+    ps->open_end = 1;
+}
+
+/* The end of the piece at i as tv_pieces_next, or -1 when the bitmaps do not tell it (the text
+ * from i on must be cut otherwise). */
+TV_INLINE ptrdiff_t tv_pieces_trusted(tv_pieces *ps, ptrdiff_t i) {
+    if (i >= ps->limit) {
+        if (i >= ps->n) return -1;
+        tv_pieces_fill(ps, i);
+        if (i >= ps->limit) return -1;
+    }
+    uint64_t r = ps->rest;
+    while (!r) r = ps->starts[++ps->word];
+    ps->rest = r & (r - 1);
+    return ps->w0 + (ptrdiff_t)(ps->word * 64) + __builtin_ctzll(r);
 }
 
 /* The end of the piece at i (0 <= i < n; the i of successive calls are the previous ends: the
@@ -312,6 +335,12 @@ static inline void tv_pieces_init(tv_pieces *ps, const uint8_t *p, ptrdiff_t n, 
 }
 
 TV_INLINE ptrdiff_t tv_pieces_next(tv_pieces *ps, ptrdiff_t i) { return tv_scan_any(ps->pattern, &ps->t, i); }
+
+static inline void tv_pieces_init_open(tv_pieces *ps, const uint8_t *p, ptrdiff_t n, int pattern) {
+    tv_pieces_init(ps, p, n, pattern);
+}
+
+TV_INLINE ptrdiff_t tv_pieces_trusted(tv_pieces *ps, ptrdiff_t i) { return -1; }
 
 TV_INLINE int tv_pieces_covers(int pattern) { return 0; }
 #endif
