@@ -208,7 +208,7 @@ static inline size_t cache_slot_of(const Cache *c, uint64_t h) { return h & (2 *
 static inline void cache_prefetch(const Cache *c, uint64_t h) { __builtin_prefetch(&c->slots[cache_slot_of(c, h)]); }
 
 /* The published slot of a key, or NULL: the key given by its bytes, or (`by_word`, a constant in
- * each caller) a key of 2 .. 8 bytes by its word: its bytes, little-endian, zero-padded (keys that
+ * each caller) a key of 1 .. 8 bytes by its word: its bytes, little-endian, zero-padded (keys that
  * short are stored in their slot on zeroed bytes, so one comparison of words tells). */
 static inline __attribute__((always_inline)) const CacheSlot *cache_find(const Cache *c, const void *key, uint64_t word,
                                                                        size_t len, uint64_t h, int by_word) {
@@ -240,7 +240,7 @@ static inline const int32_t *cache_get(const Cache *c, const void *key, size_t l
     return cache_vals(c, cache_find(c, key, 0, len, h, 0), n_vals);
 }
 
-/* cache_get for a key of 2 .. 8 bytes given as its word (see cache_find). */
+/* cache_get for a key of 1 .. 8 bytes given as its word (see cache_find). */
 static inline const int32_t *cache_get_word(const Cache *c, uint64_t word, size_t len, uint64_t h, size_t *n_vals) {
     return cache_vals(c, cache_find(c, NULL, word, len, h, 1), n_vals);
 }
