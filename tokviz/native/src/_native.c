@@ -643,7 +643,8 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
         if (next_word) cache_prefetch(cache.cache, h_next);
         size_t first = out->n, n_ids;
         const int32_t *hit;
-        if (out_reserve(out, len, offsets)) return ENC_NOMEM; /* (never more tokens than bytes) */
+        /* (never more tokens than bytes; one more: copy_ids writes two ids for one) */
+        if (out_reserve(out, len + 1, offsets)) return ENC_NOMEM;
         if (h && (hit = word ? cache_get_word(cache.cache, word, len, h, &n_ids)
                              : cache_get(cache.cache, text + i, len, h, &n_ids))) {
             copy_ids(out->ids + out->n, hit, n_ids);
