@@ -403,16 +403,15 @@ static size_t merge_atoms(const Encoder *e, Scratch *s, const uint8_t *b, size_t
     int found = 0, prev_atom = 0;
     uint32_t prev = 0; /* the code point of the character just before when it has 2-3 bytes, else 0 */
     for (size_t i = 0; i < n;) {
-        uint8_t c = b[i];
-        size_t len = c < 0xE0 ? 2 : 3;
-        if (c < 0xC2 || c >= 0xF0 || i + len > n || (b[i + 1] & 0xC0) != 0x80 || (len == 3 && (b[i + 2] & 0xC0) != 0x80)) {
-            sym[out++] = e->byte_id[c];
+        size_t len;
+        uint32_t cp = tv_atoms_char_at(b, i, n, &len);
+        if (!cp) {
+            sym[out++] = e->byte_id[b[i]];
             i++;
             prev = 0;
             prev_atom = 0;
             continue;
         }
-        uint32_t cp = len == 2 ? (c & 0x1Fu) << 6 | (b[i + 1] & 0x3Fu) : (c & 0x0Fu) << 12 | (b[i + 1] & 0x3Fu) << 6 | (b[i + 2] & 0x3Fu);
         int joins = !prev || tv_atoms_may_join(atoms, prev, cp);
         if (!joins) *not_token = 1;
         int32_t id = tv_atom_at(atoms, b, n, i, len, cp);

@@ -19,24 +19,6 @@ static inline size_t seq_len(uint8_t c) {
     return 0;
 }
 
-/* The code point of the well-formed character of len bytes at p, or -1. */
-static int32_t decode(const uint8_t *p, size_t len) {
-    if (len != seq_len(p[0])) return -1;
-    for (size_t k = 1; k < len; k++)
-        if (!is_cont(p[k])) return -1;
-    uint32_t cp;
-    switch (len) {
-    case 1: return p[0];
-    case 2: return (int32_t)((p[0] & 0x1Fu) << 6 | (p[1] & 0x3Fu));
-    case 3:
-        cp = (p[0] & 0x0Fu) << 12 | (p[1] & 0x3Fu) << 6 | (p[2] & 0x3Fu);
-        return cp < 0x800 || (cp >= 0xD800 && cp < 0xE000) ? -1 : (int32_t)cp;
-    default:
-        cp = (p[0] & 0x07u) << 18 | (p[1] & 0x3Fu) << 12 | (p[2] & 0x3Fu) << 6 | (p[3] & 0x3Fu);
-        return cp < 0x10000 || cp > 0x10FFFF ? -1 : (int32_t)cp;
-    }
-}
-
 /* The highest rank of the merges that make token `id` from its 2 or 3 bytes alone, or -1 when
  * merging those bytes does not end in that one token. */
 static int32_t forming_rank(const tv_atom_source *src, const uint8_t *p, size_t len, int32_t id) {
@@ -181,9 +163,9 @@ static int build_pairs(tv_atoms *a, const tv_atom_source *src) {
             const uint8_t *t = src->blob + src->tok_off[id];
             int32_t prev = -1;
             for (size_t i = 0; i < len;) {
-                size_t l = seq_len(t[i]);
-                int32_t cp = l >= 2 && l <= 3 && i + l <= len ? decode(t + i, l) : -1;
-                if (cp < 0) {
+                size_t l;
+                int32_t cp = (int32_t)tv_atoms_char_at(t, i, len, &l);
+                if (!cp) {
                     prev = -1;
                     i++;
                     continue;
@@ -218,7 +200,9 @@ static int build_atoms(tv_atoms *a, const tv_atom_source *src, const FragIndex *
     for (size_t id = 0; id < src->n_ids; id++) {
         size_t len = src->tok_len[id];
         const uint8_t *t = src->blob + src->tok_off[id];
-        forming[id] = len >= 2 && len <= 3 && decode(t, len) >= 0 ? forming_rank(src, t, len, (int32_t)id) : -1;
+        size_t l = 0;
+        int whole_char = len >= 2 && len <= 3 && tv_atoms_char_at(t, 0, len, &l) && l == len;
+        forming[id] = whole_char ? forming_rank(src, t, len, (int32_t)id) : -1;
     }
     for (size_t k = 0; k < src->n_merges; k++) {
         const int32_t *m = src->merges + 3 * k;
@@ -252,7 +236,8 @@ static int build_atoms(tv_atoms *a, const tv_atom_source *src, const FragIndex *
         }
         if (dropped) continue;
         a->atoms[n] = at;
-        a->index[decode(t, len)] = (uint16_t)n;
+        size_t l;
+        a->index[tv_atoms_char_at(t, 0, len, &l)] = (uint16_t)n;
         n++;
     }
     a->n_atoms = n - 1;

@@ -75,6 +75,23 @@ typedef struct {
 int tv_atoms_build(tv_atoms *a, const tv_atom_source *src);
 void tv_atoms_free(tv_atoms *a);
 
+/* The code point of the well-formed character of 2 or 3 bytes at b[i] (of b[0 .. n); its length in
+ * *len), or 0 when another character or no well-formed one starts there. */
+static inline uint32_t tv_atoms_char_at(const uint8_t *b, size_t i, size_t n, size_t *len) {
+    uint8_t c = b[i];
+    if (c < 0xC2 || c >= 0xF0) return 0;
+    if (c < 0xE0) {
+        if (i + 2 > n || (b[i + 1] & 0xC0) != 0x80) return 0;
+        *len = 2;
+        return (c & 0x1Fu) << 6 | (b[i + 1] & 0x3Fu);
+    }
+    if (i + 3 > n || (b[i + 1] & 0xC0) != 0x80 || (b[i + 2] & 0xC0) != 0x80) return 0;
+    uint32_t cp = (c & 0x0Fu) << 12 | (b[i + 1] & 0x3Fu) << 6 | (b[i + 2] & 0x3Fu);
+    if (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000)) return 0; /* overlong, or a surrogate */
+    *len = 3;
+    return cp;
+}
+
 static inline int tv_atoms_near(const uint64_t near[4], uint8_t byte) { return (near[byte >> 6] >> (byte & 63)) & 1; }
 
 /* Whether a head of list l ends at b[i] (the bytes before the character at i). */
