@@ -534,18 +534,27 @@ static inline void copy_ids(int32_t *dst, const int32_t *src, size_t n) {
     }
 }
 
-/* The cache hash of a piece of 1 .. 8 bytes from its word (bytes_head): one multiply, no branch on
- * the length. */
-static inline uint64_t short_piece_hash(uint64_t word, size_t len) {
-    return tv_mix(word, len * 0x9E3779B97F4A7C15ULL) | 1;
+/* The cache hash of a piece of 1 .. 16 bytes from its two words (bytes_head of its first 8 bytes
+ * and of the rest, 0 for none): one multiply, no branch on the length. */
+static inline uint64_t piece_words_hash(uint64_t first, uint64_t second, size_t len) {
+    return tv_mix(first ^ len * 0x9E3779B97F4A7C15ULL, second) | 1;
 }
+
+/* piece_words_hash of a piece of 1 .. 8 bytes. */
+static inline uint64_t short_piece_hash(uint64_t word, size_t len) { return piece_words_hash(word, 0, len); }
+
+/* bytes_head's word masks: the low n bytes, n = 0 .. 8. */
+static const uint64_t LOW_BYTES[9] = {0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFFULL, 0xFFFFFFFFFFULL, 0xFFFFFFFFFFFFULL,
+                                      0xFFFFFFFFFFFFFFULL, ~0ULL};
 
 /* The hash of a piece the cache may hold (0 when the call has no cache or the piece is too long
  * for it), with the cache line its lookup starts at already requested. */
 static inline uint64_t piece_hash(CacheUse use, const uint8_t *bytes, size_t len) {
     const Cache *cache = use.cache;
     if (!cache || len < 2 || len > cache->shape.max_key) return 0;
-    uint64_t h = len <= 8 ? short_piece_hash(bytes_head(bytes, len), len) : hash_bytes(bytes, len) | 1;
+    uint64_t h = len <= 8    ? short_piece_hash(bytes_head(bytes, len), len)
+                 : len <= 16 ? piece_words_hash(tv_load64(bytes), bytes_head(bytes + 8, len - 8), len)
+                             : hash_bytes(bytes, len) | 1;
     cache_prefetch(cache, h);
     return h; /* (never 0; the low bit only moves the lookup's first slot by one, rarely) */
 }
@@ -603,6 +612,66 @@ static void piece_offsets(const Encoder *e, const Scratch *s, Out *out, size_t f
     }
 }
 
+/* The ids of the piece p[0 .. len) of ASCII text from the cache, else encode_new_piece (room
+ * reserved; word: its word when it is looked up by it, h: its piece_hash). */
+static inline int ascii_piece(Encoder *e, CacheUse cache, Scratch *s, const uint8_t *p, size_t len, uint64_t word,
+                              uint64_t h, Out *out) {
+    size_t n_ids;
+    const int32_t *hit;
+    if (h && (hit = word ? cache_get_word(cache.cache, word, len, h, &n_ids) : cache_get(cache.cache, p, len, h, &n_ids))) {
+        copy_ids(out->ids + out->n, hit, n_ids);
+        out->n += n_ids;
+        return ENC_OK;
+    }
+    return encode_new_piece(e, cache, s, p, len, h, 1, out);
+}
+
+/* The pieces of ASCII text from i on that the start bits already tell and that the cache holds in
+ * the first slot their words hash to, appended to out: the loop most text spends its time in, kept
+ * free of everything else (a piece of up to 16 bytes is two masked loads, a multiply and one slot,
+ * with no branch on its length).  It stops at the first piece it does not take (longer than 16
+ * bytes, not there, more than two ids), whose end it gives in *end, or before a piece it has not
+ * cut (the window's end, or 16 bytes from the text's end: *end = -1).  Returns where it stopped. */
+static inline __attribute__((always_inline)) ptrdiff_t ascii_cached_pieces(tv_pieces *ps, const Cache *c,
+                                                                          const uint8_t *text, ptrdiff_t n, ptrdiff_t i,
+                                                                          Out *out, ptrdiff_t *end) {
+    const CacheSlot *slots = c->slots;
+    size_t mask = 2 * c->shape.entries - 1;
+    ptrdiff_t stop = ps->limit < n - 16 ? ps->limit : n - 16, w0 = ps->w0;
+    const uint64_t *starts = ps->starts;
+    int32_t *ids = out->ids + out->n; /* (room for the window's bytes, and one) */
+    uint64_t rest = ps->rest;
+    size_t w = ps->word;
+    *end = -1;
+    while (i < stop) {
+        while (!rest) rest = starts[++w];
+        ptrdiff_t j = w0 + (ptrdiff_t)(w * 64) + __builtin_ctzll(rest);
+        rest &= rest - 1;
+        size_t len = (size_t)(j - i);
+        /* (a piece over 16 bytes is not taken below: its masks only need to be in range) */
+        size_t first_len = len < 8 ? len : 8, second_len = len < 8 ? 0 : len < 16 ? len - 8 : 8;
+        uint64_t first = tv_load64(text + i) & LOW_BYTES[first_len];
+        uint64_t second = tv_load64(text + i + 8) & LOW_BYTES[second_len];
+        uint64_t h = piece_words_hash(first, second, len);
+        const CacheSlot *slot = &slots[h & mask];
+        uint32_t tag = atomic_load_explicit(&slot->tag, memory_order_acquire);
+        /* (keys of up to 16 bytes are stored in their slot on zeroed bytes) */
+        if (len > 16 || tag != cache_tag(h) || slot->key_len != len || tv_load64(slot->key.bytes) != first ||
+            tv_load64(slot->key.bytes + 8) != second || slot->n_vals > CACHE_INLINE_VALS) {
+            *end = j;
+            break;
+        }
+        ids[0] = slot->vals.inl[0];
+        ids[1] = slot->vals.inl[1];
+        ids += slot->n_vals;
+        i = j;
+    }
+    ps->rest = rest;
+    ps->word = w;
+    out->n = (size_t)(ids - out->ids);
+    return i;
+}
+
 /* Encode the ASCII text t, whose UTF-8 bytes are its own data: each piece is read in place, and the
  * next piece is cut (and its cache line requested) before the current one is looked up, so that
  * the lookup's memory access overlaps the scan.  `pattern` and `open` are constants in each copy
@@ -622,6 +691,28 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
     if (open) tv_pieces_init_open(&ps, text, n, pattern);
     else if (bits) tv_pieces_init(&ps, text, n, pattern);
 #define NEXT_END(at) (open ? tv_pieces_trusted(&ps, at) : bits ? tv_pieces_next(&ps, at) : tv_scan_any(pattern, &k, at))
+    if (!open && bits && !offsets && cache.cache && cache.cache->shape.max_key >= 8) {
+        /* The cached pieces the start bits tell go through ascii_cached_pieces; each other piece
+         * is cut and looked up on its own. */
+        while (i < n) {
+            ptrdiff_t j = -1;
+            if (i < ps.limit) {
+                if (out_reserve(out, (size_t)(ps.limit - i) + 1, 0)) return ENC_NOMEM;
+                i = ascii_cached_pieces(&ps, cache.cache, text, n, i, out, &j);
+                if (i >= n) break;
+            }
+            if (j < 0) j = tv_pieces_next(&ps, i);
+            size_t len = (size_t)(j - i);
+            uint64_t word = len <= 8 ? ascii_word(text, i, len, n) : 0;
+            uint64_t h = word ? short_piece_hash(word, len) : piece_hash(cache, text + i, len);
+            if (out_reserve(out, len + 1, 0)) return ENC_NOMEM;
+            int rc = ascii_piece(e, cache, s, text + i, len, word, h, out);
+            if (rc != ENC_OK) return rc;
+            i = j;
+        }
+        *done = n;
+        return ENC_OK;
+    }
     ptrdiff_t j = n ? NEXT_END(0) : 0;
     *done = 0;
     if (j < 0) return ENC_OK;
@@ -639,18 +730,11 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
         uint64_t next_word = short_ok && next_len >= 1 && next_len <= 8 ? ascii_word(text, j, next_len, n) : 0;
         uint64_t h_next = next_word ? short_piece_hash(next_word, next_len) : piece_hash(cache, text + j, next_len);
         if (next_word) cache_prefetch(cache.cache, h_next);
-        size_t first = out->n, n_ids;
-        const int32_t *hit;
+        size_t first = out->n;
         /* (never more tokens than bytes; one more: copy_ids writes two ids for one) */
         if (out_reserve(out, len + 1, offsets)) return ENC_NOMEM;
-        if (h && (hit = word ? cache_get_word(cache.cache, word, len, h, &n_ids)
-                             : cache_get(cache.cache, text + i, len, h, &n_ids))) {
-            copy_ids(out->ids + out->n, hit, n_ids);
-            out->n += n_ids;
-        } else {
-            int rc = encode_new_piece(e, cache, s, text + i, len, h, 1, out);
-            if (rc != ENC_OK) return rc;
-        }
+        int rc = ascii_piece(e, cache, s, text + i, len, word, h, out);
+        if (rc != ENC_OK) return rc;
         if (offsets) piece_offsets(e, s, out, first, i, 1, 0);
         i = j;
         *done = i;
