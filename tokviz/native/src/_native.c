@@ -691,7 +691,7 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
     if (open) tv_pieces_init_open(&ps, text, n, pattern);
     else if (bits) tv_pieces_init(&ps, text, n, pattern);
 #define NEXT_END(at) (open ? tv_pieces_trusted(&ps, at) : bits ? tv_pieces_next(&ps, at) : tv_scan_any(pattern, &k, at))
-    if (!open && bits && !offsets && cache.cache && cache.cache->shape.max_key >= 8) {
+    if (bits && !offsets && cache.cache && cache.cache->shape.max_key >= 8) {
         /* The cached pieces the start bits tell go through ascii_cached_pieces; each other piece
          * is cut and looked up on its own. */
         while (i < n) {
@@ -701,7 +701,8 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
                 i = ascii_cached_pieces(&ps, cache.cache, text, n, i, out, &j);
                 if (i >= n) break;
             }
-            if (j < 0) j = tv_pieces_next(&ps, i);
+            if (j < 0) j = NEXT_END(i);
+            if (j < 0) break; /* (open: the rest of the run is not decided by it) */
             size_t len = (size_t)(j - i);
             uint64_t word = len <= 8 ? ascii_word(text, i, len, n) : 0;
             uint64_t h = word ? short_piece_hash(word, len) : piece_hash(cache, text + i, len);
@@ -710,7 +711,7 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
             if (rc != ENC_OK) return rc;
             i = j;
         }
-        *done = n;
+        *done = i;
         return ENC_OK;
     }
     ptrdiff_t j = n ? NEXT_END(0) : 0;
