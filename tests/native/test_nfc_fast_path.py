@@ -6,6 +6,8 @@ pipeline (and HF tokenizers' ids; its offsets too where the text needs no normal
 the offsets of normalized characters its own way)."""
 from __future__ import annotations
 
+import random
+
 import functools
 import gc
 import sys
@@ -146,6 +148,20 @@ def test_quick_check_examples():
         qc(7, "x")
     with pytest.raises(TypeError):
         qc(0, "x", [b"bytes"])
+
+
+@pytest.mark.parametrize("stops", [["<|im_end|>"], ["<a>", "[b]", "{c}", "(d)"], ["<a>", "[b]", "{c}", "(d)", "!e!"],
+                                   ["<|x|>", "ä!", "<"], ["ä!"]])
+def test_quick_check_ascii_text(stops):
+    """ASCII text is searched for the stops' first characters 16 bytes at a time (up to 4 of them,
+    else one by one): a stop anywhere, across those blocks and at the end, is found."""
+    rng = random.Random(len(stops))
+    for _ in range(600):
+        text = "".join(rng.choice("ab <[{(!|>x") for _ in range(rng.randint(0, 70)))
+        if rng.random() < 0.5:
+            at = rng.randint(0, len(text))
+            text = text[:at] + rng.choice(stops) + text[at:]
+        assert _native.quick_check(-1, text, stops) == (not any(s in text for s in stops)), (text, stops)
 
 
 _MARKS = "\u0300\u0301\u0308\u0323\u0327\u0338\u0345\u05b4\u0653\u093c\u094d\u0e38\u3099\u309a\U0001d165"

@@ -10,6 +10,10 @@
 #include "nfc_tables.h"
 #include "text_checks.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* The index of the first lone surrogate (U+D800..U+DFFF) of a str, or -1: a text without one can be
  * encoded as UTF-8.  (Only strings of 2 or 4 bytes a character can hold one.) */
 PyObject *tv_surrogate_at(PyObject *mod, PyObject *arg) {
@@ -148,9 +152,14 @@ int text_check_init(TextCheck *c, int form, PyObject *stops) {
         for (ptrdiff_t i = 0; i < t.n; i++) cps[i] = tv_cp(&t, i);
         c->stops[c->n_stops] = cps;
         c->stop_len[c->n_stops++] = t.n;
-        if (cps[0] < 128)
+        if (cps[0] < 128) {
+            int known = (c->first_ascii[cps[0] >> 3] >> (cps[0] & 7)) & 1;
             c->first_ascii[cps[0] >> 3] |= (uint8_t)(1u << (cps[0] & 7));
-        else
+            if (!known && c->n_firsts < 5) {
+                if (c->n_firsts < 4) c->firsts[c->n_firsts] = (uint8_t)cps[0];
+                c->n_firsts++;
+            }
+        } else
             c->first_other = 1;
         for (uint32_t b = 0; b < 256; b++) /* (a one-character string: any character may follow) */
             if (t.n == 1 || (cps[1] & 255) == b) {
@@ -211,9 +220,35 @@ static inline __attribute__((always_inline)) int check_kind(const TextCheck *c, 
     return 1;
 }
 
+/* check_kind for ASCII text (in every normal form; only the stop strings that start with an ASCII
+ * character can occur in it): where there are at most 4 such first characters, the places they
+ * occur are found 16 bytes at a time. */
+static int check_ascii(const TextCheck *c, const tv_text *t) {
+    if (!c->n_firsts) return 1;
+    const uint8_t *p = t->data;
+    ptrdiff_t i = 0, n = t->n;
+#ifdef __SSE2__
+    if (c->n_firsts <= 4) {
+        __m128i f[4];
+        for (int k = 0; k < 4; k++) f[k] = _mm_set1_epi8((char)c->firsts[k < c->n_firsts ? k : 0]);
+        for (; i + 16 <= n; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, f[0]), _mm_cmpeq_epi8(v, f[1])),
+                                       _mm_or_si128(_mm_cmpeq_epi8(v, f[2]), _mm_cmpeq_epi8(v, f[3])));
+            for (unsigned m = (unsigned)_mm_movemask_epi8(hit); m; m &= m - 1)
+                if (stop_at(c, t, i + __builtin_ctz(m))) return 0;
+        }
+    }
+#endif
+    for (; i < n; i++)
+        if ((c->first_ascii[p[i] >> 3] >> (p[i] & 7)) & 1 && stop_at(c, t, i)) return 0;
+    return 1;
+}
+
 /* True when the text is in the normal form by the quick check (every character's property Yes,
  * non-zero combining classes in order) and holds no stop string. */
 int text_check_passes(const TextCheck *c, const tv_text *t) {
+    if (t->ascii && t->kind == 1) return check_ascii(c, t);
     switch (t->kind) {
     case 1: return check_kind(c, t, 1);
     case 2: return check_kind(c, t, 2);

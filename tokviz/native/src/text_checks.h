@@ -21,6 +21,8 @@ typedef struct {
     uint32_t **stops; /* the code points of each string that must not occur */
     Py_ssize_t *stop_len;
     uint8_t first_ascii[16]; /* bit c: some stop string starts with ASCII character c */
+    uint8_t firsts[4];       /* those characters when there are at most 4 (n_firsts), for ASCII text */
+    int n_firsts;            /* (5: more) */
     int first_other;         /* some stop string starts with a non-ASCII character */
     uint8_t *pairs; /* bit (a & 255) << 8 | (b & 255): a stop string may start with characters a, b */
 } TextCheck;
