@@ -152,12 +152,14 @@ def test_quick_check_examples():
 
 @pytest.mark.parametrize("stops", [["<|im_end|>"], ["<a>", "[b]", "{c}", "(d)"], ["<a>", "[b]", "{c}", "(d)", "!e!"],
                                    ["<|x|>", "ä!", "<"], ["ä!"]])
-def test_quick_check_ascii_text(stops):
-    """ASCII text is searched for the stops' first characters 16 bytes at a time (up to 4 of them,
-    else one by one): a stop anywhere, across those blocks and at the end, is found."""
+@pytest.mark.parametrize("others", ["", "é", "中文", "😀"])
+def test_quick_check_stops_only(stops, others):
+    """ASCII text, and text of 1- or 2-byte characters with no normal form to check, is searched for
+    the stops' first characters 16 bytes at a time (up to 4 of them, else one by one): a stop
+    anywhere, across those blocks and at the end, is found."""
     rng = random.Random(len(stops))
-    for _ in range(600):
-        text = "".join(rng.choice("ab <[{(!|>x") for _ in range(rng.randint(0, 70)))
+    for _ in range(400):
+        text = "".join(rng.choice("ab <[{(!|>x" + others) for _ in range(rng.randint(0, 70)))
         if rng.random() < 0.5:
             at = rng.randint(0, len(text))
             text = text[:at] + rng.choice(stops) + text[at:]

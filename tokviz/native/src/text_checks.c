@@ -220,35 +220,46 @@ static inline __attribute__((always_inline)) int check_kind(const TextCheck *c, 
     return 1;
 }
 
-/* check_kind for ASCII text (in every normal form; only the stop strings that start with an ASCII
- * character can occur in it): where there are at most 4 such first characters, the places they
- * occur are found 16 bytes at a time. */
-static int check_ascii(const TextCheck *c, const tv_text *t) {
+/* check_kind where only stop strings that start with an ASCII character matter: ASCII text (in
+ * every normal form, and other characters cannot start a match in it), or text of 1- or 2-byte
+ * characters with no normal form to check and no stop that starts with another character.  Where
+ * there are at most 4 such first characters, the places they occur are found 16 bytes at a time. */
+static int check_first_ascii(const TextCheck *c, const tv_text *t) {
     if (!c->n_firsts) return 1;
-    const uint8_t *p = t->data;
     ptrdiff_t i = 0, n = t->n;
 #ifdef __SSE2__
     if (c->n_firsts <= 4) {
+        int wide = t->kind == 2; /* (a 2-byte character is one of them only when its high byte is 0) */
         __m128i f[4];
-        for (int k = 0; k < 4; k++) f[k] = _mm_set1_epi8((char)c->firsts[k < c->n_firsts ? k : 0]);
-        for (; i + 16 <= n; i += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-            __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, f[0]), _mm_cmpeq_epi8(v, f[1])),
-                                       _mm_or_si128(_mm_cmpeq_epi8(v, f[2]), _mm_cmpeq_epi8(v, f[3])));
-            for (unsigned m = (unsigned)_mm_movemask_epi8(hit); m; m &= m - 1)
-                if (stop_at(c, t, i + __builtin_ctz(m))) return 0;
+        for (int k = 0; k < 4; k++) {
+            uint8_t first = c->firsts[k < c->n_firsts ? k : 0];
+            f[k] = wide ? _mm_set1_epi16((short)first) : _mm_set1_epi8((char)first);
+        }
+        ptrdiff_t step = wide ? 8 : 16;
+        for (; i + step <= n; i += step) {
+            __m128i v = _mm_loadu_si128((const __m128i *)((const uint8_t *)t->data + i * t->kind));
+            __m128i hit = wide ? _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi16(v, f[0]), _mm_cmpeq_epi16(v, f[1])),
+                                              _mm_or_si128(_mm_cmpeq_epi16(v, f[2]), _mm_cmpeq_epi16(v, f[3])))
+                               : _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, f[0]), _mm_cmpeq_epi8(v, f[1])),
+                                              _mm_or_si128(_mm_cmpeq_epi8(v, f[2]), _mm_cmpeq_epi8(v, f[3])));
+            unsigned m = (unsigned)_mm_movemask_epi8(hit);
+            if (wide) m &= 0x5555; /* (one bit per character) */
+            for (; m; m &= m - 1)
+                if (stop_at(c, t, i + (__builtin_ctz(m) >> wide))) return 0;
         }
     }
 #endif
-    for (; i < n; i++)
-        if ((c->first_ascii[p[i] >> 3] >> (p[i] & 7)) & 1 && stop_at(c, t, i)) return 0;
+    for (; i < n; i++) {
+        uint32_t cp = tv_cp(t, i);
+        if (cp < 128 && (c->first_ascii[cp >> 3] >> (cp & 7)) & 1 && stop_at(c, t, i)) return 0;
+    }
     return 1;
 }
 
 /* True when the text is in the normal form by the quick check (every character's property Yes,
  * non-zero combining classes in order) and holds no stop string. */
 int text_check_passes(const TextCheck *c, const tv_text *t) {
-    if (t->ascii && t->kind == 1) return check_ascii(c, t);
+    if (t->ascii || (t->kind <= 2 && c->form == TV_FORM_NONE && !c->first_other)) return check_first_ascii(c, t);
     switch (t->kind) {
     case 1: return check_kind(c, t, 1);
     case 2: return check_kind(c, t, 2);
