@@ -129,8 +129,9 @@ def test_generator_writes_the_committed_header(tmp_path):
     assert header.read_text() == gen_nfc_tables.render()
 
 
-def test_quick_check_examples():
-    qc = _native.quick_check
+@pytest.mark.parametrize("prepared", [False, True])
+def test_quick_check_examples(prepared):
+    qc = functools.partial(_check, prepared=prepared)
     nfc, nfd, nfkc, nfkd = range(4)
     assert qc(nfc, "plain ASCII, é, 中文, 한국어")
     assert not qc(nfc, "e\u0301")  # a Maybe character
@@ -150,6 +151,12 @@ def test_quick_check_examples():
         qc(0, "x", [b"bytes"])
 
 
+def _check(form, text, stops=None, prepared=False):
+    """quick_check, with the table of characters that pass alone (as the encoder's kept checks
+    have) or without."""
+    return _native.quick_check(form, text, stops, prepared)
+
+
 @pytest.mark.parametrize("stops", [["<|im_end|>"], ["<a>", "[b]", "{c}", "(d)"], ["<a>", "[b]", "{c}", "(d)", "!e!"],
                                    ["<|x|>", "ä!", "<"], ["ä!"]])
 @pytest.mark.parametrize("others", ["", "é", "中文", "😀"])
@@ -163,7 +170,8 @@ def test_quick_check_stops_only(stops, others):
         if rng.random() < 0.5:
             at = rng.randint(0, len(text))
             text = text[:at] + rng.choice(stops) + text[at:]
-        assert _native.quick_check(-1, text, stops) == (not any(s in text for s in stops)), (text, stops)
+        for prepared in (False, True):
+            assert _check(-1, text, stops, prepared) == (not any(s in text for s in stops)), (text, stops)
 
 
 _MARKS = "\u0300\u0301\u0308\u0323\u0327\u0338\u0345\u05b4\u0653\u093c\u094d\u0e38\u3099\u309a\U0001d165"
@@ -189,11 +197,15 @@ def _mixed_text(max_size: int):
 def test_quick_check_yes_means_normalized(text, form):
     if not SAME_UNICODE:
         return
-    if _native.quick_check(form, text):
+    stops = ["<|im_end|>", "中"]
+    verdict = _check(form, text)
+    assert _check(form, text, None, True) == verdict  # the table of characters that pass alone agrees
+    assert _check(form, text, stops, True) == _check(form, text, stops)
+    if verdict:
         assert unicodedata.is_normalized(FORMS[form], text)
     if FORMS[form] in ("NFD", "NFKD") and unicodedata.is_normalized(FORMS[form], text):
         if all(unicodedata.combining(c) == 0 for c in text):  # (no Maybe characters in these forms)
-            assert _native.quick_check(form, text)
+            assert verdict
 
 
 # ---- the batch path on real tokenizers -------------------------------------------------------

@@ -919,7 +919,9 @@ static const TextCheck *encoder_check(Encoder *e, int form, PyObject *stops, Tex
             PyErr_NoMemory();
             return NULL;
         }
-        if (text_check_init(c, form, stops)) {
+        if (text_check_init(c, form, stops) || text_check_prepare(c)) {
+            if (!PyErr_Occurred()) PyErr_NoMemory();
+            text_check_free(c);
             free(c);
             return NULL;
         }
@@ -1555,7 +1557,7 @@ static PyMethodDef module_methods[] = {
     {"norm_table", tv_norm_table, METH_NOARGS,
      "norm_table() -> bytes: uint16 per code point, combining class | quick-check Yes bit (8 + form)"},
     {"quick_check", tv_quick_check, METH_VARARGS,
-     "quick_check(form, text, stops=None) -> bool: the text passes form's quick check and holds no stop"},
+     "quick_check(form, text, stops=None, prepared=False) -> bool: the text passes form's quick check and holds no stop"},
     {"class_table", mod_class_table, METH_NOARGS, "class_table() -> bytes: class bits (L=1 N=2 S=4 UPPER=8 LOWER=16) per code point"},
     {NULL},
 };

@@ -112,6 +112,7 @@ int tv_text_of(PyObject *obj, tv_text *t) {
 void text_check_free(TextCheck *c) {
     for (Py_ssize_t k = 0; k < c->n_stops; k++) free(c->stops[k]);
     free(c->pairs);
+    free(c->simple);
     free(c->stops);
     free(c->stop_len);
     memset(c, 0, sizeof(*c));
@@ -196,13 +197,37 @@ static inline uint32_t cp_of_kind(const void *data, int kind, ptrdiff_t i) {
     return kind == 1 ? ((const uint8_t *)data)[i] : kind == 2 ? ((const uint16_t *)data)[i] : ((const uint32_t *)data)[i];
 }
 
+/* The table of the characters of the Basic Multilingual Plane that pass the check alone, for a
+ * check kept for many texts (most characters of most text: one bit each, instead of the
+ * normalization tables and a branch on ASCII). */
+int text_check_prepare(TextCheck *c) {
+    if (c->simple) return 0;
+    c->simple = calloc(0x10000 / 64, sizeof(uint64_t));
+    if (!c->simple) return -1;
+    uint32_t yes = c->form == TV_FORM_NONE ? 0 : TV_NORM_YES(c->form);
+    for (uint32_t cp = 0; cp < 0x10000; cp++) {
+        uint32_t props = cp < 128 || !yes ? 0 : tv_norm_props(cp);
+        if (cp < 128 || !yes || ((props & yes) && !(props & TV_NORM_CCC_MASK))) c->simple[cp >> 6] |= 1ULL << (cp & 63);
+    }
+    for (Py_ssize_t k = 0; k < c->n_stops; k++) {
+        uint32_t first = c->stops[k][0];
+        if (first < 0x10000) c->simple[first >> 6] &= ~(1ULL << (first & 63));
+    }
+    return 0;
+}
+
 /* text_check_passes for one string kind (a constant once inlined: one tight loop per kind). */
 static inline __attribute__((always_inline)) int check_kind(const TextCheck *c, const tv_text *t, int kind) {
     uint32_t yes = c->form == TV_FORM_NONE ? 0 : TV_NORM_YES(c->form);
     int stops = c->n_stops != 0, other_stops = c->first_other;
     unsigned last_ccc = 0;
+    const uint64_t *simple = kind <= 2 ? c->simple : NULL;
     for (ptrdiff_t i = 0, n = t->n; i < n; i++) {
         uint32_t cp = cp_of_kind(t->data, kind, i);
+        if (simple && (simple[cp >> 6] >> (cp & 63)) & 1) {
+            last_ccc = 0;
+            continue;
+        }
         if (cp < 128) {
             last_ccc = 0; /* ASCII is in every normal form */
             if (stops && (c->first_ascii[cp >> 3] >> (cp & 7)) & 1 && stop_at(c, t, i)) return 0;
@@ -279,14 +304,19 @@ PyObject *tv_norm_table(PyObject *mod, PyObject *unused) {
     return res;
 }
 
-/* quick_check(form, text, stops=None) -> bool: whether encode(..., form, stops) takes the text. */
+/* quick_check(form, text, stops=None, prepared=False) -> bool: whether encode(..., form, stops)
+ * takes the text; `prepared`: with the table a check kept by the encoder has. */
 PyObject *tv_quick_check(PyObject *mod, PyObject *args) {
-    int form;
+    int form, prepared = 0;
     PyObject *text, *stops = NULL;
-    if (!PyArg_ParseTuple(args, "iU|O:quick_check", &form, &text, &stops)) return NULL;
+    if (!PyArg_ParseTuple(args, "iU|Op:quick_check", &form, &text, &stops, &prepared)) return NULL;
     tv_text t;
     TextCheck check;
     if (tv_text_of(text, &t) || text_check_init(&check, form, stops)) return NULL;
+    if (prepared && text_check_prepare(&check)) {
+        text_check_free(&check);
+        return PyErr_NoMemory();
+    }
     int ok = text_check_passes(&check, &t);
     text_check_free(&check);
     return PyBool_FromLong(ok);

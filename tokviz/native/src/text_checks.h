@@ -25,18 +25,21 @@ typedef struct {
     int n_firsts;            /* (5: more) */
     int first_other;         /* some stop string starts with a non-ASCII character */
     uint8_t *pairs; /* bit (a & 255) << 8 | (b & 255): a stop string may start with characters a, b */
+    uint64_t *simple; /* bit c (c < 0x10000): character c passes alone (Yes in the form, combining
+                         class 0, no stop starts with it); NULL until text_check_prepare */
 } TextCheck;
 
 enum { TV_FORM_NONE = -1, TV_FORM_NFC = 0, TV_FORM_NFD = 1, TV_FORM_NFKC = 2, TV_FORM_NFKD = 3 };
 
 int text_check_init(TextCheck *c, int form, PyObject *stops); /* form -1: none; stops: str or None */
 void text_check_free(TextCheck *c);
+int text_check_prepare(TextCheck *c); /* for a check kept for many texts: -1 with no memory */
 int text_check_passes(const TextCheck *c, const tv_text *t);
 static inline int text_check_active(const TextCheck *c) { return c && (c->form != TV_FORM_NONE || c->n_stops); }
 
 extern const char tv_norm_unicode_version[]; /* the Unicode version of the normalization tables */
 
-/* norm_table() -> bytes and quick_check(form, text, stops=None) -> bool, for the tests */
+/* norm_table() -> bytes and quick_check(form, text, stops=None, prepared=False) -> bool, for the tests */
 PyObject *tv_norm_table(PyObject *mod, PyObject *unused);
 PyObject *tv_quick_check(PyObject *mod, PyObject *args);
 
