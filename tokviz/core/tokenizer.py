@@ -294,16 +294,19 @@ class Tokenizer:
         >>> tok.encode("hi there").ids
         [6151, 1070]
         """
-        check_text(text)
+        if not isinstance(text, str):
+            check_text(text)  # raises
         allow = self.special_in_text if allow_special is None else allow_special
         native = self._native_for(allow)
         if native is None:
+            check_text(text)
             ids, offsets, special = self._encode_python(text, allow)
         else:
             if text and not self._post_processes(add_special_tokens):
-                checked = self._encode_if_plain(native, text, allow, 2)
+                checked = self._encode_plain_checked(native, text, allow, 2)
                 if checked is not None:
                     return LazyEncoding(text, *checked, self._id_tables())
+            check_text(text)
             parts = self._native_parts(native, text, allow)
             if self._lazy_ok(native, parts, add_special_tokens):
                 seg = parts[0][0]
@@ -312,6 +315,15 @@ class Tokenizer:
             plain = [seg for seg, tok in parts if tok is None and seg.text]
             ids, offsets, special = self._assemble(parts, [native.encode_segment(seg) for seg in plain])
         return self._finish(text, ids, offsets, special, add_special_tokens)
+
+    def _encode_plain_checked(self, native, text: str, allow: bool, offsets: int):
+        """`_encode_if_plain` of a str not yet checked for lone surrogates: the C encoder meets them
+        as it reads the text, and only then is the text checked here, for the error that says where."""
+        try:
+            return self._encode_if_plain(native, text, allow, offsets)
+        except ValueError:
+            check_text(text)  # raises TokvizError at the lone surrogate
+            raise
 
     def _encode_if_plain(self, native, text: str, allow: bool, offsets: int):
         """The C encoder's result for a text that needs no preparation (see `_checked_form`), or
@@ -465,11 +477,13 @@ class Tokenizer:
         native = self._native_for(allow)
         if native is None:
             return self.encode(text, add_special_tokens=add_special_tokens, allow_special=allow_special).ids
-        check_text(text)
+        if not isinstance(text, str):
+            check_text(text)  # raises
         if text:
-            ids = self._encode_if_plain(native, text, allow, 0)
+            ids = self._encode_plain_checked(native, text, allow, 0)
             if ids is not None:
                 return self._ids_of([(None, None)], [ids], add_special_tokens)
+        check_text(text)
         parts = self._native_parts(native, text, allow)
         plain = [seg for seg, tok in parts if tok is None and seg.text]
         return self._ids_of(parts, [native.encode_segment(seg, False) for seg in plain], add_special_tokens)
