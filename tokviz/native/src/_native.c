@@ -672,11 +672,12 @@ static inline __attribute__((always_inline)) ptrdiff_t ascii_cached_pieces(tv_pi
     return i;
 }
 
-/* Encode the ASCII text t, whose UTF-8 bytes are its own data: each piece is read in place, and the
- * next piece is cut (and its cache line requested) before the current one is looked up, so that
- * the lookup's memory access overlaps the scan.  `pattern` and `open` are constants in each copy
- * below: the pieces are cut by scan_bits.h for the patterns it covers, else by scan.h's scanner
- * inlined for 1-byte characters of that pattern.  `open`: t is an ASCII run of a longer text, of
+/* Encode the ASCII text t, whose UTF-8 bytes are its own data, each piece read in place.  Cut from
+ * bitmaps, with a cache and no offsets to give: the cached pieces go through ascii_cached_pieces,
+ * the others one at a time.  Else the next piece is cut (and its cache line requested) before the
+ * current one is looked up, so that the lookup's memory access overlaps the scan.  `pattern` and
+ * `open` are constants in each copy below: the pieces are cut by scan_bits.h for the patterns it
+ * covers, else by scan.h's scanner inlined for 1-byte characters of that pattern.  `open`: t is an ASCII run of a longer text, of
  * which only the pieces the run decides are encoded (scan_bits.h); *done is where they end. */
 static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, const tv_text *t, CacheUse cache,
                                                                      Scratch *s, Out *out, int offsets, int pattern,
