@@ -21,16 +21,15 @@ import os
 import random
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from peer_speed import ONE_THREAD, SHARED  # noqa: E402  (this folder is on the path of a script)
+
 from tokviz import bench  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
-ONE_THREAD = {"RAYON_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
 SYLLABLES = "th er on an re he in ed nd ha at en es of or nt ea ti to it st io le is ou ar as de rt ve".split()
 
 
@@ -60,14 +59,6 @@ def hits_only(cold: list[str], warm: list[str], tokenizer: Path) -> list[str]:
     return ["".join(p for p in pieces(chunk) if p in seen) for chunk in warm]
 
 
-def timed(encode, chunks: list[str]) -> float:
-    with bench.paused_gc():
-        start = time.perf_counter()
-        for chunk in chunks:
-            encode(chunk)
-        return time.perf_counter() - start
-
-
 def worker(args) -> dict:
     cold, warm = bench.two_passes(args.corpus, 2, 8)
     if args.worker == "tokviz":
@@ -77,11 +68,11 @@ def worker(args) -> dict:
     else:
         encode = bench.load_peer(args.worker, bench.source_of(args.tokenizer)).encode
     hits = hits_only(cold, warm, Path(args.tokenizer))
-    timed(encode, cold)
-    record = {"encoder": args.worker, "hits_only_mb_s": bench.utf8_size(hits) / 1e6 / timed(encode, hits)}
+    bench.time_pass(encode, cold)
+    record = {"encoder": args.worker, "hits_only_mb_s": bench.utf8_size(hits) / 1e6 / bench.time_pass(encode, hits)[0]}
     for kind in ("syllables", "letters"):
         chunks = made_up_words(kind, 110_000, seed=7 if kind == "letters" else 5)
-        seconds = timed(encode, chunks)
+        seconds, _ = bench.time_pass(encode, chunks)
         record[f"new_{kind}_mb_s"] = bench.utf8_size(chunks) / 1e6 / seconds
         record[f"new_{kind}_ns_a_piece"] = seconds / (len(chunks) * 1100) * 1e9
     return record

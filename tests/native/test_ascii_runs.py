@@ -6,16 +6,14 @@ Real vocabularies from tests/data/real: cl100k's ranks cut by each tiktoken patt
 tiktoken) and Qwen2.5's tokenizer.json (against HF tokenizers)."""
 from __future__ import annotations
 
-import lzma
 import random
-from pathlib import Path
 
 import pytest
 
 import tokviz
 from tokviz.core import patterns
 
-REAL = Path(__file__).resolve().parents[1] / "data" / "real"
+from .real_files import cl100k_reference, unpacked
 
 WORDS = ["the", "The", "cat's", "don't", "I'll", "we've", "HTTPServer", "camelCase", "x", "1234567", "42", "3.14",
          "  ", "   ", "\t", "\n", "\n\n", " \n", "\r\n", "'s", "'LL", "'re", "...", "!!", "--", "/", "//", "(", ")",
@@ -43,13 +41,6 @@ def texts(count: int, seed: int) -> list[str]:
     return out
 
 
-def unpacked(name: str, tmp_path: Path) -> Path:
-    src = REAL / name
-    target = tmp_path / src.name.removesuffix(".xz")
-    target.write_bytes(lzma.decompress(src.read_bytes()))
-    return target
-
-
 def same_as_python(tok, text: str):
     native = tok.encode(text)
     python = tok.use_native(False).encode(text)
@@ -60,14 +51,8 @@ def same_as_python(tok, text: str):
 
 @pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base", "r50k_base"])
 def test_tiktoken_patterns(tmp_path, pattern):
-    tiktoken = pytest.importorskip("tiktoken")
-    from tiktoken.load import load_tiktoken_bpe
-
-    path = unpacked("cl100k_base.tiktoken.xz", tmp_path)
-    pat = patterns.TIKTOKEN_PATTERNS[pattern]
-    ref = tiktoken.Encoding(f"ref-{pattern}", pat_str=pat, mergeable_ranks=load_tiktoken_bpe(str(path)),
-                            special_tokens={})
-    tok = tokviz.load(path, pattern=pat)
+    path, _, ref = cl100k_reference(tmp_path, pattern)
+    tok = tokviz.load(path, pattern=patterns.TIKTOKEN_PATTERNS[pattern])
     assert tok.native_encoder() is not None
     for i, text in enumerate(texts(120, seed=len(pattern))):
         assert tok.encode_ids(text) == ref.encode_ordinary(text), text

@@ -14,7 +14,7 @@ import pytest
 import tokviz
 from tokviz.core import patterns
 
-from .test_ascii_runs import unpacked
+from .real_files import cl100k_reference, unpacked
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -51,14 +51,8 @@ def texts(count: int, seed: int) -> list[str]:
 
 @pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base"])
 def test_tiktoken(tmp_path, pattern):
-    tiktoken = pytest.importorskip("tiktoken")
-    from tiktoken.load import load_tiktoken_bpe
-
-    path = unpacked("cl100k_base.tiktoken.xz", tmp_path)
-    pat = patterns.TIKTOKEN_PATTERNS[pattern]
-    ref = tiktoken.Encoding(f"ref-{pattern}", pat_str=pat, mergeable_ranks=load_tiktoken_bpe(str(path)),
-                            special_tokens={})
-    tok = tokviz.load(path, pattern=pat)
+    path, _, ref = cl100k_reference(tmp_path, pattern)
+    tok = tokviz.load(path, pattern=patterns.TIKTOKEN_PATTERNS[pattern])
     assert tok.native_encoder() is not None
     for text in texts(60, seed=len(pattern)):
         want = ref.encode_ordinary(text)

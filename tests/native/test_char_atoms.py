@@ -9,7 +9,6 @@ bytes their fragment tokens hold.
 from __future__ import annotations
 
 import json
-import lzma
 import random
 from pathlib import Path
 
@@ -18,9 +17,10 @@ import pytest
 import tokviz
 from tokviz.core.bytelevel import BYTE_TO_CHAR, bytes_to_unicode
 
+from .real_files import cl100k_reference, unpacked
+
 tokenizers = pytest.importorskip("tokenizers")
 
-REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 ZHONG, WEN = "中".encode(), "文".encode()  # e4 b8 ad, e6 96 87
 
 
@@ -95,13 +95,6 @@ def test_characters_a_token_holds_side_by_side_merge_together(tmp_path):
 # -- real vocabularies ---------------------------------------------------------------------------
 
 
-def _unpacked(name: str, tmp_path: Path) -> Path:
-    src = REAL / name
-    target = tmp_path / src.name.removesuffix(".xz")
-    target.write_bytes(lzma.decompress(src.read_bytes()))
-    return target
-
-
 def _fragment_texts(tokens: list[bytes], count: int, seed: int) -> list[str]:
     """Random texts of the vocabulary's whole characters of 2-3 bytes, mixed with the text its
     fragment tokens (a character's first or last bytes joined to other bytes) hold around them."""
@@ -118,14 +111,7 @@ def _fragment_texts(tokens: list[bytes], count: int, seed: int) -> list[str]:
 
 
 def test_cl100k_against_tiktoken(tmp_path):
-    tiktoken = pytest.importorskip("tiktoken")
-    from tiktoken.load import load_tiktoken_bpe
-
-    from tokviz.core.patterns import CL100K_PATTERN
-
-    path = _unpacked("cl100k_base.tiktoken.xz", tmp_path)
-    ranks = load_tiktoken_bpe(str(path))
-    ref = tiktoken.Encoding("cl100k-ref", pat_str=CL100K_PATTERN, mergeable_ranks=ranks, special_tokens={})
+    path, ranks, ref = cl100k_reference(tmp_path)
     tok = tokviz.load(path)
     assert tok.native_encoder().encoder.atom_count > 1000
     for text in _fragment_texts(list(ranks), 4000, seed=1):
@@ -134,7 +120,7 @@ def test_cl100k_against_tiktoken(tmp_path):
 
 @pytest.mark.parametrize("name", ["qwen2.5", "deepseek-v4"])
 def test_tokenizer_json_against_hf(tmp_path, name):
-    path = _unpacked(f"{name}/tokenizer.json.xz", tmp_path)
+    path = unpacked(f"{name}/tokenizer.json.xz", tmp_path)
     hf = tokenizers.Tokenizer.from_file(str(path))
     tok = tokviz.load(path)
     assert tok.native_encoder().encoder.atom_count > 1000
