@@ -123,6 +123,9 @@ typedef struct {
     size_t pmap_mask;
     int id_bits, rank_bits;
     int32_t *merged_of; /* the token a merge of rank r makes */
+    int merged_affine;  /* ... is always r + merged_offset (tiktoken ranks, most merge lists): the
+                           merging reads no table for it */
+    int32_t merged_offset;
     int32_t *byte_pairs; /* the rank of the pair of byte tokens (b1, b2) at [b1 << 8 | b2] (NO_RANK:
                             none): the first round of every piece without touching the big table */
     size_t max_tok_len;
@@ -211,6 +214,11 @@ static void pair_insert(Encoder *e, int32_t a, int32_t b, int32_t rank) {
 }
 
 /* ---- merging -------------------------------------------------------------------------------- */
+
+/* The token the merge of rank r makes. */
+static inline int32_t merged_token(const Encoder *e, int32_t r) {
+    return e->merged_affine ? r + e->merged_offset : e->merged_of[r];
+}
 
 typedef struct {
     uint64_t order; /* rank << 32 | position: the lowest rank first, then the leftmost */
@@ -317,7 +325,7 @@ static size_t merge_ranked(const Encoder *e, int32_t *sym, int32_t *rank, size_t
                 best = k;
             }
         if (best_rank == NO_RANK) break;
-        sym[best] = e->merged_of[best_rank];
+        sym[best] = merged_token(e, best_rank);
         size_t tail = n - best - 2;
         memmove(sym + best + 1, sym + best + 2, tail * sizeof(int32_t));
         memmove(rank + best + 1, rank + best + 2, (tail ? tail - 1 : 0) * sizeof(int32_t));
@@ -357,7 +365,7 @@ static size_t merge_long(const Encoder *e, Scratch *s, int32_t *sym, const uint8
         HeapItem it = heap_pop(heap, &hn);
         int32_t i = (int32_t)(uint32_t)it.order, j = next[i];
         if (sym[i] < 0 || j >= (int32_t)n || sym[i] != it.left || sym[j] != it.right) continue; /* stale */
-        sym[i] = e->merged_of[it.order >> 32];
+        sym[i] = merged_token(e, (int32_t)(it.order >> 32));
         sym[j] = -1;
         next[i] = next[j];
         if (next[j] < (int32_t)n) prev[next[j]] = i;
@@ -1264,6 +1272,10 @@ static int pmap_build(Encoder *self, const int32_t *m, size_t count) {
         self->merged_of[r] = t;
         pair_insert(self, m[4 * k], m[4 * k + 1], r);
     }
+    self->merged_affine = count > 0;
+    self->merged_offset = count ? m[3] - m[2] : 0;
+    for (int32_t r = 0; self->merged_affine && r <= max_rank; r++)
+        if (self->merged_of[r] >= 0 && self->merged_of[r] != r + self->merged_offset) self->merged_affine = 0;
     return 0;
 }
 
