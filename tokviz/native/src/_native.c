@@ -340,10 +340,28 @@ static size_t merge_ranked(const Encoder *e, int32_t *sym, int32_t *rank, size_t
     return n;
 }
 
-/* Merge the n byte symbols of `bytes` in s->sym (their first ranks from the table of byte pairs). */
+/* Request the lines a lookup of the pair (a, b) reads: its Bloom word and first slot. */
+static inline void pair_prefetch(const Encoder *e, int32_t a, int32_t b) {
+    uint64_t h = hash_pair(pair_key(e, a, b));
+    __builtin_prefetch(&e->pmap[h & e->pmap_mask]);
+    if (e->pair_filter.words) __builtin_prefetch(&e->pair_filter.words[(h >> 24) & e->pair_filter.mask]);
+}
+
+/* Merge the n byte symbols of `bytes` in s->sym (their first ranks from the table of byte pairs).
+ * Where the token a merge makes is known without a table read, the pairs each first-round merge
+ * would form with its neighbours are requested before the merging waits on any of them: in text
+ * not seen before those lines are mostly out of the CPU cache, and one merge waits for the last. */
 static size_t merge_short(const Encoder *e, Scratch *s, const uint8_t *bytes, size_t n) {
-    for (size_t k = 0; k + 1 < n; k++) s->rank[k] = e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
-    return merge_ranked(e, s->sym, s->rank, n);
+    int32_t *sym = s->sym, *rank = s->rank;
+    for (size_t k = 0; k + 1 < n; k++) rank[k] = e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
+    if (e->merged_affine)
+        for (size_t k = 0; k + 1 < n; k++) {
+            if (rank[k] == NO_RANK) continue;
+            int32_t t = rank[k] + e->merged_offset;
+            if (k > 0) pair_prefetch(e, sym[k - 1], t);
+            if (k + 2 < n) pair_prefetch(e, t, sym[k + 2]);
+        }
+    return merge_ranked(e, sym, rank, n);
 }
 
 /* The same merges of sym[0 .. n) with a heap of candidate pairs and a linked list: O(n log n).  The
