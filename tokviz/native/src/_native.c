@@ -1244,23 +1244,9 @@ static void *table_alloc(size_t bytes) {
     return malloc(bytes);
 }
 
-/* Fill the pair table from `count` merges (left, right, rank, merged) in m: sized for them (at
- * most 2/3 full), with ids and ranks packed into one 64-bit slot.  -1 with a Python error when a
- * merge is not one of two tokens into a third, two merges of one rank make different tokens, or the
- * vocabulary and ranks are too large to pack. */
-static int pmap_build(Encoder *self, const int32_t *m, size_t count) {
-    int32_t max_rank = -1;
-    for (size_t k = 0; k < count; k++) {
-        int32_t a = m[4 * k], b = m[4 * k + 1], r = m[4 * k + 2], t = m[4 * k + 3];
-        if (a < 0 || b < 0 || t < 0 || (size_t)a >= self->n_ids || (size_t)b >= self->n_ids ||
-            (size_t)t >= self->n_ids || self->tok_len[a] == UINT32_MAX || self->tok_len[b] == UINT32_MAX ||
-            self->tok_len[t] == UINT32_MAX || (uint64_t)self->tok_len[a] + self->tok_len[b] != self->tok_len[t] ||
-            r < 0 || r == NO_RANK) {
-            PyErr_Format(PyExc_ValueError, "merges[%zu]: (%d, %d) -> %d is not a merge of two tokens", k, a, b, t);
-            return -1;
-        }
-        if (r > max_rank) max_rank = r;
-    }
+/* An empty pair table for `count` merges of ranks up to max_rank, and merged_of (all -1).  -1 with
+ * a Python error when they do not fit. */
+static int pmap_init(Encoder *self, size_t count, int32_t max_rank) {
     int id_bits = 1;
     while (((size_t)1 << id_bits) <= self->n_ids) id_bits++; /* (all ones is never an id: PAIR_EMPTY) */
     int rank_bits = 64 - 2 * id_bits;
@@ -1281,6 +1267,28 @@ static int pmap_build(Encoder *self, const int32_t *m, size_t count) {
     for (int32_t r = 0; r <= max_rank; r++) self->merged_of[r] = -1;
     memset(self->pmap, 0xFF, size * sizeof(uint64_t));
     self->pmap_mask = size - 1;
+    self->n_pairs = 0;
+    return 0;
+}
+
+/* Fill the pair table from `count` merges (left, right, rank, merged) in m: sized for them (at
+ * most 2/3 full), with ids and ranks packed into one 64-bit slot.  -1 with a Python error when a
+ * merge is not one of two tokens into a third, two merges of one rank make different tokens, or the
+ * vocabulary and ranks are too large to pack. */
+static int pmap_build(Encoder *self, const int32_t *m, size_t count) {
+    int32_t max_rank = -1;
+    for (size_t k = 0; k < count; k++) {
+        int32_t a = m[4 * k], b = m[4 * k + 1], r = m[4 * k + 2], t = m[4 * k + 3];
+        if (a < 0 || b < 0 || t < 0 || (size_t)a >= self->n_ids || (size_t)b >= self->n_ids ||
+            (size_t)t >= self->n_ids || self->tok_len[a] == UINT32_MAX || self->tok_len[b] == UINT32_MAX ||
+            self->tok_len[t] == UINT32_MAX || (uint64_t)self->tok_len[a] + self->tok_len[b] != self->tok_len[t] ||
+            r < 0 || r == NO_RANK) {
+            PyErr_Format(PyExc_ValueError, "merges[%zu]: (%d, %d) -> %d is not a merge of two tokens", k, a, b, t);
+            return -1;
+        }
+        if (r > max_rank) max_rank = r;
+    }
+    if (pmap_init(self, count, max_rank)) return -1;
     for (size_t k = 0; k < count; k++) {
         int32_t r = m[4 * k + 2], t = m[4 * k + 3];
         if (self->merged_of[r] >= 0 && self->merged_of[r] != t) {
@@ -1321,6 +1329,67 @@ static int build_atoms(Encoder *self) {
                           merges, n, atom_pair_rank, self};
     int rc = tv_atoms_build(&self->atoms, &src);
     free(merges);
+    return rc;
+}
+
+/* The pair table of tiktoken ranks (a token's id is its rank, and a pair of tokens whose bytes
+ * make a token merges at that token's rank) holding only the pairs that merging can make: for each
+ * token, in rank order, the last pair its own bytes merge into with the pairs found so far.
+ *
+ * That is the whole table's merging: when a merge makes token t over some bytes, no merge had crossed
+ * their edges, so the merges inside them were those of t's bytes alone, in the same order, and the
+ * pair merged last is the one found here.  A pair of lower rank than t is all t's bytes can merge
+ * with before t is reached; so when they merge into two tokens with the pairs found so far, those
+ * two are t's pair.  When they stop at three or more tokens, t is no merge's token, unless a pair
+ * of two of them makes a token: then some token needs merges ranked after it, and 1 is returned
+ * for the table of every pair instead.  0, 1, or -1 with a Python error. */
+static int canonical_pairs(Encoder *self) {
+    size_t n = self->n_ids;
+    if (pmap_init(self, n, (int32_t)n - 1)) return -1;
+    self->byte_pairs = malloc(65536 * sizeof(int32_t));
+    if (!self->byte_pairs) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t k = 0; k < 65536; k++) self->byte_pairs[k] = NO_RANK;
+    self->merged_affine = 1;
+    self->merged_offset = 0;
+    Scratch s = {0};
+    int rc = 0;
+    for (size_t t = 0; !rc && t < n; t++) {
+        size_t len = self->tok_len[t];
+        if (len == UINT32_MAX || len < 2) continue;
+        const uint8_t *p = self->blob + self->tok_off[t];
+        if (scratch_reserve(&s, len)) {
+            PyErr_NoMemory();
+            rc = -1;
+            break;
+        }
+        for (size_t k = 0; k < len; k++) s.sym[k] = self->byte_id[p[k]];
+        size_t m = len <= SHORT_PIECE ? merge_short(self, &s, p, len) : merge_long(self, &s, s.sym, p, len);
+        if (m == 2) {
+            pair_insert(self, s.sym[0], s.sym[1], (int32_t)t);
+            self->merged_of[t] = (int32_t)t;
+            if (len == 2) self->byte_pairs[p[0] << 8 | p[1]] = (int32_t)t;
+            continue;
+        }
+        size_t off = 0;
+        for (size_t k = 0; rc == 0 && k + 1 < m; k++) {
+            size_t la = self->tok_len[s.sym[k]], lb = self->tok_len[s.sym[k + 1]];
+            if (bytes_lookup(self, p + off, la + lb) >= 0) rc = 1;
+            off += la;
+        }
+        if (m == 1) rc = 1; /* (not reached: t is not in the table yet) */
+    }
+    scratch_free(&s);
+    if (rc == 1) { /* start again with every pair */
+        free(self->pmap);
+        free(self->merged_of);
+        free(self->byte_pairs);
+        self->pmap = NULL;
+        self->merged_of = NULL;
+        self->byte_pairs = NULL;
+    }
     return rc;
 }
 
@@ -1413,7 +1482,9 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
             return -1;
         }
     }
-    if (merges == Py_None) {
+    int canonical = merges == Py_None ? canonical_pairs(self) : 0;
+    if (canonical < 0) return -1;
+    if (merges == Py_None && canonical == 1) {
         /* Every way to write a token as two tokens merges into it, ranked by the token's id. */
         size_t count = 0, cap = 1024;
         int32_t *quads = malloc(cap * 4 * sizeof(int32_t));
@@ -1446,7 +1517,7 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
         int rc = pmap_build(self, quads, count);
         free(quads);
         if (rc) return -1;
-    } else {
+    } else if (merges != Py_None) {
         Py_buffer view;
         if (PyObject_GetBuffer(merges, &view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return -1;
         if (view.itemsize != 4 || !view.format || (strcmp(view.format, "i") != 0 && strcmp(view.format, "=i") != 0 &&
@@ -1480,7 +1551,7 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
         if (self->tok_len[k] != UINT32_MAX) bloom_add(&known, hash_bytes(self->blob + self->tok_off[k], self->tok_len[k]));
     self->pair_filter = pairs;
     self->token_filter = known;
-    self->byte_pairs = malloc(65536 * sizeof(int32_t));
+    if (!self->byte_pairs) self->byte_pairs = malloc(65536 * sizeof(int32_t));
     if (!self->byte_pairs) {
         PyErr_NoMemory();
         return -1;
