@@ -25,6 +25,9 @@
 #endif
 
 #include "scan.h"
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "scan_bits.h"
 #include "sp_pieces.h"
 #include "bytelevel_tables.h"
@@ -35,6 +38,9 @@
 #include "char_atoms.h"
 
 #define NO_RANK INT32_MAX
+#ifndef WIDE_PIECE
+#define WIDE_PIECE 64 /* up to this many: rescanning 4 ranks at a time (merge_wide); beyond, the heap */
+#endif
 #ifndef SHORT_PIECE
 #define SHORT_PIECE 16 /* up to this many bytes: merge by rescanning an array; beyond, the heap */
 #endif
@@ -347,7 +353,65 @@ static inline void pair_prefetch(const Encoder *e, int32_t a, int32_t b) {
     if (e->pair_filter.words) __builtin_prefetch(&e->pair_filter.words[(h >> 24) & e->pair_filter.mask]);
 }
 
-/* Merge the n byte symbols of `bytes` in s->sym (their first ranks from the table of byte pairs).
+/* The lowest of rank[0 .. m) (m a multiple of 4) and in *at the first place it is at; NO_RANK for
+ * none.  Four ranks at a time: no branch on the ranks but the one that ends the search. */
+static inline int32_t lowest_rank(const int32_t *rank, size_t m, size_t *at) {
+#ifdef __SSE2__
+    __m128i lo = _mm_set1_epi32(NO_RANK);
+    for (size_t k = 0; k < m; k += 4) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(rank + k)), lt = _mm_cmplt_epi32(v, lo);
+        lo = _mm_or_si128(_mm_and_si128(lt, v), _mm_andnot_si128(lt, lo));
+    }
+    for (int turn = 0; turn < 2; turn++) {
+        __m128i other = turn ? _mm_shuffle_epi32(lo, _MM_SHUFFLE(2, 3, 0, 1)) : _mm_shuffle_epi32(lo, _MM_SHUFFLE(1, 0, 3, 2));
+        __m128i lt = _mm_cmplt_epi32(other, lo);
+        lo = _mm_or_si128(_mm_and_si128(lt, other), _mm_andnot_si128(lt, lo));
+    }
+    int32_t best = _mm_cvtsi128_si32(lo);
+    if (best == NO_RANK) return NO_RANK;
+    for (size_t k = 0;; k += 4) {
+        int hit = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(rank + k)), lo)));
+        if (hit) {
+            *at = k + (size_t)__builtin_ctz((unsigned)hit);
+            return best;
+        }
+    }
+#else
+    int32_t best = NO_RANK;
+    for (size_t k = 0; k < m; k++)
+        if (rank[k] < best) {
+            best = rank[k];
+            *at = k;
+        }
+    return best;
+#endif
+}
+
+/* merge_ranked for SHORT_PIECE < n <= WIDE_PIECE symbols (rank[] has room for WIDE_PIECE): the
+ * lowest rank found four at a time, where the heap of merge_long would take a branch the ranks
+ * decide at every level. */
+static size_t merge_wide(const Encoder *e, int32_t *sym, int32_t *rank, size_t n) {
+    size_t pairs = n - 1;
+    for (size_t k = pairs; k < ((pairs + 3) & ~(size_t)3); k++) rank[k] = NO_RANK;
+    while (pairs) {
+        size_t best = 0;
+        int32_t r = lowest_rank(rank, (pairs + 3) & ~(size_t)3, &best);
+        if (r == NO_RANK) break;
+        sym[best] = merged_token(e, r);
+        size_t tail = pairs - best - 1; /* the symbols after the merged pair */
+        memmove(sym + best + 1, sym + best + 2, tail * sizeof(int32_t));
+        memmove(rank + best + 1, rank + best + 2, (tail ? tail - 1 : 0) * sizeof(int32_t));
+        rank[--pairs] = NO_RANK;
+        int left = best > 0, right = best < pairs;
+        uint64_t kl = left ? pair_key(e, sym[best - 1], sym[best]) : 0, kr = right ? pair_key(e, sym[best], sym[best + 1]) : 0;
+        uint64_t hl = left ? pair_start(e, kl) : 0, hr = right ? pair_start(e, kr) : 0;
+        if (left) rank[best - 1] = pair_rank_hashed(e, kl, hl);
+        if (right) rank[best] = pair_rank_hashed(e, kr, hr);
+    }
+    return pairs + 1;
+}
+
+/* Merge the n <= WIDE_PIECE byte symbols of `bytes` in s->sym (their first ranks from the table of byte pairs).
  * Where the token a merge makes is known without a table read, the pairs each first-round merge
  * would form with its neighbours are requested before the merging waits on any of them: in text
  * not seen before those lines are mostly out of the CPU cache, and one merge waits for the last. */
@@ -361,7 +425,7 @@ static size_t merge_short(const Encoder *e, Scratch *s, const uint8_t *bytes, si
             if (k > 0) pair_prefetch(e, sym[k - 1], t);
             if (k + 2 < n) pair_prefetch(e, t, sym[k + 2]);
         }
-    return merge_ranked(e, sym, rank, n);
+    return n <= SHORT_PIECE ? merge_ranked(e, sym, rank, n) : merge_wide(e, sym, rank, n);
 }
 
 /* The same merges of sym[0 .. n) with a heap of candidate pairs and a linked list: O(n log n).  The
@@ -410,9 +474,9 @@ static size_t merge_long(const Encoder *e, Scratch *s, int32_t *sym, const uint8
 /* Merge any n symbols sym[0 .. n) (their first ranks looked up); returns the tokens left. */
 static size_t merge_symbols(const Encoder *e, Scratch *s, int32_t *sym, size_t n) {
     if (n < 2) return n;
-    if (n > SHORT_PIECE) return merge_long(e, s, sym, NULL, n);
+    if (n > WIDE_PIECE) return merge_long(e, s, sym, NULL, n);
     for (size_t k = 0; k + 1 < n; k++) s->rank[k] = pair_rank(e, sym[k], sym[k + 1]);
-    return merge_ranked(e, sym, s->rank, n);
+    return n <= SHORT_PIECE ? merge_ranked(e, sym, s->rank, n) : merge_wide(e, sym, s->rank, n);
 }
 
 /* Merge the piece b[0 .. n) (UTF-8, with characters other than ASCII) starting from its atoms
@@ -612,7 +676,7 @@ static int encode_new_piece(const Encoder *e, CacheUse use, Scratch *s, const ui
     } else {
         if (!m) {
             for (size_t k = 0; k < len; k++) s->sym[k] = e->byte_id[bytes[k]];
-            m = len <= SHORT_PIECE ? merge_short(e, s, bytes, len) : merge_long(e, s, s->sym, bytes, len);
+            m = len <= WIDE_PIECE ? merge_short(e, s, bytes, len) : merge_long(e, s, s->sym, bytes, len);
         }
         memcpy(out->ids + out->n, s->sym, m * sizeof(int32_t));
     }
@@ -1366,7 +1430,7 @@ static int canonical_pairs(Encoder *self) {
             break;
         }
         for (size_t k = 0; k < len; k++) s.sym[k] = self->byte_id[p[k]];
-        size_t m = len <= SHORT_PIECE ? merge_short(self, &s, p, len) : merge_long(self, &s, s.sym, p, len);
+        size_t m = len <= WIDE_PIECE ? merge_short(self, &s, p, len) : merge_long(self, &s, s.sym, p, len);
         if (m == 2) {
             pair_insert(self, s.sym[0], s.sym[1], (int32_t)t);
             self->merged_of[t] = (int32_t)t;
