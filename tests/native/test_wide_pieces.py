@@ -1,8 +1,9 @@
-"""Pieces of 15 to 70 bytes, on both sides of the merging's three ways (a rescan of up to 16 symbols,
-a rescan four ranks at a time up to 64, a heap beyond: _native.c merge_ranked, merge_wide,
-merge_long), give the reference library's ids: runs of one character (table borders, rules,
-indentation), made-up words, mixed punctuation, and runs of characters other than ASCII that merge
-from whole characters.  cl100k's ranks against tiktoken, Qwen2.5's tokenizer.json against HF."""
+"""Pieces of 15 to 70 and of 122 to 134 bytes, on both sides of the merging's three ways (a rescan
+of up to 16 symbols, a rescan four ranks at a time up to 128, a heap beyond: _native.c
+merge_ranked, merge_wide, merge_long), give the reference library's ids: runs of one character
+(table borders, rules, indentation), made-up words, mixed punctuation, and runs of characters other
+than ASCII that merge from whole characters.  cl100k's ranks against tiktoken, Qwen2.5's
+tokenizer.json against HF."""
 from __future__ import annotations
 
 import random
@@ -13,7 +14,7 @@ import tokviz
 
 from .real_files import cl100k_reference, unpacked
 
-LENGTHS = range(15, 71)
+LENGTHS = [*range(15, 71), *range(122, 135)]
 
 
 def wide_pieces(seed: int) -> list[str]:

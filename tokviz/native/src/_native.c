@@ -39,7 +39,7 @@
 
 #define NO_RANK INT32_MAX
 #ifndef WIDE_PIECE
-#define WIDE_PIECE 64 /* up to this many: rescanning 4 ranks at a time (merge_wide); beyond, the heap */
+#define WIDE_PIECE 128 /* up to this many: rescanning 4 ranks at a time (merge_wide); beyond, the heap */
 #endif
 #ifndef SHORT_PIECE
 #define SHORT_PIECE 16 /* up to this many bytes: merge by rescanning an array; beyond, the heap */
@@ -411,7 +411,8 @@ static size_t merge_wide(const Encoder *e, int32_t *sym, int32_t *rank, size_t n
     return pairs + 1;
 }
 
-/* Merge the n <= WIDE_PIECE byte symbols of `bytes` in s->sym (their first ranks from the table of byte pairs).
+/* Merge the n <= WIDE_PIECE byte symbols of `bytes` in s->sym (their first ranks from the table of
+ * byte pairs).
  * Where the token a merge makes is known without a table read, the pairs each first-round merge
  * would form with its neighbours are requested before the merging waits on any of them: in text
  * not seen before those lines are mostly out of the CPU cache, and one merge waits for the last. */
