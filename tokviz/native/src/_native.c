@@ -387,9 +387,9 @@ static inline int32_t lowest_rank(const int32_t *rank, size_t m, size_t *at) {
 #endif
 }
 
-/* merge_ranked for SHORT_PIECE < n <= WIDE_PIECE symbols (rank[] has room for WIDE_PIECE): the
- * lowest rank found four at a time, where the heap of merge_long would take a branch the ranks
- * decide at every level. */
+/* merge_ranked for SHORT_PIECE < n <= WIDE_PIECE symbols (rank[] has room for three past the
+ * pairs, as the scratch arrays do): the lowest rank found four at a time, where the heap of
+ * merge_long would take a branch the ranks decide at every level. */
 static size_t merge_wide(const Encoder *e, int32_t *sym, int32_t *rank, size_t n) {
     size_t pairs = n - 1;
     for (size_t k = pairs; k < ((pairs + 3) & ~(size_t)3); k++) rank[k] = NO_RANK;
