@@ -42,7 +42,7 @@
 #define WIDE_PIECE 128 /* up to this many: rescanning 4 ranks at a time (merge_wide); beyond, the heap */
 #endif
 #ifndef SHORT_PIECE
-#define SHORT_PIECE 16 /* up to this many bytes: merge by rescanning an array; beyond, the heap */
+#define SHORT_PIECE 16 /* up to this many symbols: merge by rescanning an array (merge_ranked) */
 #endif
 #ifndef CACHE_MAX_KEY
 #define CACHE_MAX_KEY 128 /* longer pieces are not cached */
@@ -362,15 +362,17 @@ static inline int32_t lowest_rank(const int32_t *rank, size_t m, size_t *at) {
         __m128i v = _mm_loadu_si128((const __m128i *)(rank + k)), lt = _mm_cmplt_epi32(v, lo);
         lo = _mm_or_si128(_mm_and_si128(lt, v), _mm_andnot_si128(lt, lo));
     }
-    for (int turn = 0; turn < 2; turn++) {
-        __m128i other = turn ? _mm_shuffle_epi32(lo, _MM_SHUFFLE(2, 3, 0, 1)) : _mm_shuffle_epi32(lo, _MM_SHUFFLE(1, 0, 3, 2));
+    for (int turn = 0; turn < 2; turn++) { /* the lowest of the four lanes, in every lane */
+        __m128i other = turn ? _mm_shuffle_epi32(lo, _MM_SHUFFLE(2, 3, 0, 1))
+                             : _mm_shuffle_epi32(lo, _MM_SHUFFLE(1, 0, 3, 2));
         __m128i lt = _mm_cmplt_epi32(other, lo);
         lo = _mm_or_si128(_mm_and_si128(lt, other), _mm_andnot_si128(lt, lo));
     }
     int32_t best = _mm_cvtsi128_si32(lo);
     if (best == NO_RANK) return NO_RANK;
     for (size_t k = 0;; k += 4) {
-        int hit = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(rank + k)), lo)));
+        __m128i v = _mm_loadu_si128((const __m128i *)(rank + k));
+        int hit = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, lo)));
         if (hit) {
             *at = k + (size_t)__builtin_ctz((unsigned)hit);
             return best;
