@@ -318,6 +318,23 @@ static int scratch_reserve_bytes(Scratch *s, size_t n) {
     return 0;
 }
 
+/* Make the merge of rank r of sym[best] and sym[best + 1] in sym[0 .. n), whose pairs' ranks are in
+ * rank[]: the symbols and ranks after it move down one, and the pairs on both sides of the new
+ * symbol are looked up (both lookups started before either is read).  Returns n - 1. */
+static inline size_t merge_at(const Encoder *e, int32_t *sym, int32_t *rank, size_t n, size_t best, int32_t r) {
+    sym[best] = merged_token(e, r);
+    size_t tail = n - best - 2;
+    memmove(sym + best + 1, sym + best + 2, tail * sizeof(int32_t));
+    memmove(rank + best + 1, rank + best + 2, (tail ? tail - 1 : 0) * sizeof(int32_t));
+    n--;
+    int left = best > 0, right = best + 1 < n;
+    uint64_t kl = left ? pair_key(e, sym[best - 1], sym[best]) : 0, kr = right ? pair_key(e, sym[best], sym[best + 1]) : 0;
+    uint64_t hl = left ? pair_start(e, kl) : 0, hr = right ? pair_start(e, kr) : 0;
+    if (left) rank[best - 1] = pair_rank_hashed(e, kl, hl);
+    if (right) rank[best] = pair_rank_hashed(e, kr, hr);
+    return n;
+}
+
 /* Merge the n symbols sym[0 .. n), where rank[k] is the rank of the pair (sym[k], sym[k + 1]), by
  * rescanning the ranks for the lowest; returns the number of tokens left in sym.  The token a merge
  * makes is only looked up for the merge that is made. */
@@ -331,17 +348,7 @@ static size_t merge_ranked(const Encoder *e, int32_t *sym, int32_t *rank, size_t
                 best = k;
             }
         if (best_rank == NO_RANK) break;
-        sym[best] = merged_token(e, best_rank);
-        size_t tail = n - best - 2;
-        memmove(sym + best + 1, sym + best + 2, tail * sizeof(int32_t));
-        memmove(rank + best + 1, rank + best + 2, (tail ? tail - 1 : 0) * sizeof(int32_t));
-        n--;
-        /* the pairs on both sides of the new symbol: both lookups started before either is read */
-        int left = best > 0, right = best + 1 < n;
-        uint64_t kl = left ? pair_key(e, sym[best - 1], sym[best]) : 0, kr = right ? pair_key(e, sym[best], sym[best + 1]) : 0;
-        uint64_t hl = left ? pair_start(e, kl) : 0, hr = right ? pair_start(e, kr) : 0;
-        if (left) rank[best - 1] = pair_rank_hashed(e, kl, hl);
-        if (right) rank[best] = pair_rank_hashed(e, kr, hr);
+        n = merge_at(e, sym, rank, n, best, best_rank);
     }
     return n;
 }
@@ -393,41 +400,19 @@ static inline int32_t lowest_rank(const int32_t *rank, size_t m, size_t *at) {
  * pairs, as the scratch arrays do): the lowest rank found four at a time, where the heap of
  * merge_long would take a branch the ranks decide at every level. */
 static size_t merge_wide(const Encoder *e, int32_t *sym, int32_t *rank, size_t n) {
-    size_t pairs = n - 1;
-    for (size_t k = pairs; k < ((pairs + 3) & ~(size_t)3); k++) rank[k] = NO_RANK;
-    while (pairs) {
+    for (size_t k = n - 1; k < ((n + 2) & ~(size_t)3); k++) rank[k] = NO_RANK; /* (to a multiple of 4) */
+    while (n > 1) {
         size_t best = 0;
-        int32_t r = lowest_rank(rank, (pairs + 3) & ~(size_t)3, &best);
+        int32_t r = lowest_rank(rank, (n + 2) & ~(size_t)3, &best);
         if (r == NO_RANK) break;
-        sym[best] = merged_token(e, r);
-        size_t tail = pairs - best - 1; /* the symbols after the merged pair */
-        memmove(sym + best + 1, sym + best + 2, tail * sizeof(int32_t));
-        memmove(rank + best + 1, rank + best + 2, (tail ? tail - 1 : 0) * sizeof(int32_t));
-        rank[--pairs] = NO_RANK;
-        int left = best > 0, right = best < pairs;
-        uint64_t kl = left ? pair_key(e, sym[best - 1], sym[best]) : 0, kr = right ? pair_key(e, sym[best], sym[best + 1]) : 0;
-        uint64_t hl = left ? pair_start(e, kl) : 0, hr = right ? pair_start(e, kr) : 0;
-        if (left) rank[best - 1] = pair_rank_hashed(e, kl, hl);
-        if (right) rank[best] = pair_rank_hashed(e, kr, hr);
+        n = merge_at(e, sym, rank, n, best, r);
+        rank[n - 1] = NO_RANK; /* (the pair past the last symbol, read by the next search) */
     }
-    return pairs + 1;
+    return n;
 }
 
-/* Merge the n <= WIDE_PIECE byte symbols of `bytes` in s->sym (their first ranks from the table of
- * byte pairs).
- * Where the token a merge makes is known without a table read, the pairs each first-round merge
- * would form with its neighbours are requested before the merging waits on any of them: in text
- * not seen before those lines are mostly out of the CPU cache, and one merge waits for the last. */
-static size_t merge_short(const Encoder *e, Scratch *s, const uint8_t *bytes, size_t n) {
-    int32_t *sym = s->sym, *rank = s->rank;
-    for (size_t k = 0; k + 1 < n; k++) rank[k] = e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
-    if (e->merged_affine)
-        for (size_t k = 0; k + 1 < n; k++) {
-            if (rank[k] == NO_RANK) continue;
-            int32_t t = rank[k] + e->merged_offset;
-            if (k > 0) pair_prefetch(e, sym[k - 1], t);
-            if (k + 2 < n) pair_prefetch(e, t, sym[k + 2]);
-        }
+/* Merge sym[0 .. n) (n <= WIDE_PIECE) from the ranks of its pairs in rank[]. */
+static inline size_t merge_from_ranks(const Encoder *e, int32_t *sym, int32_t *rank, size_t n) {
     return n <= SHORT_PIECE ? merge_ranked(e, sym, rank, n) : merge_wide(e, sym, rank, n);
 }
 
@@ -474,12 +459,31 @@ static size_t merge_long(const Encoder *e, Scratch *s, int32_t *sym, const uint8
     return m;
 }
 
+/* Merge the n byte symbols of `bytes` in s->sym: the first ranks from the table of byte pairs, then
+ * by rescanning (up to WIDE_PIECE) or with the heap.  Where the token a merge makes is known
+ * without a table read, the pairs each first-round merge would form with its neighbours are
+ * requested before the merging waits on any of them: in text not seen before those lines are
+ * mostly out of the CPU cache, and one merge waits for the last. */
+static size_t merge_bytes(const Encoder *e, Scratch *s, const uint8_t *bytes, size_t n) {
+    int32_t *sym = s->sym, *rank = s->rank;
+    if (n > WIDE_PIECE) return merge_long(e, s, sym, bytes, n);
+    for (size_t k = 0; k + 1 < n; k++) rank[k] = e->byte_pairs[(bytes[k] << 8) | bytes[k + 1]];
+    if (e->merged_affine)
+        for (size_t k = 0; k + 1 < n; k++) {
+            if (rank[k] == NO_RANK) continue;
+            int32_t t = rank[k] + e->merged_offset;
+            if (k > 0) pair_prefetch(e, sym[k - 1], t);
+            if (k + 2 < n) pair_prefetch(e, t, sym[k + 2]);
+        }
+    return merge_from_ranks(e, sym, rank, n);
+}
+
 /* Merge any n symbols sym[0 .. n) (their first ranks looked up); returns the tokens left. */
 static size_t merge_symbols(const Encoder *e, Scratch *s, int32_t *sym, size_t n) {
     if (n < 2) return n;
     if (n > WIDE_PIECE) return merge_long(e, s, sym, NULL, n);
     for (size_t k = 0; k + 1 < n; k++) s->rank[k] = pair_rank(e, sym[k], sym[k + 1]);
-    return n <= SHORT_PIECE ? merge_ranked(e, sym, s->rank, n) : merge_wide(e, sym, s->rank, n);
+    return merge_from_ranks(e, sym, s->rank, n);
 }
 
 /* Merge the piece b[0 .. n) (UTF-8, with characters other than ASCII) starting from its atoms
@@ -658,6 +662,19 @@ static inline uint64_t ascii_word(const uint8_t *text, ptrdiff_t i, size_t len, 
     return i + 8 <= n ? tv_load64(text + i) & (~0ULL >> (64 - 8 * len)) : bytes_head(text + i, len);
 }
 
+/* The cache hash of piece [i, i + len) of an ASCII text of n bytes, its line requested, and in
+ * *word its word when it is looked up by it (`short_ok`: the cache takes keys of 8 bytes; a piece
+ * of up to 8 bytes, one byte too, is then hashed by its word: that spares a branch the text cannot
+ * predict, a third of the pieces of code being one byte), else 0. */
+static inline uint64_t ascii_piece_hash(CacheUse cache, int short_ok, const uint8_t *text, ptrdiff_t i, size_t len,
+                                        ptrdiff_t n, uint64_t *word) {
+    *word = short_ok && len >= 1 && len <= 8 ? ascii_word(text, i, len, n) : 0;
+    if (!*word) return piece_hash(cache, text + i, len);
+    uint64_t h = short_piece_hash(*word, len);
+    cache_prefetch(cache.cache, h);
+    return h;
+}
+
 /* Tokens of a piece not in the call's cache, appended to out (room reserved): with ignore_merges,
  * a piece that is a token is that token; else its bytes are merged.  The result is cached (h: the
  * piece's piece_hash, 0 for none). */
@@ -679,7 +696,7 @@ static int encode_new_piece(const Encoder *e, CacheUse use, Scratch *s, const ui
     } else {
         if (!m) {
             for (size_t k = 0; k < len; k++) s->sym[k] = e->byte_id[bytes[k]];
-            m = len <= WIDE_PIECE ? merge_short(e, s, bytes, len) : merge_long(e, s, s->sym, bytes, len);
+            m = merge_bytes(e, s, bytes, len);
         }
         memcpy(out->ids + out->n, s->sym, m * sizeof(int32_t));
     }
@@ -798,8 +815,7 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
             if (j < 0) j = NEXT_END(i);
             if (j < 0) break; /* (open: the rest of the run is not decided by it) */
             size_t len = (size_t)(j - i);
-            uint64_t word = len <= 8 ? ascii_word(text, i, len, n) : 0;
-            uint64_t h = word ? short_piece_hash(word, len) : piece_hash(cache, text + i, len);
+            uint64_t word, h = ascii_piece_hash(cache, 1, text, i, len, n, &word);
             if (out_reserve(out, len + 1, 0)) return ENC_NOMEM;
             int rc = ascii_piece(e, cache, s, text + i, len, word, h, out);
             if (rc != ENC_OK) return rc;
@@ -811,20 +827,14 @@ static inline __attribute__((always_inline)) int encode_ascii_with(Encoder *e, c
     ptrdiff_t j = n ? NEXT_END(0) : 0;
     *done = 0;
     if (j < 0) return ENC_OK;
-    /* A piece of up to 8 bytes (most of them) is hashed and looked up by its word, a single byte
-     * too: that spares a branch the text cannot predict (a third of the pieces of code are one byte). */
     int short_ok = cache.cache && cache.cache->shape.max_key >= 8;
     size_t len = (size_t)j;
-    uint64_t word = short_ok && len >= 1 && len <= 8 ? ascii_word(text, 0, len, n) : 0;
-    uint64_t h = word ? short_piece_hash(word, len) : piece_hash(cache, text, len);
-    if (word) cache_prefetch(cache.cache, h);
+    uint64_t word, h = ascii_piece_hash(cache, short_ok, text, 0, len, n, &word);
     while (i < n) {
         ptrdiff_t next = j < n ? NEXT_END(j) : n;
 #undef NEXT_END
         size_t next_len = open && next < 0 ? 0 : (size_t)(next - j);
-        uint64_t next_word = short_ok && next_len >= 1 && next_len <= 8 ? ascii_word(text, j, next_len, n) : 0;
-        uint64_t h_next = next_word ? short_piece_hash(next_word, next_len) : piece_hash(cache, text + j, next_len);
-        if (next_word) cache_prefetch(cache.cache, h_next);
+        uint64_t next_word, h_next = ascii_piece_hash(cache, short_ok, text, j, next_len, n, &next_word);
         size_t first = out->n;
         /* (never more tokens than bytes; one more: copy_ids writes two ids for one) */
         if (out_reserve(out, len + 1, offsets)) return ENC_NOMEM;
@@ -1433,7 +1443,7 @@ static int canonical_pairs(Encoder *self) {
             break;
         }
         for (size_t k = 0; k < len; k++) s.sym[k] = self->byte_id[p[k]];
-        size_t m = len <= WIDE_PIECE ? merge_short(self, &s, p, len) : merge_long(self, &s, s.sym, p, len);
+        size_t m = merge_bytes(self, &s, p, len);
         if (m == 2) {
             pair_insert(self, s.sym[0], s.sym[1], (int32_t)t);
             self->merged_of[t] = (int32_t)t;
