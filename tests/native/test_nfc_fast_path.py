@@ -72,6 +72,7 @@ def assert_batches_agree(tok, texts, hf_path: Path | None = None):
     for text, e in zip(texts, expected):
         single = tok.encode(text)
         assert single.ids == e.ids and single.offsets == e.offsets, text
+        assert tok.encode_ids(text) == e.ids, text
     if hf_path is not None:
         ref = hf(hf_path)
         for text, e in zip(texts, expected):
@@ -177,7 +178,7 @@ def test_quick_check_stops_only(stops, others):
 _MARKS = "\u0300\u0301\u0308\u0323\u0327\u0338\u0345\u05b4\u0653\u093c\u094d\u0e38\u3099\u309a\U0001d165"
 _JAMO = "\u1100\u1112\u1161\u1175\u11a8\u11c2\uac00\uac01\ud7a3"
 _COMPAT = "\u00a0\u00b2\u00bd\u017f\u01c4\u2126\u212a\u212b\u2460\u3000\ufb01\uff21\uff76\uff9e\u1e9b\u0958\u2adc"
-_BASES = "aeiouAEIOUnNcCsSyz éÅǖỹ\u0915\u3046\u304b\u304c中"
+_BASES = "aeiouAEIOUnNcCsSyz éÅǖỹ\u0915\u3046\u304b\u304c中\n"
 _SPECIALS = ["<|im_end|>", "<|endoftext|>", "<tool_call>", "</tool_call>", "<|im", "<"]
 
 

@@ -230,6 +230,16 @@ class NormalizedString:
         return NormalizedString(new, self.base, [s] * len(new), [e] * len(new))
 
 
+def normalize_lines(form: str, text: str) -> str:
+    """unicodedata.normalize(form, text), a line at a time.
+
+    A line feed is a starter that no composition takes in, so nothing composes or reorders across
+    it: each line normalizes on its own, and the lines in the form already pass unicodedata's quick
+    check without being rebuilt (a text with a few characters to change costs a few lines, not the
+    whole text)."""
+    return "\n".join([unicodedata.normalize(form, line) for line in text.split("\n")])
+
+
 def _align(changes: Iterable[tuple[str, int]], taken: int, starts: list[int], ends: list[int], base: int,
            out: list[str], ns: list[int], ne: list[int]) -> int:
     """Append (character, change) pairs to out and their spans to ns/ne as HF tokenizers aligns

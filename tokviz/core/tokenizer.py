@@ -22,7 +22,7 @@ from .decoders import Decoder
 from .encoding import Encoding, LazyEncoding
 from .gcpause import paused_gc
 from .models.base import Model
-from .normalized import NormalizedString
+from .normalized import NormalizedString, normalize_lines
 from .normalizers import Normalizer
 from .post_processors import PostProcessor
 from .pre_tokenizers import PreTokenizer
@@ -484,9 +484,25 @@ class Tokenizer:
             if ids is not None:
                 return self._ids_of([(None, None)], [ids], add_special_tokens)
         check_text(text)
-        parts = self._native_parts(native, text, allow)
+        parts = self._parts_for_ids(native, text, allow)
         plain = [seg for seg, tok in parts if tok is None and seg.text]
         return self._ids_of(parts, [native.encode_segment(seg, False) for seg in plain], add_special_tokens)
+
+    def _parts_for_ids(self, native, text: str, allow: bool):
+        """`_native_parts` of a text the C check rejected, when only its ids are wanted.  With a
+        normalizer that is one normal form, a text that holds no added token's string, before or
+        after normalizing, is one segment: the text normalized whole, with no alignment computed
+        (which would cost ~50x the encoding)."""
+        from .. import native as native_module
+
+        form = self._checked_form(native, allow)
+        if form is not None and form >= 0:
+            stops = self.added.match_strings(allow)
+            if not stops or native.encoder.holds_none(text, stops):
+                normalized = normalize_lines(native_module.FORM_NAMES[form], text)
+                if not stops or native.encoder.holds_none(normalized, stops):
+                    return [(NormalizedString(normalized), None)]
+        return self._native_parts(native, text, allow)
 
     def encode_ids_batch(self, texts: list[str], threads: int | None = None, *, add_special_tokens: bool = False,
                          allow_special: bool | None = None) -> list[list[int]]:
@@ -579,6 +595,7 @@ class Tokenizer:
         for text in texts:
             if not isinstance(text, str):
                 check_text(text)  # raises
+        ids_only = not kwargs.get("with_offsets", True) and not kwargs.get("packed", False)
         results = self._encode_many(native, texts, None, threads, checked=(form, self.added.match_strings(allow)),
                                     **kwargs)
         all_parts = []
@@ -591,7 +608,7 @@ class Tokenizer:
                 if text:
                     encoded.append(result)
                 continue
-            parts = self._native_parts(native, text, allow)
+            parts = self._parts_for_ids(native, text, allow) if ids_only else self._native_parts(native, text, allow)
             if len(parts) != 1 or parts[0][0].text is not text:
                 check_text(text)  # (a text the C encoder sees whole, it checks itself)
             all_parts.append(parts)

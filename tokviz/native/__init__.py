@@ -89,6 +89,7 @@ def _pattern_ids() -> dict[tuple[str, str], int]:
 PATTERN_IDS = _pattern_ids()
 PATTERN_NAMES = {0: "none", 1: "gpt2", 2: "cl100k", 3: "o200k", 4: "llama3", 5: "qwen2"}
 NORMAL_FORMS = {"NFC": 0, "NFD": 1, "NFKC": 2, "NFKD": 3}  # the `form` of the C text check
+FORM_NAMES = {form: name for name, form in NORMAL_FORMS.items()}
 
 
 def quick_check_form(normalizer) -> int | None:

@@ -1149,6 +1149,26 @@ static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
     return res;
 }
 
+/* holds_none(text, stops): whether the text holds none of the strings (the check encode() makes
+ * with form -1, without the encoding).  The tokenizer asks it of a raw text before it normalizes the
+ * text itself. */
+static PyObject *Encoder_holds_none(Encoder *self, PyObject *args) {
+    PyObject *text, *stops;
+    if (check_ready(self) || !PyArg_ParseTuple(args, "UO:holds_none", &text, &stops)) return NULL;
+    tv_text t;
+    if (tv_text_of(text, &t)) return NULL;
+    TextCheck tmp;
+    int made;
+    const TextCheck *check = encoder_check(self, TV_FORM_NONE, stops, &tmp, &made);
+    if (!check) return NULL;
+    int ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = !text_check_active(check) || text_check_passes(check, &t);
+    Py_END_ALLOW_THREADS
+    if (made) text_check_free(&tmp);
+    return PyBool_FromLong(ok);
+}
+
 /* ---- encode_many: a list of texts on N threads (batch.h), sharing one piece cache ---------- */
 
 typedef struct {
@@ -1694,6 +1714,9 @@ static PyMethodDef Encoder_methods[] = {
      "encode_many(texts, threads=1, offsets=1, form=-1, stops=None, untracked=False) -> a list of encode() "
      "results (None for a text the check rejects), computed on `threads` threads; untracked: the id lists are "
      "not tracked by the cyclic garbage collector."},
+    {"holds_none", (PyCFunction)Encoder_holds_none, METH_VARARGS,
+     "holds_none(text, stops) -> True when the text holds none of the strings `stops` (a tuple: the encoder keeps "
+     "its check for the next call)."},
     {"pieces", (PyCFunction)Encoder_pieces, METH_O, "pieces(text) -> [(start, end)] cut by the native pre-tokenizer."},
     {"cache_info", (PyCFunction)Encoder_cache_info, METH_NOARGS,
      "cache_info() -> {caches, bytes, entries}: the caches with tables now, their bytes and the entries they hold."},
