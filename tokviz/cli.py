@@ -3,6 +3,7 @@
     tokviz                                  open the explorer
     tokviz encode -t TOK [FILE|-] [--json]  print ids (or one JSON record per token)
     tokviz info -t TOK [--json]             format, model, vocab size, specials, pipeline
+    tokviz chat -t TOK MESSAGES.json [--add-generation-prompt] [--template NAME] [--json]  a conversation as the model sees it
     tokviz bench -t TOK FILE... [--against fastokens,tokie,...] [--threads N] [--json]  cold / warm-unseen / repeat MB/s
     tokviz train --model {bpe,bytelevel-bpe,wordpiece,unigram} --vocab-size N [options] -o OUT FILE...
     tokviz export -t TOK --format FORMAT -o OUT [--scrub] [--force]
@@ -81,10 +82,47 @@ def cmd_info(args) -> int:
          + (" ..." if len(specials) > 8 else "")),
         ("other added tokens", str(info["added_tokens"])),
         ("encoder", info.get("encoder_detail", "python")),
+        ("chat templates", ", ".join(info["chat_templates"]) or tok.chat_templates.problem or "none"),
     ]
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
+    return 0
+
+
+def cmd_chat(args) -> int:
+    from .core import chat
+
+    tok = _load(args.tokenizer, args.pattern)
+    conversation = chat.read_conversation(args.conversation)
+    templates = tok.chat_templates
+    template = templates.pick(args.template, conversation.tools)
+    variables = dict(templates.variables)
+    for item in args.var or ():
+        key, eq, value = item.partition("=")
+        if not eq or not key.isidentifier():
+            raise TokvizError(f"--var {item!r}: expected NAME=VALUE (VALUE as JSON, else as a string)")
+        try:
+            variables[key] = json.loads(value)
+        except json.JSONDecodeError:
+            variables[key] = value
+    result = chat.count(tok, template, conversation, add_generation_prompt=args.add_generation_prompt,
+                        variables=variables)
+    if args.json:
+        json.dump({"tokenizer": tok.source.name, "template": template.name, "text": result.text, "ids": result.ids,
+                   "count": len(result.ids), "per_message": result.per_message, "generation_prompt": result.prompt},
+                  sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    sys.stdout.write(result.text)
+    if not result.text.endswith("\n"):
+        sys.stdout.write("\n")
+    # the counts go to stderr, so that standard output is the rendered text alone
+    for k, (message, n) in enumerate(zip(conversation.messages, result.per_message), 1):
+        print(f"{k:>3}  {message['role']:<10} {'-' if n is None else n:>6} tokens", file=sys.stderr)
+    if args.add_generation_prompt:
+        print(f"     {'prompt':<10} {result.prompt:>6} tokens", file=sys.stderr)
+    print(f"     {'total':<10} {len(result.ids):>6} tokens ({template.name} template)", file=sys.stderr)
     return 0
 
 
@@ -367,6 +405,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one record per token: id, token, bytes, start, end")
     p.add_argument("--add-special-tokens", action="store_true", help="add the post-processor's special tokens")
     p.set_defaults(func=cmd_encode)
+
+    p = sub.add_parser("chat", help="render a conversation through the tokenizer's chat template and count its tokens")
+    tok_arg(p)
+    p.add_argument("conversation", help="JSON file: a list of messages, or {\"messages\": [...], \"tools\": [...]}")
+    p.add_argument("--add-generation-prompt", action="store_true", help="end with the header of the assistant's turn")
+    p.add_argument("--template", help="a named template (default: transformers' choice)")
+    p.add_argument("--var", action="append", metavar="NAME=VALUE",
+                   help="an extra template variable (e.g. enable_thinking=false); repeatable")
+    p.add_argument("--json", action="store_true", help="one object: text, ids, count, per_message, generation_prompt")
+    p.set_defaults(func=cmd_chat)
 
     p = sub.add_parser("info", help="describe a tokenizer")
     tok_arg(p)

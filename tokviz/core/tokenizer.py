@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import TokvizError, check_text
 from .added import AddedToken, AddedVocabulary
+from .chat import ChatTemplates
 from .bytelevel import unicode_to_bytes
 from .decoders import Decoder
 from .encoding import Encoding, LazyEncoding
@@ -117,6 +118,7 @@ class Tokenizer:
         self.text_normalizer = text_normalizer
         self.decode_fn = decode_fn
         self.decode_skips_special = True  # decode's default; False where the reference keeps them (tiktoken)
+        self.chat_templates = ChatTemplates()  # the formats that ship templates fill it
         self.byte_level = bool(pre_tokenizer is not None and pre_tokenizer.byte_level)
         self._bytes_cache: dict[int, bytes] = {}
         self._use_native = True
@@ -709,6 +711,7 @@ class Tokenizer:
             "byte_level": self.byte_level,
             "encoder": "python" if native is None else "native",
             "encoder_detail": "python" if native is None else native.describe(),
+            "chat_templates": self.chat_templates.names(),
             **self.source.extra,
         }
 

@@ -10,9 +10,11 @@ from ..core.limits import check_tokenizer_ids
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 from ._util import identify_binary, open_regular_file
+from .chat_templates import read_chat_templates
 from .writers import WRITE_FORMATS, can_write, save, save_files
 
 FORMATS = ("hf-json", "gpt2", "tiktoken", "sentencepiece", "wordpiece-vocab", "minbpe")
+TEMPLATE_FORMATS = ("hf-json", "gpt2", "sentencepiece", "wordpiece-vocab")  # transformers' folders: chat templates beside
 
 # Files looked for, in this order, when a folder is given.
 _FOLDER_FILES = ("tokenizer.json", "vocab.json", "encoder.json", "tokenizer.model", "vocab.txt")
@@ -113,6 +115,8 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
     with paused_gc():
         tokenizer = _read(format, target, pattern)
         check_tokenizer_ids(tokenizer, target)
+        if format in TEMPLATE_FORMATS:
+            tokenizer.chat_templates = read_chat_templates(target if target.is_dir() else target.parent)
         tokenizer.native_encoder()  # built now (tens of ms), not by the first encode
         tokenizer.added.match_strings(tokenizer.special_in_text)  # what the encoder checks texts for
     return tokenizer

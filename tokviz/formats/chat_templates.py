@@ -1,0 +1,82 @@
+"""The chat templates beside a tokenizer, found as transformers' `from_pretrained` finds them in a
+folder:
+
+- `chat_template.jinja` (the default) and `additional_chat_templates/NAME.jinja` (named ones); when
+  there is any, they replace what tokenizer_config.json holds;
+- else `chat_template` in tokenizer_config.json: one template, or a list of {"name", "template"};
+- else `chat_template.json` ({"chat_template": ...}, as processors write it).
+
+The variables a template is rendered with are the config's special tokens (bos_token, eos_token,
+unk_token, sep_token, pad_token, cls_token, mask_token), as transformers' `special_tokens_map`.
+A template that cannot be read does not stop the tokenizer from loading: its reason is kept
+(`ChatTemplates.problem`) and given when a conversation is rendered.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..core.chat import ChatTemplate, ChatTemplates
+from ..errors import TokvizError
+from .hf_config import read_config, special_token_texts
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TokvizError(f"cannot read: {exc.strerror or exc}", path) from None
+    except UnicodeDecodeError as exc:
+        raise TokvizError(f"not UTF-8 (invalid byte at offset {exc.start})", path) from None
+
+
+def _from_files(folder: Path) -> dict[str, ChatTemplate]:
+    found = {}
+    default = folder / "chat_template.jinja"
+    if default.is_file():
+        found["default"] = ChatTemplate("default", _read_text(default), str(default))
+    extra = folder / "additional_chat_templates"
+    if extra.is_dir():
+        for path in sorted(extra.glob("*.jinja")):
+            name = path.name.removesuffix(".jinja")
+            found[name] = ChatTemplate(name, _read_text(path), str(path))
+    return found
+
+
+def _from_value(value, origin: Path, key: str) -> dict[str, ChatTemplate]:
+    """Templates from a "chat_template" value: a string, or a list of {"name", "template"}."""
+    if isinstance(value, str):
+        return {"default": ChatTemplate("default", value, str(origin))}
+    if isinstance(value, list):
+        found = {}
+        for k, item in enumerate(value):
+            if not (isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("template"), str)):
+                raise TokvizError(f'{key}[{k}]: expected {{"name": ..., "template": ...}} with two strings', origin)
+            found[item["name"]] = ChatTemplate(item["name"], item["template"], str(origin))
+        return found
+    raise TokvizError(f"{key}: expected a string or a list of named templates, got {type(value).__name__}", origin)
+
+
+def read_chat_templates(folder: Path) -> ChatTemplates:
+    """The chat templates of the tokenizer in `folder` (none: an empty ChatTemplates)."""
+    out = ChatTemplates()
+    try:
+        config = read_config(folder)
+        if config is not None:
+            out.variables = special_token_texts(config, {})
+        templates = _from_files(folder)
+        if not templates and config is not None and config.data.get("chat_template") is not None:
+            templates = _from_value(config.data["chat_template"], config.path, "chat_template")
+        processor_file = folder / "chat_template.json"
+        if not templates and processor_file.is_file():
+            try:
+                data = json.loads(_read_text(processor_file))
+            except json.JSONDecodeError as exc:
+                raise TokvizError(f"not JSON: {exc.msg} (line {exc.lineno})", processor_file) from None
+            if not isinstance(data, dict) or "chat_template" not in data:
+                raise TokvizError('expected an object with "chat_template"', processor_file)
+            templates = _from_value(data["chat_template"], processor_file, "chat_template")
+        out.templates = templates
+    except TokvizError as exc:
+        out.problem = str(exc)
+    return out
