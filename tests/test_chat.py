@@ -365,3 +365,19 @@ def test_cli_chat_errors(qwen_folder, tmp_path, capsys):
     assert "has no chat template" in capsys.readouterr().err
     assert cli_main(["chat", "-t", str(qwen_folder), str(good), "--template", "rag"]) == 2
     assert "no chat template named 'rag'" in capsys.readouterr().err
+
+
+def test_a_render_is_cancelled_while_it_runs():
+    from tokviz.errors import Cancelled
+
+    asked = []
+
+    def cancelled():
+        asked.append(1)
+        return len(asked) > 3
+
+    started = time.monotonic()
+    with pytest.raises(Cancelled):
+        chat.render("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+                    chat.Conversation([]), cancelled=cancelled)
+    assert time.monotonic() - started < 3

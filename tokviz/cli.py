@@ -10,7 +10,7 @@
     tokviz health -t TOK [--json]
     tokviz compare -t A -t B [...] [FILE|-] [--json]
     tokviz stats -t TOK [-t TOK2 ...] [--corpus [LABEL=]PATH ...] [--table markdown|csv] [--json]
-    tokviz screenshot explorer|window|merges|vocab|stats|compare|train -t TOK [-t TOK2 ...] [--text FILE] -o out.png
+    tokviz screenshot explorer|window|merges|vocab|stats|compare|train|chat -t TOK [-t TOK2 ...] [--text FILE] -o out.png
 """
 from __future__ import annotations
 
@@ -498,14 +498,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("screenshot", help="render a view to a PNG (offscreen)")
-    p.add_argument("view", help="explorer, window, merges, vocab, stats, compare or train")
+    p.add_argument("view", help="explorer, window, merges, vocab, stats, compare, train or chat")
     tok_arg(p, many=True)
-    p.add_argument("--text", help="text file to show (default: the sample text)")
+    p.add_argument("--text", help="text file to show (default: the sample text; chat: a JSON conversation)")
     p.add_argument("-o", "--output", required=True, help="PNG file to write")
     p.add_argument("--size", type=_size, default=(1200, 800), help="window size, e.g. 1200x800")
     p.add_argument("--dock", default="merges",
                    help="window: the right-hand dock raised (merges, vocab, stats, train or edit)")
-    p.add_argument("--tab", default="explorer", help="window: the tab showing (explorer or compare)")
+    p.add_argument("--tab", default="explorer", help="window: the tab showing (explorer, compare or chat)")
     p.set_defaults(func=cmd_screenshot)
     return parser
 

@@ -68,7 +68,7 @@ def test_nothing_is_cut_below_its_minimum_size(qtbot, make_window, size):
     window.resize(*size)
     _open_everything(window)
     qtbot.waitUntil(lambda: not window.compare_view.is_busy() and not window.vocab_view.is_busy(), timeout=30_000)
-    for tab in (1, 0):  # Compare, then the explorer
+    for tab in (2, 1, 0):  # Chat, Compare, then the explorer
         window.tabs.setCurrentIndex(tab)
         for dock in window.docks.right():
             dock.raise_()  # (the right-hand docks are tabbed: the raised one is on screen)

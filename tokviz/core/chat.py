@@ -257,17 +257,21 @@ def _template_messages(messages: list[dict]) -> list[dict]:
     return out
 
 
-def _run_bounded(generate, time_limit: float, max_chars: int) -> str:
-    """Join what `generate()` yields, stopping it past `time_limit` seconds (checked as the
-    template's Python code runs, so a loop that yields nothing is stopped too) or `max_chars`."""
+def _run_bounded(generate, time_limit: float, max_chars: int, cancelled) -> str:
+    """Join what `generate()` yields, stopping it past `time_limit` seconds or when `cancelled()`
+    (both checked as the template's Python code runs, so a loop that yields nothing is stopped
+    too), or past `max_chars`."""
     deadline = time.monotonic() + time_limit
     steps = 0
 
     def tracer(frame, event, arg):
         nonlocal steps
         steps += 1
-        if steps & 1023 == 0 and time.monotonic() > deadline:
-            raise ChatTemplateError(f"the chat template ran for more than {time_limit:g} s and was stopped")
+        if steps & 1023 == 0:
+            if cancelled is not None and cancelled():
+                raise Cancelled()
+            if time.monotonic() > deadline:
+                raise ChatTemplateError(f"the chat template ran for more than {time_limit:g} s and was stopped")
         return tracer
 
     parts: list[str] = []
@@ -286,10 +290,12 @@ def _run_bounded(generate, time_limit: float, max_chars: int) -> str:
 
 
 def render(template: ChatTemplate | str, conversation: Conversation, *, add_generation_prompt: bool = False,
-           variables: dict | None = None, time_limit: float = TIME_LIMIT, max_chars: int = MAX_CHARS) -> str:
+           variables: dict | None = None, time_limit: float = TIME_LIMIT, max_chars: int = MAX_CHARS,
+           cancelled=None) -> str:
     """The text `template` makes of the conversation (transformers' `apply_chat_template(...,
     tokenize=False)`); `variables` are the tokenizer's special tokens and any extra keyword a
-    template reads.  A template that raises, or passes a limit, raises ChatTemplateError."""
+    template reads.  A template that raises, or passes a limit, raises ChatTemplateError;
+    `cancelled()` true while it runs raises Cancelled."""
     import jinja2
 
     source, origin = (template.source, template.origin) if isinstance(template, ChatTemplate) else (template, None)
@@ -298,7 +304,7 @@ def render(template: ChatTemplate | str, conversation: Conversation, *, add_gene
     context.update(messages=_template_messages(conversation.messages), tools=conversation.tools,
                    documents=conversation.documents, add_generation_prompt=add_generation_prompt)
     try:
-        return _run_bounded(lambda: compiled.generate(**context), time_limit, max_chars)
+        return _run_bounded(lambda: compiled.generate(**context), time_limit, max_chars, cancelled)
     except ChatTemplateError as exc:
         raise ChatTemplateError(exc.reason, origin) from None
     except jinja2.TemplateError as exc:
@@ -322,18 +328,22 @@ class ChatCount:
 
 def count(tokenizer, template: ChatTemplate, conversation: Conversation, *, add_generation_prompt: bool = False,
           variables: dict | None = None, time_limit: float = TIME_LIMIT, max_chars: int = MAX_CHARS,
-          cancelled=lambda: False) -> ChatCount:
+          cancelled=None, progress=None) -> ChatCount:
     """Render and tokenize the conversation, and count the tokens each message adds: the tokens of
-    the conversation up to it less those of the one before it (each rendered without the prompt)."""
-    kwargs = {"variables": variables, "time_limit": time_limit, "max_chars": max_chars}
+    the conversation up to it less those of the one before it (each rendered without the prompt).
+    `cancelled()` is asked before each render (True: raise Cancelled); `progress(done, total)` is
+    told of each."""
+    kwargs = {"variables": variables, "time_limit": time_limit, "max_chars": max_chars, "cancelled": cancelled}
     text = render(template, conversation, add_generation_prompt=add_generation_prompt, **kwargs)
     ids = tokenizer.encode_ids(text)
     lengths: list[int | None] = [0]
     errors: list[str | None] = []
     messages = conversation.messages
     for k in range(1, len(messages) + 1):
-        if cancelled():
+        if cancelled is not None and cancelled():
             raise Cancelled()
+        if progress is not None:
+            progress(k, len(messages))
         if k == len(messages) and not add_generation_prompt:
             lengths.append(len(ids))
             errors.append(None)

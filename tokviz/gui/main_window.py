@@ -40,6 +40,7 @@ from .about import about_html
 from .color_legend import ColorLegend
 from .coloring import MODES as COLOR_MODES
 from .coloring import rank_function, unknown_id
+from .chat_view import ChatView
 from .compare_view import CompareView
 from .export_dialog import ExportDialog
 from .library_panel import LibraryPanel
@@ -144,7 +145,7 @@ class MainWindow(QMainWindow):
         self._workers = TaskRunner(1, self)  # keeping unsaved tokenizers
         self.unsaved = UnsavedTokenizers(self.settings.data_dir() / "unsaved")
         self.session = SessionKeeper(self, SessionStore(self.settings.session_path()), self.unsaved)
-        self.idle = IdleCleanup(lambda: self.is_busy() or self.compare_view.is_busy(), self)
+        self.idle = IdleCleanup(lambda: self.is_busy() or self.compare_view.is_busy() or self.chat_view.is_busy(), self)
         self._font_timer = QTimer(self)
         self._font_timer.setSingleShot(True)
         self._font_timer.setInterval(FONT_CHECK_MS)
@@ -196,6 +197,8 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.splitter, "Explorer")
         self.tabs.addTab(self.compare_view, "Compare")
+        self.chat_view = ChatView()
+        self.tabs.addTab(self.chat_view, "Chat")
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.setCentralWidget(self.tabs)
 
@@ -451,6 +454,7 @@ class MainWindow(QMainWindow):
         """Draw spaces, tabs and newlines inside tokens as · → ↵ (on) or as blank space."""
         self.token_view.set_show_whitespace(on)
         self.compare_view.set_show_whitespace(on)
+        self.chat_view.set_show_whitespace(on)
         self.legend.set_show_markers(on)
         self.action_whitespace.setChecked(on)
         self.settings.set_value("view/whitespace", "on" if on else "off")
@@ -478,6 +482,7 @@ class MainWindow(QMainWindow):
         self.editor.set_text_font(font)
         self.token_view.setFont(font)
         self.ids_panel.decoded_tokens.setFont(font)
+        self.chat_view.set_token_font(font)
 
     def set_theme(self, name: str) -> None:
         """'system' (the desktop's light or dark), 'light' or 'dark'; remembered between runs."""
@@ -496,7 +501,7 @@ class MainWindow(QMainWindow):
         token_theme = DARK if dark else LIGHT
         self.setStyleSheet(chrome_qss(dark))
         for view in (self.token_view, self.merges_panel, self.vocab_view, self.stats_view, self.train_panel,
-                     self.compare_view, self.ids_panel.decoded_tokens, self.legend):
+                     self.compare_view, self.chat_view, self.ids_panel.decoded_tokens, self.legend):
             view.set_theme(token_theme)
         for action in self.theme_actions.actions():
             action.setChecked(action.data() == name)
@@ -752,6 +757,7 @@ class MainWindow(QMainWindow):
         self.merges_panel.set_tokenizer(tok)
         self.edit_panel.set_tokenizer(tok)
         self.stats_view.set_tokenizer(tok)
+        self.chat_view.set_tokenizer(tok)
         self._vocab_stale = True
         self._fill_vocab_view(self.vocab_dock.isVisible())
         self.token_view.set_details_provider(lambda token_id: token_facts(tok, token_id))
@@ -943,6 +949,6 @@ class MainWindow(QMainWindow):
         self._font_timer.stop()
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         for part in (self.library, self.merges_panel, self.train_panel, self.edit_panel, self.compare_view,
-                     self.vocab_view, self.stats_view, self.big.job, self._workers, self.controller):
+                     self.chat_view, self.vocab_view, self.stats_view, self.big.job, self._workers, self.controller):
             part.shutdown()
         super().closeEvent(event)

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..defaults import default_tokenizer_path
 from ..errors import TokvizError
 
-VIEWS = ("explorer", "window", "merges", "vocab", "stats", "compare", "train")
+VIEWS = ("explorer", "window", "merges", "vocab", "stats", "compare", "train", "chat")
 DOCKS = ("merges", "vocab", "stats", "train", "edit")  # the right-hand docks, tabbed: one is raised
 PLANNED_VIEWS: tuple[str, ...] = ()  # views of issues still to come
 
@@ -76,9 +76,10 @@ def screenshot(
     view measuring `text_file` (or the sample text) as the corpus.  "compare": the Compare view with
     a pane per tokenizer (at least two; the shipped default is added to a single one) on the text.
     "train": the Training panel after training a byte-level BPE of 2,000 tokens on `text_file` (or the
-    shipped training text).  "window": the whole main window exactly width x height, as a user sees it,
+    shipped training text).  "chat": the Chat tab on tokenizers[0] (which needs a chat template), with
+    the conversation of `text_file` (a JSON file of messages) or the tab's starter conversation.  "window": the whole main window exactly width x height, as a user sees it,
     with every dock open (the right-hand ones tabbed, `dock` raised), the Compare tab holding every
-    tokenizer given and `tab` ("explorer" or "compare") showing.  Raises ValueError for an unknown
+    tokenizer given and `tab` ("explorer", "compare" or "chat") showing.  Raises ValueError for an unknown
     view and TokvizError when a tokenizer or the text cannot be opened, or the window cannot be
     that small."""
     if view not in VIEWS:
@@ -91,6 +92,8 @@ def screenshot(
     from . import files
     from .app import ensure_application
 
+    if view == "chat":
+        return _chat(ensure_application(), tokenizers, text_file, Path(out), width, height, timeout)
     if text_file is not None:  # a TokvizError naming the file, before any window exists
         from .main_window import BIG_FILE_BYTES, PREVIEW_BYTES
 
@@ -111,8 +114,8 @@ def screenshot(
     if view == "window":
         if dock not in DOCKS:
             raise ValueError(f"unknown dock {dock!r}; the right-hand docks: {', '.join(DOCKS)}")
-        if tab not in ("explorer", "compare"):
-            raise ValueError(f"unknown tab {tab!r} (explorer or compare)")
+        if tab not in ("explorer", "compare", "chat"):
+            raise ValueError(f"unknown tab {tab!r} (explorer, compare or chat)")
         return _whole_window(app, tokenizers, text_file, Path(out), width, height, timeout, dock, tab)
     from .main_window import MainWindow
     from .settings import Settings
@@ -167,9 +170,12 @@ def _whole_window(app, tokenizers, text_file, out: Path, width: int, height: int
             window.compare_view.add_tokenizer(tok)
         if tab == "explorer":
             window.tabs.setCurrentIndex(0)
+        elif tab == "chat":
+            window.tabs.setCurrentWidget(window.chat_view)
         window.resize(width, height)
         done = wait_until(lambda: bool(errors) or (window.is_up_to_date() and not window.library.is_busy()
                                                    and not window.compare_view.is_busy()
+                                                   and not window.chat_view.is_busy()
                                                    and not window.vocab_view.is_busy()), timeout)
         if errors:
             raise errors[0]
@@ -272,6 +278,32 @@ def _compare(app, tokenizers, text_file, out: Path, width: int, height: int, tim
             view.add_tokenizer(tok)
         if not wait_until(lambda: bool(done), timeout):
             raise TokvizError(f"the compare view did not finish within {timeout:.0f} s")
+        return _save_png(app, view, out)
+    finally:
+        _dispose(view)
+
+
+def _chat(app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
+    from .. import load
+    from ..core.chat import read_conversation
+    from .chat_view import ChatView
+
+    tok = load(tokenizers[0] if tokenizers else default_tokenizer_path())
+    conversation = read_conversation(text_file) if text_file else None  # (errors name the file first)
+    view = ChatView()
+    done: list = []
+    try:
+        view.resize(width, height)
+        view.show()
+        view.rendered.connect(done.append)
+        view.failed.connect(lambda reason: done.append(TokvizError(reason)))
+        if conversation is not None:
+            view.set_conversation(conversation, text_file)
+        view.set_tokenizer(tok)
+        if not wait_until(lambda: bool(done) and not view.is_busy(), timeout):
+            raise TokvizError(f"the chat view did not finish within {timeout:.0f} s")
+        if isinstance(done[-1], TokvizError):
+            raise done[-1]
         return _save_png(app, view, out)
     finally:
         _dispose(view)
