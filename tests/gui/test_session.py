@@ -120,11 +120,29 @@ def test_exporting_a_kept_tokenizer_takes_it_out_of_the_unsaved_ones(qtbot, make
     target = tmp_path / "mine.json"
     dialog.export(target, "hf-json")
     dialog.accept()
-    assert window.unsaved_work() == [] and not entry.path.exists()
+    # (the keeping worker may still be finishing: once it has, nothing is left kept)
+    qtbot.waitUntil(lambda: window.unsaved_work() == [] and window._workers.pending() == 0, timeout=30_000)
+    assert not entry.path.exists()
     assert window.tokenizer().source.path == str(target)
     window.session.save()
     state = json.loads(window.settings.session_path().read_text(encoding="utf-8"))
     assert state["tokenizer_path"] == str(target)
+
+
+def test_exported_before_it_was_kept(qtbot, make_window, tmp_path, trained):
+    """Export at once after training, while the worker is still keeping the tokenizer: it ends up
+    exported and not kept."""
+    bpe, _ = trained
+    window = make_window(None, "hello there", settings=Settings(tmp_path / "s.ini"))
+    window.use_trained_tokenizer(bpe)
+    assert window._workers.pending() == 1  # (the keep has not reported back yet)
+    dialog = window.export_tokenizer()
+    target = tmp_path / "early.json"
+    dialog.export(target, "hf-json")
+    dialog.accept()
+    qtbot.waitUntil(lambda: window._workers.pending() == 0, timeout=30_000)
+    assert window.unsaved_work() == []
+    assert window.tokenizer().source.path == str(target)
 
 
 def _answer_quit_question(button_text: str, seen: list):

@@ -40,6 +40,7 @@ class ExportDialog(QDialog):
         self.setWindowTitle("Export tokenizer")
         self.tokenizer = tokenizer
         self.written: list[Path] = []
+        self.written_format: str | None = None
         self.reasons: dict[str, str | None] = {}
         self.choices: dict[str, QRadioButton] = {}
         self.reason_labels: dict[str, QLabel] = {}
@@ -132,6 +133,7 @@ class ExportDialog(QDialog):
         save dialog asked)."""
         fmt = format or self.selected_format()
         self.written = save_files(self.tokenizer, path, format=fmt, scrub=self.scrub.isChecked(), overwrite=True)
+        self.written_format = fmt
         return self.written
 
     def _ask_path(self) -> None:

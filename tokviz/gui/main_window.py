@@ -123,6 +123,8 @@ class MainWindow(QMainWindow):
         self._opening: dict[str, object] = {}  # path -> the Library entry being loaded from it
         self._tokenizer_encoding: str | None = None  # a tiktoken cache file's encoding name
         self._unkept: dict[int, tuple[str, str]] = {}  # id(tokenizer) -> (name, why it could not be kept)
+        self._keeping: set[int] = set()  # id() of the tokenizers a worker is keeping now
+        self._exported_while_kept: dict[int, str] = {}  # id(tokenizer) -> where it was written meanwhile
         self._quit_confirmed = False
         self._restore_note = ""
 
@@ -660,8 +662,15 @@ class MainWindow(QMainWindow):
     def _keep(self, tok: Tokenizer, origin: str, replaces: Tokenizer | None = None) -> None:
         """Keep `tok` in the data folder (on a worker); an edit of an unsaved tokenizer replaces it."""
         old = self.unsaved.find(replaces.source.path) if replaces is not None else None
+        self._keeping.add(id(tok))
 
         def done(kept: KeptTokenizer) -> None:
+            self._keeping.discard(id(tok))
+            exported = self._exported_while_kept.pop(id(tok), None)
+            if exported is not None:  # (exported before this keep finished: nothing to keep)
+                self.unsaved.discard(kept.key)
+                self.session.changed()
+                return
             tok.source.path = os.fspath(kept.path)
             self.compare_view.set_tokenizer_path(tok, os.fspath(kept.path))
             if old is not None and not self.compare_view.uses_path(os.fspath(old.path)):
@@ -669,6 +678,9 @@ class MainWindow(QMainWindow):
             self.session.changed()
 
         def failed(exc: BaseException) -> None:
+            self._keeping.discard(id(tok))
+            if self._exported_while_kept.pop(id(tok), None) is not None:
+                return  # (exported meanwhile: nothing to keep)
             reason = exc.reason if isinstance(exc, TokvizError) else str(exc)
             self._unkept[id(tok)] = (self._tok_name(tok), reason)
             self.statusBar().showMessage(f"{self._tok_name(tok)} cannot be kept until exported: {reason}", 10_000)
@@ -678,13 +690,18 @@ class MainWindow(QMainWindow):
     def _exported(self, tok: Tokenizer, dialog: ExportDialog) -> None:
         written = dialog.written
         self.statusBar().showMessage("Written: " + ", ".join(str(p) for p in written), 8000)
-        if not written or dialog.selected_format() in NOT_TOKENIZER_FORMATS:
+        if not written or dialog.written_format in NOT_TOKENIZER_FORMATS:
             return
         kept = self.unsaved.find(tok.source.path)
         self._unkept.pop(id(tok), None)
+        new_path = os.fspath(written[0].parent if dialog.written_format == "vocab-merges" else written[0])
         if kept is None:
+            if id(tok) in self._keeping:  # (still being kept: _keep's done() discards it)
+                self._exported_while_kept[id(tok)] = new_path
+                tok.source.path = new_path
+                self.compare_view.set_tokenizer_path(tok, new_path)
+                self.session.changed()
             return
-        new_path = os.fspath(written[0].parent if dialog.selected_format() == "vocab-merges" else written[0])
         tok.source.path = new_path
         self.compare_view.set_tokenizer_path(tok, new_path)
         self.unsaved.discard(kept.key)
