@@ -81,3 +81,25 @@ def assigned_text(max_size: int):
 
     chars = st.characters(exclude_categories=("Cs", "Cn"))
     return st.text(alphabet=chars.filter(lambda c: unicodedata.ucd_3_2_0.category(c) != "Cn"), max_size=max_size)
+
+
+def write_hf_cache(hub: Path, repo_id: str, files: dict[str, bytes], commit: str, refs=("main",)) -> Path:
+    """One model revision written as huggingface_hub lays out its cache: each file a blob named by
+    the SHA-256 of its bytes, the snapshot's files relative symbolic links to the blobs, and
+    refs/<name> holding the commit.  Returns the snapshot folder."""
+    import hashlib
+    import os
+
+    repo = hub / ("models--" + repo_id.replace("/", "--"))
+    snapshot = repo / "snapshots" / commit
+    for name, data in files.items():
+        blob = repo / "blobs" / hashlib.sha256(data).hexdigest()
+        blob.parent.mkdir(parents=True, exist_ok=True)
+        blob.write_bytes(data)
+        link = snapshot / name
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(os.path.relpath(blob, link.parent))
+    for ref in refs:
+        (repo / "refs" / ref).parent.mkdir(parents=True, exist_ok=True)
+        (repo / "refs" / ref).write_text(commit)
+    return snapshot

@@ -3,6 +3,7 @@
     tokviz                                  open the explorer
     tokviz encode -t TOK [FILE|-] [--json]  print ids (or one JSON record per token)
     tokviz info -t TOK [--json]             format, model, vocab size, specials, pipeline
+    tokviz fetch OWNER/NAME[@REV]            download a model's tokenizer files into the HF cache
     tokviz chat -t TOK MESSAGES.json [--add-generation-prompt] [--template NAME] [--json]  a conversation as the model sees it
     tokviz bench -t TOK FILE... [--against fastokens,tokie,...] [--threads N] [--json]  cold / warm-unseen / repeat MB/s
     tokviz train --model {bpe,bytelevel-bpe,wordpiece,unigram} --vocab-size N [options] -o OUT FILE...
@@ -123,6 +124,17 @@ def cmd_chat(args) -> int:
     if args.add_generation_prompt:
         print(f"     {'prompt':<10} {result.prompt:>6} tokens", file=sys.stderr)
     print(f"     {'total':<10} {len(result.ids):>6} tokens ({template.name} template)", file=sys.stderr)
+    return 0
+
+
+def cmd_fetch(args) -> int:
+    from .formats import hub
+
+    named = hub.parse_name(args.name)
+    if named is None:
+        raise TokvizError(f"{args.name!r} is not a Hub model name (owner/name, optionally @revision)")
+    folder = hub.download(*named, folder=args.cache_dir)
+    print(folder)
     return 0
 
 
@@ -388,7 +400,8 @@ def _size(value: str) -> tuple[int, int]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tokviz", description="See exactly how a tokenizer cuts text.")
     parser.add_argument("--version", action="version", version=f"tokviz {__version__}")
-    parser.add_argument("-t", "--tokenizer", help="open the app on this tokenizer (file or folder)")
+    parser.add_argument("-t", "--tokenizer",
+                        help="open the app on this tokenizer (file or folder, or a Hub name in the HF cache)")
     parser.add_argument("--text", help="open the app on this text file")
     sub = parser.add_subparsers(dest="command")
 
@@ -396,7 +409,8 @@ def build_parser() -> argparse.ArgumentParser:
         if many:
             p.add_argument("-t", "--tokenizer", action="append", help="tokenizer file or folder (repeatable)")
         else:
-            p.add_argument("-t", "--tokenizer", required=True, help="tokenizer file or folder")
+            p.add_argument("-t", "--tokenizer", required=True,
+                           help="tokenizer file or folder, or a Hub name (owner/name[@revision]) in the HF cache")
         p.add_argument("--pattern", help="split regex for a .tiktoken file whose name is not a known encoding")
 
     p = sub.add_parser("encode", help="encode text and print ids")
@@ -415,6 +429,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="an extra template variable (e.g. enable_thinking=false); repeatable")
     p.add_argument("--json", action="store_true", help="one object: text, ids, count, per_message, generation_prompt")
     p.set_defaults(func=cmd_chat)
+
+    p = sub.add_parser("fetch", help="download a model's tokenizer files (no weights) from the Hugging Face Hub "
+                                     "into its cache; -t NAME then opens it offline")
+    p.add_argument("name", help="owner/name, optionally @revision (a branch, tag or commit)")
+    p.add_argument("--cache-dir", help="the hub cache folder (default: huggingface_hub's, from HF_HOME ...)")
+    p.set_defaults(func=cmd_fetch)
 
     p = sub.add_parser("info", help="describe a tokenizer")
     tok_arg(p)

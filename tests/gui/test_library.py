@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 
@@ -222,3 +223,63 @@ def test_opening_a_tokenizer_shows_it_in_recent_at_once(qtbot, make_window):
         window.open_tokenizer(path)
     recent = [f for f in panel.entries() if f.origin == "recent"]
     assert recent and recent[0].path == path
+
+
+# ---- the name box: filter, open by Hub name, the download offer -----------------------------------
+
+def _hub_env(tmp_path, monkeypatch):
+    import lzma
+
+    from _shared import write_hf_cache
+
+    real = Path(__file__).resolve().parents[1] / "data" / "real"
+    files = {"tokenizer.json": lzma.decompress((real / "qwen2.5" / "tokenizer.json.xz").read_bytes()),
+             "tokenizer_config.json": (real / "qwen2.5" / "tokenizer_config.json").read_bytes()}
+    write_hf_cache(tmp_path / "hub", "Qwen/Qwen2.5-0.5B-Instruct", files, "d" * 40, refs=("main", "v1"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # (the download offer must fail here, not reach the network)
+    return {"HF_HUB_CACHE": str(tmp_path / "hub"), "TIKTOKEN_CACHE_DIR": ""}
+
+
+def test_name_box_filters_and_opens_the_one_left(qtbot, tmp_path, monkeypatch):
+    panel = LibraryPanel([], env=_hub_env(tmp_path, monkeypatch))
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.refreshed, timeout=30_000):
+        panel.refresh()
+    assert {f.name for f in panel.visible_entries()} >= {"Qwen/Qwen2.5-0.5B-Instruct", "tokviz-demo"}
+    qtbot.keyClicks(panel.name_box, "qwen2.5")
+    assert [f.name for f in panel.visible_entries()] == ["Qwen/Qwen2.5-0.5B-Instruct"]
+    with qtbot.waitSignal(panel.openRequested, timeout=5_000) as blocker:
+        qtbot.keyClick(panel.name_box, Qt.Key.Key_Return)
+    assert blocker.args[0].origin == HF_CACHE
+    panel.name_box.clear()
+    assert len(panel.visible_entries()) >= 2
+
+
+def test_a_hub_name_opens_from_the_cache(qtbot, tmp_path, monkeypatch, make_window):
+    env = _hub_env(tmp_path, monkeypatch)
+    panel = LibraryPanel([], env=env)
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.openRequested, timeout=5_000) as blocker:
+        panel.open_name("Qwen/Qwen2.5-0.5B-Instruct@v1")
+    found = blocker.args[0]
+    assert (found.name, found.format, found.origin) == ("Qwen/Qwen2.5-0.5B-Instruct", "hf-json", HF_CACHE)
+    window = make_window(found.load(), "hello")
+    assert window.tokenizer().source.name == "Qwen/Qwen2.5-0.5B-Instruct"
+    assert "Qwen/Qwen2.5-0.5B-Instruct" in window.windowTitle()
+
+
+def test_a_name_the_cache_lacks_offers_a_download(qtbot, tmp_path, monkeypatch):
+    panel = LibraryPanel([], env=_hub_env(tmp_path, monkeypatch))
+    qtbot.addWidget(panel)
+    panel.show()
+    with qtbot.waitSignal(panel.nameProblem, timeout=5_000) as blocker:
+        panel.open_name("org/absent")
+    assert "org/absent is not in the Hugging Face cache" in blocker.args[0]
+    assert panel.download_button.isVisible() and not panel.download_progress.isVisible()
+    with qtbot.waitSignal(panel.nameProblem, timeout=60_000) as blocker:
+        qtbot.mouseClick(panel.download_button, Qt.MouseButton.LeftButton)
+    assert "could not download the tokenizer files" in blocker.args[0]  # offline: nothing was fetched
+    assert not panel.download_progress.isVisible()
+    with qtbot.waitSignal(panel.nameProblem, timeout=5_000) as blocker:
+        panel.open_name("not a name at all")
+    assert "not a Hub name" in blocker.args[0] and not panel.download_button.isVisible()

@@ -10,6 +10,7 @@ from ..core.limits import check_tokenizer_ids
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 from ._util import identify_binary, open_regular_file
+from . import hub
 from .chat_templates import read_chat_templates
 from .writers import WRITE_FORMATS, can_write, save, save_files
 
@@ -104,7 +105,19 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
     >>> tok = tokviz.load("tokenizers/qwen2.5")            # folder with tokenizer.json
     >>> tok = tokviz.load("cl100k_base.tiktoken")           # regex known by name
     >>> tok = tokviz.load("my_encoding.tiktoken", pattern=r"...")
+    >>> tok = tokviz.load("Qwen/Qwen2.5-7B-Instruct")       # a Hub name: from the local HF cache
+
+    A path that does not exist but reads as `owner/name[@revision]` is looked up in the Hugging
+    Face cache (formats/hub.py); nothing is downloaded.
     """
+    if not Path(path).expanduser().exists():
+        named = hub.parse_name(os.fspath(path))
+        if named is not None:
+            cached = hub.find_cached(*named)
+            if not hub.holds_tokenizer(cached.folder):
+                raise TokvizError(f"is in the Hugging Face cache (revision {cached.commit[:12]}) but holds no tokenizer "
+                                  f"files; `tokviz fetch {cached.repo_id}` adds them", cached.repo_id)
+            path = cached.folder
     path = Path(path).expanduser()
     if format is None:
         format, target = detect(path)
@@ -119,6 +132,9 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
             tokenizer.chat_templates = read_chat_templates(target if target.is_dir() else target.parent)
         tokenizer.native_encoder()  # built now (tens of ms), not by the first encode
         tokenizer.added.match_strings(tokenizer.special_in_text)  # what the encoder checks texts for
+    in_cache = hub.snapshot_repo(target)
+    if in_cache is not None:  # (named after its repository, not its snapshot's commit)
+        tokenizer.source.name, tokenizer.source.extra["hub_revision"] = in_cache
     return tokenizer
 
 

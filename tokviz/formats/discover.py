@@ -20,7 +20,9 @@ from pathlib import Path
 from ..core.gcpause import paused_gc
 from ..core.patterns import TIKTOKEN_PATTERNS
 from ..core.tokenizer import Tokenizer
+from . import hub
 from .gpt2 import FILE_PAIRS
+from .hub import hf_cache_dir
 from ..errors import TokvizError
 
 SHIPPED, HF_CACHE, TIKTOKEN_CACHE, FOLDER = "shipped", "Hugging Face cache", "tiktoken cache", "folder"
@@ -118,30 +120,19 @@ def _shipped() -> list[Found]:
         if path.is_file() else []
 
 
-def hf_cache_dir(env: Mapping[str, str]) -> Path:
-    """The hub cache folder as huggingface_hub finds it (HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME)."""
-    if env.get("HF_HUB_CACHE"):
-        return Path(env["HF_HUB_CACHE"]).expanduser()
-    if env.get("HF_HOME"):
-        return Path(env["HF_HOME"]).expanduser() / "hub"
-    base = Path(env["XDG_CACHE_HOME"]).expanduser() if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return base / "huggingface" / "hub"
-
-
 def _hf_cache(env: Mapping[str, str]) -> list[Found]:
-    hub = hf_cache_dir(env)
+    """The newest revision holding a tokenizer of each model in the cache, read with
+    huggingface_hub's scanner (`hub.cached_models`)."""
     out = []
-    for repo in sorted(_listdir(hub)):
-        if not (repo.name.startswith("models--") and repo.is_dir()):
+    done: set[str] = set()
+    for model in hub.cached_models(hf_cache_dir(env)):  # (main's revision first, then the newest)
+        if model.repo_id in done:
             continue
-        snapshots = [s for s in _listdir(repo / "snapshots") if s.is_dir()]
-        snapshots.sort(key=_mtime, reverse=True)  # the newest revision first
-        for snap in snapshots:
-            hit = _tokenizer_in(snap)
-            if hit is not None:
-                name = repo.name[len("models--"):].replace("--", "/")
-                out.append(Found(name, hit[1], hit[0], HF_CACHE, detail=f"revision {snap.name[:12]}"))
-                break
+        hit = tokenizer_in(model.folder)
+        if hit is not None:
+            done.add(model.repo_id)
+            refs = f" ({', '.join(model.refs)})" if model.refs else ""
+            out.append(Found(model.repo_id, hit[1], hit[0], HF_CACHE, detail=f"revision {model.commit[:12]}{refs}"))
     return out
 
 
@@ -204,7 +195,7 @@ def scan_folder(root: Path, *, max_depth: int = 6) -> list[Found]:
     out: list[Found] = []
     budget = [_MAX_FILES]
     for folder, files in _walk(root, max_depth, budget):
-        hit = _tokenizer_in(folder, files)
+        hit = tokenizer_in(folder, files)
         if hit is not None:
             out.append(Found(folder.name or str(folder), hit[1], hit[0], FOLDER))
         for name in sorted(files):
@@ -246,7 +237,7 @@ def _walk(root: Path, max_depth: int, budget: list[int]) -> Iterator[tuple[Path,
             stack.extend((d, depth + 1) for d in reversed(dirs))
 
 
-def _tokenizer_in(folder: Path, files: list[str] | None = None) -> tuple[str, Path] | None:
+def tokenizer_in(folder: Path, files: list[str] | None = None) -> tuple[str, Path] | None:
     names = set(files) if files is not None else {p.name for p in _listdir(folder)}
     for name in _TOKENIZER_FILES:
         if name not in names:

@@ -2,8 +2,10 @@
 the user adds), each with its format, model type and vocabulary size; double-click opens one.
 
 Finding them and reading each one's details run on a worker thread, one file at a time; the list
-fills in as results arrive, and details already read are kept (Refresh reads them again).  Nothing
-is downloaded.  `refresh_recent()` redraws only the Recent group (the window calls it after opening
+fills in as results arrive, and details already read are kept (Refresh reads them again).  The box
+above the list filters it; Enter opens the one entry left, or a Hub name (`owner/model[@revision]`)
+from the Hugging Face cache.  Nothing is downloaded unless the user asks: a name the cache does not
+have offers Download, which fetches only the tokenizer's files.  `refresh_recent()` redraws only the Recent group (the window calls it after opening
 a tokenizer).  Columns: Name stretches and keeps at least NAME_MIN_SHARE of the width; Vocab, Model
 and Format (in that order) fit their contents while they fit beside it, else are hidden (each row's
 tooltip says them all).
@@ -19,6 +21,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
+    QProgressBar,
     QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -26,7 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..formats.discover import FOLDER, HF_CACHE, PACKAGES, RECENT, SHIPPED, TIKTOKEN_CACHE, Found, discover
+from ..formats import hub
+from ..formats.discover import (FOLDER, HF_CACHE, PACKAGES, RECENT, SHIPPED, TIKTOKEN_CACHE, Found, discover,
+                                hf_cache_dir, tokenizer_in)
+from ..errors import TokvizError
 from .open_tokenizers import open_found
 from .workers import TaskRunner, describe_error
 
@@ -71,6 +78,7 @@ class LibraryPanel(QWidget):
 
     openRequested = Signal(object)
     foldersChanged = Signal(list)  # the folders to look in, after the user added one
+    nameProblem = Signal(str)   # a name typed in the box could not be opened (the reason, also shown)
     refreshed = Signal()        # the list is complete (details may still be coming)
     detailsFinished = Signal()  # every entry has its details (or its error)
 
@@ -102,6 +110,37 @@ class LibraryPanel(QWidget):
         self.tree.viewport().installEventFilter(self)
         self.tree.itemActivated.connect(self._on_activated)
 
+        self.name_box = QLineEdit()
+        self.name_box.setObjectName("LibraryNameBox")
+        self.name_box.setPlaceholderText("Filter, or a Hub name: owner/model")
+        self.name_box.setToolTip("Type to filter the list.  Enter opens the one tokenizer left, or a Hugging Face Hub "
+                                 "name (owner/model, optionally @revision) from the local cache")
+        self.name_box.setClearButtonEnabled(True)
+        self.name_box.textChanged.connect(self._filter)
+        self.name_box.returnPressed.connect(lambda: self.open_name(self.name_box.text()))
+        self.name_note = QLabel("")
+        self.name_note.setObjectName("LibraryNameNote")
+        self.name_note.setWordWrap(True)
+        self.name_note.hide()
+        self.download_button = QPushButton("Download")
+        self.download_button.setToolTip("Fetch the tokenizer's files (no weights) from the Hugging Face Hub into the cache")
+        self.download_button.clicked.connect(self._download)
+        self.download_progress = QProgressBar()
+        self.download_progress.setRange(0, 0)  # (huggingface_hub does not say how far it is)
+        self.download_cancel = QPushButton("Cancel")
+        self.download_cancel.clicked.connect(self._cancel_download)
+        download_row = QHBoxLayout()
+        download_row.setContentsMargins(0, 0, 0, 0)
+        download_row.addWidget(self.download_button)
+        download_row.addWidget(self.download_progress, 1)
+        download_row.addWidget(self.download_cancel)
+        self.download_row = QWidget()
+        self.download_row.setLayout(download_row)
+        self.download_row.hide()
+        self._wanted: tuple[str, str | None] | None = None  # the name the Download button fetches
+        self._download_runner = TaskRunner(max_threads=1, parent=self)
+        self._downloading = 0  # the ticket of the download whose result is still wanted (0: none)
+        self._tickets = 0
         self.status = QLabel("")
         self.status.setObjectName("LibraryStatus")
         self.add_button = QPushButton("Add folder…")
@@ -117,6 +156,9 @@ class LibraryPanel(QWidget):
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.name_box)
+        layout.addWidget(self.name_note)
+        layout.addWidget(self.download_row)
         layout.addWidget(self.tree, 1)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
@@ -150,6 +192,7 @@ class LibraryPanel(QWidget):
             self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(old))
         if recent:
             self._add_group(RECENT, recent, 0)
+        self._filter(self.name_box.text())
         self._update_status()
         self._fetch_details(self._generation, recent)
         self._fit_columns()
@@ -181,7 +224,107 @@ class LibraryPanel(QWidget):
         return self._runner.pending() > 0
 
     def shutdown(self) -> None:
+        self._downloading = 0
         self._runner.shutdown()
+        self._download_runner.shutdown(0)  # (a download in flight is left to finish on its own)
+
+    def visible_entries(self) -> list[Found]:
+        """The entries the filter leaves."""
+        out = []
+        for g in range(self.tree.topLevelItemCount()):
+            group = self.tree.topLevelItem(g)
+            out += [group.child(k).data(0, FOUND_ROLE) for k in range(group.childCount()) if not group.child(k).isHidden()]
+        return out
+
+    def open_name(self, text: str) -> None:
+        """Enter in the box: open the one entry the filter leaves, else `text` as a Hub name from the
+        cache; a name the cache does not have offers Download (nothing is fetched without it)."""
+        text = text.strip()
+        if not text:
+            return
+        left = self.visible_entries()
+        if len(left) == 1:
+            self.openRequested.emit(left[0])
+            return
+        named = hub.parse_name(text)
+        if named is None:
+            self._say(f"No tokenizer here is called {text!r}, and it is not a Hub name (owner/model).")
+            return
+        self._wanted = None
+        folder = hf_cache_dir(self._env if self._env is not None else os.environ)
+        try:
+            cached = hub.find_cached(*named, folder=folder)
+        except hub.NotCached:
+            self._wanted = named
+            revision = f" at {named[1]}" if named[1] else ""
+            self._say(f"{named[0]}{revision} is not in the Hugging Face cache ({folder}). Download its tokenizer "
+                      "files (no weights) from the Hub?", offer=True)
+            return
+        self._open_cached(cached)
+
+    def _open_cached(self, cached) -> None:
+        hit = tokenizer_in(cached.folder)
+        if hit is None:
+            self._wanted = (cached.repo_id, cached.commit)
+            self._say(f"{cached.repo_id} is in the Hugging Face cache but holds no tokenizer files.", offer=True)
+            return
+        self._say("")
+        self.openRequested.emit(Found(cached.repo_id, hit[1], hit[0], HF_CACHE, detail=f"revision {cached.commit[:12]}"))
+
+    def _say(self, note: str, offer: bool = False) -> None:
+        self.name_note.setText(note)
+        self.name_note.setVisible(bool(note))
+        self.download_row.setVisible(offer or self._downloading != 0)
+        self.download_button.setVisible(offer and self._downloading == 0)
+        for w in (self.download_progress, self.download_cancel):
+            w.setVisible(self._downloading != 0)
+        if note and not self._downloading:
+            self.nameProblem.emit(note)
+
+    def _download(self) -> None:
+        if self._wanted is None:
+            return
+        repo_id, revision = self._wanted
+        folder = hf_cache_dir(self._env if self._env is not None else os.environ)
+        self._tickets += 1
+        ticket = self._downloading = self._tickets
+
+        def done(snapshot) -> None:
+            if ticket != self._downloading:
+                return
+            self._downloading = 0
+            self.refresh()
+            try:
+                self._open_cached(hub.find_cached(repo_id, revision, folder=folder))
+            except TokvizError as exc:
+                self._say(str(exc))
+
+        def failed(exc: BaseException) -> None:
+            if ticket != self._downloading:
+                return
+            self._downloading = 0
+            self._say(describe_error(exc))
+
+        self._say(f"Downloading the tokenizer files of {repo_id}…")
+        self._download_runner.submit(lambda: hub.download(repo_id, revision, folder=folder), done, failed)
+
+    def _cancel_download(self) -> None:
+        """Stop waiting for the download (huggingface_hub cannot be interrupted: it finishes on its own)."""
+        self._downloading = 0
+        self._say("Download cancelled.")
+
+    def _filter(self, text: str) -> None:
+        needle = text.strip().lower()
+        for g in range(self.tree.topLevelItemCount()):
+            group = self.tree.topLevelItem(g)
+            for k in range(group.childCount()):
+                item = group.child(k)
+                found = item.data(0, FOUND_ROLE)
+                item.setHidden(bool(needle) and needle not in found.name.lower() and needle not in str(found.path).lower())
+        if not text.strip():
+            self._wanted = None
+            if not self._downloading:
+                self._say("")
 
     # ---- internals ------------------------------------------------------------------------------
     def _show(self, gen: int, found: list[Found]) -> None:
@@ -196,6 +339,7 @@ class LibraryPanel(QWidget):
             if items or origin == FOLDER:
                 self._add_group(origin, items, self.tree.topLevelItemCount())
         self._update_status()
+        self._filter(self.name_box.text())
         self.refreshed.emit()
         # (an older generation's reads are skipped: their files are read again)
         self._in_flight = {k: g for k, g in self._in_flight.items() if g == gen}
