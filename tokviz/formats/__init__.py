@@ -12,9 +12,10 @@ from ..errors import TokvizError
 from ._util import identify_binary, open_regular_file
 from . import hub
 from .chat_templates import read_chat_templates
+from .gguf_meta import MAGIC as GGUF_MAGIC
 from .writers import WRITE_FORMATS, can_write, save, save_files
 
-FORMATS = ("hf-json", "gpt2", "tiktoken", "sentencepiece", "wordpiece-vocab", "minbpe")
+FORMATS = ("hf-json", "gpt2", "tiktoken", "sentencepiece", "wordpiece-vocab", "minbpe", "gguf")
 TEMPLATE_FORMATS = ("hf-json", "gpt2", "sentencepiece", "wordpiece-vocab")  # transformers' folders: chat templates beside
 
 # Files looked for, in this order, when a folder is given.
@@ -47,7 +48,7 @@ def _detect(path: Path) -> tuple[str, Path]:
         for name in _FOLDER_FILES:
             if (path / name).is_file():
                 return detect(path / name)
-        found = sorted(p for p in path.iterdir() if p.suffix in (".tiktoken", ".model", ".json"))
+        found = sorted(p for p in path.iterdir() if p.suffix in (".tiktoken", ".model", ".json", ".gguf"))
         for p in found:
             try:
                 return detect(p)
@@ -55,9 +56,11 @@ def _detect(path: Path) -> tuple[str, Path]:
                 continue
         raise TokvizError(
             "no tokenizer found in this folder (looked for tokenizer.json, vocab.json + merges.txt, "
-            "*.tiktoken, *.model, vocab.txt)",
+            "*.tiktoken, *.model, vocab.txt, *.gguf)",
             path,
         )
+    if _magic(path) == GGUF_MAGIC:  # (Ollama's blobs have no suffix)
+        return "gguf", path
     name = path.name
     if name in ("vocab.json", "merges.txt", "encoder.json", "vocab.bpe"):
         return "gpt2", path.parent
@@ -83,9 +86,14 @@ def _detect(path: Path) -> tuple[str, Path]:
         return "sentencepiece", path  # e.g. Mistral's tokenizer.model.v3
     raise TokvizError(
         f"unknown tokenizer format (expected one of: tokenizer.json, vocab.json + merges.txt, .tiktoken, "
-        f".model, vocab.txt)",
+        f".model, vocab.txt, .gguf)",
         path,
     )
+
+
+def _magic(path: Path) -> bytes:
+    with open_regular_file(path) as fh:
+        return fh.read(4)
 
 
 def _looks_like_sentencepiece(head: bytes) -> bool:
@@ -160,6 +168,10 @@ def _read(format: str, target: Path, pattern: str | None) -> Tokenizer:
             from .wordpiece_vocab import read_wordpiece_vocab
 
             return read_wordpiece_vocab(target)
+        if format == "gguf":
+            from .gguf import read_gguf
+
+            return read_gguf(target)
         from .minbpe import read_minbpe
 
         return read_minbpe(target)

@@ -26,6 +26,7 @@ from .hub import hf_cache_dir
 from ..errors import TokvizError
 
 SHIPPED, HF_CACHE, TIKTOKEN_CACHE, FOLDER = "shipped", "Hugging Face cache", "tiktoken cache", "folder"
+OLLAMA = "Ollama"  # the GGUF models of Ollama's store, by model:tag
 RECENT = "recent"  # opened before (the app's settings keep them)
 PACKAGES = "installed packages"  # .tiktoken files that Python packages ship
 
@@ -80,6 +81,7 @@ def discover(
     hf_cache: bool = True,
     tiktoken_cache: bool = True,
     packages: bool = True,
+    ollama: bool = True,
     package_paths: list[str] | None = None,
     fresh: bool = False,
 ) -> list[Found]:
@@ -95,6 +97,8 @@ def discover(
         found += _hf_cache(env)
     if tiktoken_cache:
         found += _tiktoken_cache(env)
+    if ollama:
+        found += ollama_models(env)
     if packages:
         key = tuple(package_paths) if package_paths is not None else None
         if fresh or key not in _PACKAGE_SCANS:
@@ -102,10 +106,10 @@ def discover(
         found += _PACKAGE_SCANS[key]
     for folder in folders:
         found += scan_folder(Path(folder).expanduser())
-    seen: set[Path] = set()
+    seen: set[tuple] = set()
     out = []
     for f in found:
-        key = f.path.resolve()
+        key = (f.path.resolve(), f.name if f.origin == OLLAMA else None)  # (Ollama's tags may share a blob)
         if key not in seen:
             seen.add(key)
             out.append(f)
@@ -133,6 +137,42 @@ def _hf_cache(env: Mapping[str, str]) -> list[Found]:
             done.add(model.repo_id)
             refs = f" ({', '.join(model.refs)})" if model.refs else ""
             out.append(Found(model.repo_id, hit[1], hit[0], HF_CACHE, detail=f"revision {model.commit[:12]}{refs}"))
+    return out
+
+
+def ollama_dir(env: Mapping[str, str]) -> Path:
+    """Ollama's model store (OLLAMA_MODELS, else ~/.ollama/models)."""
+    if env.get("OLLAMA_MODELS"):
+        return Path(env["OLLAMA_MODELS"]).expanduser()
+    return Path.home() / ".ollama" / "models"
+
+
+def ollama_models(env: Mapping[str, str]) -> list[Found]:
+    """The models of Ollama's store: each manifest (manifests/HOST/NAMESPACE/MODEL/TAG) names its
+    GGUF weights among its layers, a blob named by its digest.  Named model:tag as `ollama list`
+    names them (the namespace shown unless it is library, the host unless it is Ollama's)."""
+    import json
+
+    store = ollama_dir(env)
+    out = []
+    manifests = store / "manifests"
+    for path in sorted(p for p in manifests.glob("*/*/*/*") if p.is_file()) if manifests.is_dir() else []:
+        host, namespace, model, tag = path.relative_to(manifests).parts
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+            digest = next(layer["digest"] for layer in manifest.get("layers", [])
+                          if layer.get("mediaType") == "application/vnd.ollama.image.model")
+        except (OSError, ValueError, StopIteration, KeyError, TypeError, AttributeError):
+            continue
+        blob = store / "blobs" / str(digest).replace(":", "-")
+        if not blob.is_file():
+            continue
+        name = f"{model}:{tag}"
+        if namespace != "library" or host != "registry.ollama.ai":
+            name = f"{namespace}/{name}"
+        if host != "registry.ollama.ai":
+            name = f"{host}/{name}"
+        out.append(Found(name, blob, "gguf", OLLAMA, detail=f"Ollama blob {blob.name[:19]}…"))
     return out
 
 
@@ -190,8 +230,8 @@ def _installed_packages(paths: list[str] | None) -> list[Found]:
 
 def scan_folder(root: Path, *, max_depth: int = 6) -> list[Found]:
     """Tokenizers under `root`: a folder holding tokenizer.json / tokenizer.model / vocab.json +
-    merges.txt / vocab.txt is one tokenizer; *.tiktoken and tokviz or sentencepiece *.model files
-    count on their own.  Hidden folders are skipped; at most a few thousand files are looked at."""
+    merges.txt / vocab.txt is one tokenizer; *.tiktoken, *.gguf and tokviz or sentencepiece *.model
+    files count on their own.  Hidden folders are skipped; at most a few thousand files are looked at."""
     out: list[Found] = []
     budget = [_MAX_FILES]
     for folder, files in _walk(root, max_depth, budget):
@@ -208,6 +248,8 @@ def scan_folder(root: Path, *, max_depth: int = 6) -> list[Found]:
                     out.append(Found(stem, path, "tiktoken", FOLDER))
             elif name.endswith(".model") and name != "tokenizer.model":
                 out.append(Found(path.stem, path, _model_format(path), FOLDER))
+            elif name.endswith(".gguf"):
+                out.append(Found(path.stem, path, "gguf", FOLDER))
     return out
 
 

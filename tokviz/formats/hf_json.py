@@ -71,7 +71,11 @@ def _only_known_keys(f: Fields, section: str, kind: str | None) -> None:
 
 
 def read_hf_json(path: Path) -> Tokenizer:
-    data = read_json(path)
+    return build_hf_tokenizer(read_json(path), path)
+
+
+def build_hf_tokenizer(data, path: Path, name: str | None = None) -> Tokenizer:
+    """The Tokenizer of a parsed tokenizer.json (`path`: the file it came from, for errors)."""
     root = Fields(data, path)
     if not root.has("model"):
         if root.has("vocab") and isinstance(root.data.get("config"), dict) and "pattern" in root.data["config"]:
@@ -107,7 +111,8 @@ def read_hf_json(path: Path) -> Tokenizer:
             )
         )
     _check_post_processor_ids(root.obj("post_processor"), model, ids_of_added)
-    name = Path(path).parent.name if Path(path).name == "tokenizer.json" else stem(path)
+    if name is None:
+        name = Path(path).parent.name if Path(path).name == "tokenizer.json" else stem(path)
     extra = {}
     if root.has("truncation"):
         extra["truncation"] = root.data["truncation"]

@@ -31,14 +31,14 @@ from PySide6.QtWidgets import (
 )
 
 from ..formats import hub
-from ..formats.discover import (FOLDER, HF_CACHE, PACKAGES, RECENT, SHIPPED, TIKTOKEN_CACHE, Found, discover,
-                                hf_cache_dir, tokenizer_in)
+from ..formats.discover import (FOLDER, HF_CACHE, OLLAMA, PACKAGES, RECENT, SHIPPED, TIKTOKEN_CACHE, Found,
+                                discover, hf_cache_dir, tokenizer_in)
 from ..errors import TokvizError
 from .open_tokenizers import open_found
 from .workers import TaskRunner, describe_error
 
-GROUPS = ((RECENT, "Recent"), (SHIPPED, "Shipped with tokviz"), (HF_CACHE, "Hugging Face cache"), (TIKTOKEN_CACHE, "tiktoken cache"), (PACKAGES, "Installed packages"),
-          (FOLDER, "Folders"))
+GROUPS = ((RECENT, "Recent"), (SHIPPED, "Shipped with tokviz"), (HF_CACHE, "Hugging Face cache"), (OLLAMA, "Ollama"),
+          (TIKTOKEN_CACHE, "tiktoken cache"), (PACKAGES, "Installed packages"), (FOLDER, "Folders"))
 FOUND_ROLE = Qt.ItemDataRole.UserRole + 1
 GROUP_ROLE = Qt.ItemDataRole.UserRole + 2  # a group row's origin
 COLUMNS = ("Name", "Format", "Model", "Vocab")

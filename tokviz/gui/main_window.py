@@ -62,7 +62,7 @@ from .workers import EncodeController, EncodeResult, FileEncodeResult, LoadResul
 __all__ = ["MainWindow", "BIG_FILE_BYTES", "PREVIEW_BYTES"]
 
 FALLBACK_TEXT = "Hello, world! 你好，世界 🙂\n\tTabs, spaces  and newlines are tokens too.\n"
-TOKENIZER_FILTER = "Tokenizers (*.json *.tiktoken *.model *.txt);;All files (*)"
+TOKENIZER_FILTER = "Tokenizers (*.json *.tiktoken *.model *.txt *.gguf);;All files (*)"
 TEXT_FILTER = "Text files (*.txt *.md *.rst *.py *.json *.csv *.tsv *.html *.xml);;All files (*)"
 FONT_CHECK_MS = 400  # after an encode, the text's characters are checked for fonts this much later
 NOT_TOKENIZER_FORMATS = ("vocab-tsv", "vocab-csv")  # exports that are listings, not a tokenizer to reopen

@@ -1,0 +1,340 @@
+"""Vocab-only GGUF files laid out as llama.cpp's converter (convert_hf_to_gguf.py --vocab-only)
+lays them out, for the tests of tokviz.formats.gguf.
+
+The writers read the Hugging Face files themselves (``*.xz`` copies too, so tests/data/real works
+on a fresh clone) and write with gguf.GGUFWriter; sentencepiece models are read with the
+sentencepiece library, as the converter reads them. llama.cpp opens a file with
+``vocab_only=True`` from general.architecture and the tokenizer.* keys alone; the few
+hyper-parameters written here only make the file look like a converted one.
+"""
+from __future__ import annotations
+
+import json
+import lzma
+from pathlib import Path
+
+# gguf.TokenType values, as stored in tokenizer.ggml.token_type
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+
+SPECIAL_TYPES = ("bos", "eos", "unk", "sep", "pad", "cls", "mask")
+# GGUF key of each special id the converter can write (it has no key for "cls")
+ID_KEYS = {
+    "bos": "tokenizer.ggml.bos_token_id",
+    "eos": "tokenizer.ggml.eos_token_id",
+    "unk": "tokenizer.ggml.unknown_token_id",
+    "sep": "tokenizer.ggml.seperator_token_id",
+    "pad": "tokenizer.ggml.padding_token_id",
+    "mask": "tokenizer.ggml.mask_token_id",
+    "eot": "tokenizer.ggml.eot_token_id",
+    "eom": "tokenizer.ggml.eom_token_id",
+}
+ADD_KEYS = {t: f"tokenizer.ggml.add_{t}_token" for t in ("bos", "eos", "sep")}
+
+
+def _read(path: Path) -> bytes:
+    data = Path(path).read_bytes()
+    return lzma.decompress(data) if str(path).endswith(".xz") else data
+
+
+def _sources(src) -> dict[str, Path]:
+    """Known file name (without .xz) -> path, from a folder, one file or a list of files."""
+    if isinstance(src, (str, Path)) and Path(src).is_dir():
+        paths = [p for p in Path(src).iterdir() if p.is_file()]
+    elif isinstance(src, (str, Path)):
+        paths = [Path(src)]
+    else:
+        paths = [Path(p) for p in src]
+    out = {}
+    for p in paths:
+        name = p.name[:-3] if p.name.endswith(".xz") else p.name
+        if name.endswith(".model"):
+            name = "tokenizer.model"
+        out[name] = p
+    return out
+
+
+def _json(files: dict[str, Path], name: str):
+    return json.loads(_read(files[name])) if name in files else None
+
+
+def looks_special(text: str) -> bool:
+    """The converter's guess that an added token not marked special is a control token."""
+    return (text in ("<pad>", "<mask>", "<2mass>", "[@BOS@]")
+            or (text.startswith("<|") and text.endswith("|>"))
+            or (text.startswith("<\uff5c") and text.endswith("\uff5c>"))
+            or (text.startswith("<unused") and text.endswith(">")))
+
+
+def special_vocab(files: dict[str, Path], n_vocab: int | None = None) -> dict:
+    """The keys gguf.SpecialVocab writes: special ids, add_*_token flags and the chat template."""
+    tok, cfg, conf = _json(files, "tokenizer.json"), _json(files, "tokenizer_config.json"), _json(files, "config.json")
+    ids: dict[str, int] = {}
+    add: dict[str, bool] = {}
+    types = list(SPECIAL_TYPES)
+
+    def set_id(typ, tid):
+        if isinstance(tid, int) and not isinstance(tid, bool) and tid >= 0 and typ not in ids:
+            if n_vocab is None or tid < n_vocab:
+                ids[typ] = tid
+
+    added = (tok or {}).get("added_tokens", [])
+    if tok:
+        c = cfg or {}
+        bos, cls, eos, sep = c.get("bos_token"), c.get("cls_token"), c.get("eos_token"), c.get("sep_token")
+        if not bos and cls and cfg:
+            cfg["bos_token"] = bos = cls
+        if not eos and sep and cfg:
+            cfg["eos_token"] = eos = sep
+        post = tok.get("post_processor") or {}
+        for proc in post.get("processors", [post]) if post else []:
+            kind = proc.get("type")
+            if kind == "ByteLevel":
+                add.setdefault("bos", False)
+                add.setdefault("eos", False)
+            elif kind == "RobertaProcessing":
+                add.update(bos=True, eos=True, sep=True)
+                if not cls and cfg:
+                    cfg["cls_token"] = cls = proc.get("cls", [bos])[0]
+                if not sep and cfg:
+                    cfg["sep_token"] = sep = proc.get("sep", [eos])[0]
+            elif kind == "TemplateProcessing":
+                single, pair = proc.get("single", []), proc.get("pair", [])
+                first = last = None
+                if len(single) > 1:
+                    first = single[0].get("SpecialToken", {}).get("id")
+                    if first:
+                        if not cfg:
+                            bos = first
+                        elif first not in (bos, cls):
+                            if not bos:
+                                cfg["bos_token"] = bos = first
+                            if not cls:
+                                cfg["cls_token"] = cls = first
+                        add["bos"] = first in (bos, cls)
+                    last = single[-1].get("SpecialToken", {}).get("id")
+                    if last:
+                        if not cfg:
+                            eos = last
+                        elif last != eos:
+                            extra = "eot" if "eot" not in types else "eom" if "eom" not in types else None
+                            if extra:
+                                types.append(extra)
+                                cfg[f"{extra}_token"] = eos
+                            cfg["eos_token"] = eos = last
+                        add["eos"] = last == eos
+                special = [step.get("SpecialToken", {}).get("id") for step in pair]
+                if pair and first and special[0] == first:
+                    pair, special = pair[1:], special[1:]
+                if pair and last and special[-1] == last:
+                    pair, special = pair[:-1], special[:-1]
+                if (pair and pair[0].get("Sequence", {}).get("id") == "A"
+                        and pair[-1].get("Sequence", {}).get("id") == "B" and len(pair) > 2):
+                    middle = special[1:-1]
+                    add["sep"] = bool((middle[0] and middle[0] in (sep, eos) and not last)
+                                      or (len(middle) == 2 and middle[1] and middle[1] in (sep, eos)))
+                    if add["sep"] and not sep and cfg:
+                        cfg["sep_token"] = sep = eos
+    chat_template = None
+    if cfg:
+        if "chat_template.jinja" in files:
+            chat_template = _read(files["chat_template.jinja"]).decode("utf-8")
+        elif "chat_template.json" in files:
+            chat_template = _json(files, "chat_template.json").get("chat_template")
+        chat_template = cfg.get("chat_template", chat_template)
+        for typ in types:
+            flag = cfg.get(f"add_{typ}_token")
+            if isinstance(flag, bool) and typ not in add:
+                add[typ] = flag
+            entry = cfg.get(f"{typ}_token")
+            content = entry.get("content") if isinstance(entry, dict) else entry
+            if isinstance(content, str):
+                set_id(typ, next((a.get("id") for a in added if a.get("content") == content), None))
+    for typ in types:
+        value = (conf or {}).get(f"{typ}_token_id")
+        if value is None and "text_config" in (conf or {}):
+            value = conf["text_config"].get(f"{typ}_token_id")
+        set_id(typ, value)
+    kv: dict = {ID_KEYS[t]: i for t, i in ids.items() if t in ID_KEYS}
+    kv.update({ADD_KEYS[t]: v for t, v in add.items() if t in ADD_KEYS})
+    if isinstance(chat_template, str):
+        kv["tokenizer.chat_template"] = chat_template
+    return kv
+
+
+def _merges(tok: dict) -> list[str]:
+    merges = tok.get("model", {}).get("merges") or []
+    if merges and not isinstance(merges[0], str):  # pairs (tokenizers >= 0.20): spaces become U+0120
+        merges = [" ".join(part.replace(" ", "\u0120") for part in pair) for pair in merges]
+    return list(merges)
+
+
+def bpe_vocab(files: dict[str, Path], vocab_size: int | None = None) -> tuple[list[str], list[int]]:
+    """Tokens and token types in the converter's order: holes are [PAD{i}] (UNUSED); added tokens
+    are CONTROL when special or special-looking, else USER_DEFINED with U+2581 turned into spaces."""
+    tok = _json(files, "tokenizer.json")
+    by_id = {i: t for t, i in tok["model"]["vocab"].items()}
+    added = {a["id"]: a for a in tok.get("added_tokens", [])}
+    by_id.update({i: a["content"] for i, a in added.items()})
+    added_text = {a["content"] for a in added.values()}
+    conf = _json(files, "config.json") or {}
+    size = vocab_size or conf.get("vocab_size") or len(by_id)
+    tokens, types = [], []
+    for i in range(size):
+        text = by_id.get(i)
+        if text is None:
+            tokens.append(f"[PAD{i}]")
+            types.append(UNUSED)
+        elif text in added_text and i in added:
+            if added[i].get("special") or looks_special(text):
+                types.append(CONTROL)
+            else:
+                text = text.replace("\u2581", " ")
+                types.append(USER_DEFINED)
+            tokens.append(text)
+        else:
+            tokens.append(text)
+            types.append(NORMAL)
+    return tokens, types
+
+
+def _head(arch: str, name: str, context_length: int) -> dict:
+    return {"general.type": "model", "general.name": name,
+            f"{arch}.block_count": 1, f"{arch}.context_length": context_length}
+
+
+def write_gguf(out_path, arch: str, kv: dict) -> Path:
+    """Write a tensor-less GGUF: bool -> BOOL, int -> UINT32, float -> FLOAT32, str -> STRING,
+    lists -> arrays (str/bytes -> STRING, int -> INT32, float -> FLOAT32); None values are left out."""
+    import gguf
+
+    out_path = Path(out_path)
+    writer = gguf.GGUFWriter(str(out_path), arch)
+    for key, value in kv.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            writer.add_bool(key, value)
+        elif isinstance(value, int):
+            writer.add_uint32(key, value)
+        elif isinstance(value, float):
+            writer.add_float32(key, value)
+        elif isinstance(value, str):
+            writer.add_string(key, value)
+        else:
+            writer.add_array(key, list(value))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.close()
+    return out_path
+
+
+def bpe_kv(src, pre: str | None, arch: str = "llama", *, vocab_size: int | None = None,
+           name: str | None = None, context_length: int = 4096) -> dict:
+    """The key/values write_bpe_gguf writes (edit them to write variants)."""
+    files = _sources(src)
+    tokens, types = bpe_vocab(files, vocab_size)
+    kv = _head(arch, name or _default_name(src), context_length)
+    kv.update({"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": pre,
+               "tokenizer.ggml.tokens": tokens, "tokenizer.ggml.token_type": types,
+               "tokenizer.ggml.merges": _merges(_json(files, "tokenizer.json"))})
+    kv.update(special_vocab(files))
+    return kv
+
+
+def write_bpe_gguf(src, out_path, pre: str | None, arch: str = "llama", *, vocab_size: int | None = None,
+                   name: str | None = None, kv: dict | None = None) -> Path:
+    """A byte-level BPE tokenizer.json (folder, file or list of files, *.xz allowed) as a "gpt2"
+    GGUF; pre=None leaves tokenizer.ggml.pre out. kv adds or replaces keys (None removes one)."""
+    return write_gguf(out_path, arch, {**bpe_kv(src, pre, arch, vocab_size=vocab_size, name=name), **(kv or {})})
+
+
+def spm_vocab(files: dict[str, Path], vocab_size: int | None = None) -> tuple[list[bytes], list[float], list[int]]:
+    """Tokens, scores and types as the converter's _create_vocab_sentencepiece makes them."""
+    import sentencepiece
+
+    sp = sentencepiece.SentencePieceProcessor(model_proto=_read(files["tokenizer.model"]))
+    conf = _json(files, "config.json") or {}
+    size = vocab_size or conf.get("vocab_size") or sp.vocab_size()
+    tokens = [f"[PAD{i}]".encode() for i in range(size)]
+    scores = [-10000.0] * size
+    types = [UNUSED] * size
+    for i in range(min(size, sp.vocab_size())):
+        tokens[i], scores[i] = sp.IdToPiece(i).encode("utf-8"), sp.GetScore(i)
+        types[i] = (UNKNOWN if sp.IsUnknown(i) else CONTROL if sp.IsControl(i)
+                    else UNUSED if sp.IsUnused(i) else BYTE if sp.IsByte(i) else NORMAL)
+    for text, i in (_json(files, "added_tokens.json") or {}).items():
+        if i < size:
+            tokens[i], scores[i], types[i] = text.encode("utf-8"), -1000.0, USER_DEFINED
+    decoder = (_json(files, "tokenizer_config.json") or {}).get("added_tokens_decoder", {})
+    for key, data in decoder.items():
+        i, text = int(key), data["content"]
+        if i >= size:
+            continue
+        if data.get("special") or looks_special(text):
+            types[i] = CONTROL
+        else:
+            text, types[i] = text.replace("\u2581", " "), USER_DEFINED
+        tokens[i], scores[i] = text.encode("utf-8"), -1000.0
+    return tokens, scores, types
+
+
+def spm_kv(src, arch: str = "llama", *, vocab_size: int | None = None, name: str | None = None,
+           context_length: int = 4096) -> dict:
+    """The key/values write_spm_gguf writes (edit them to write variants)."""
+    files = _sources(src)
+    tokens, scores, types = spm_vocab(files, vocab_size)
+    kv = _head(arch, name or _default_name(src), context_length)
+    prefix = (_json(files, "tokenizer_config.json") or {}).get("add_prefix_space")
+    kv["tokenizer.ggml.add_space_prefix"] = prefix if arch == "llama" and isinstance(prefix, bool) else None
+    kv.update({"tokenizer.ggml.model": "llama", "tokenizer.ggml.pre": "default", "tokenizer.ggml.tokens": tokens,
+               "tokenizer.ggml.scores": scores, "tokenizer.ggml.token_type": types})
+    kv.update(special_vocab(files, n_vocab=len(tokens)))
+    return kv
+
+
+def write_spm_gguf(src, out_path, arch: str = "llama", *, vocab_size: int | None = None,
+                   name: str | None = None, kv: dict | None = None) -> Path:
+    """A sentencepiece model (a *.model[.xz] file, or a folder or list of files holding one beside
+    tokenizer_config.json / tokenizer.json / added_tokens.json / config.json) as a "llama" GGUF.
+    A bare model gets no special ids nor add_* keys (llama.cpp's defaults then apply: bos 1,
+    eos 2, unk 0, add_bos true, add_space_prefix true). kv adds or replaces keys (None removes one)."""
+    return write_gguf(out_path, arch, {**spm_kv(src, arch, vocab_size=vocab_size, name=name), **(kv or {})})
+
+
+def _default_name(src) -> str:
+    if isinstance(src, (str, Path)):
+        p = Path(src)
+        return p.name if p.is_dir() else p.name.split(".")[0]
+    return Path(next(iter(src))).parent.name
+
+
+def llama_detokenize(llm, ids, remove_special: bool = False, unparse_special: bool = False) -> bytes:
+    """llama.cpp's own llama_detokenize for a llama_cpp.Llama (its Llama.detokenize is a Python loop
+    over token_to_piece that drops one leading space after BOS instead)."""
+    import ctypes
+
+    import llama_cpp
+
+    arr = (llama_cpp.llama_token * max(1, len(ids)))(*ids)
+    size = 64 + 8 * len(ids)
+    while True:
+        buf = ctypes.create_string_buffer(size)
+        n = llama_cpp.llama_detokenize(llm._model.vocab, arr, len(ids), buf, size, remove_special, unparse_special)
+        if n >= 0:
+            return buf.raw[:n]
+        size = -n + 1
+
+
+def llama_piece(llm, token: int, special: bool = False, lstrip: int = 0) -> bytes:
+    """llama.cpp's llama_token_to_piece for one id."""
+    import ctypes
+
+    import llama_cpp
+
+    size = 64
+    while True:
+        buf = ctypes.create_string_buffer(size)
+        n = llama_cpp.llama_token_to_piece(llm._model.vocab, token, buf, size, lstrip, special)
+        if n >= 0:
+            return buf.raw[:n]
+        size = -n + 1

@@ -1,0 +1,239 @@
+"""Tokenizers read from GGUF files give llama.cpp's ids and decode (llama-cpp-python is the oracle):
+vocabulary-only files written as llama.cpp's converter writes them (tests/gguf_files.py) from the
+bundled Qwen2.5 (byte-level BPE, under each pre-tokenizer name tokviz implements) and Mistral 7B
+(sentencepiece BPE) files; what tokviz does not implement is refused by name; the chat template
+inside; and Ollama's store in the Library."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+import tokviz
+from tokviz.errors import TokvizError
+from tokviz.formats.discover import OLLAMA, discover
+from tokviz.formats.gguf import PRES
+
+from _shared import EDGE_CASES, TOKENIZERS, corpus_samples, need
+
+gguf = pytest.importorskip("gguf")
+import gguf_files  # noqa: E402  (tests/ is on the path; it imports gguf)
+
+REAL = Path(__file__).parent / "data" / "real"
+TEXTS = (REAL / "texts.txt").read_text(encoding="utf-8").splitlines()
+SPECIAL_TEXTS = ["<|im_start|>user\nhi<|im_end|>\n", "a</s>b", " </s> <|endoftext|>x", "<s>hello</s> [INST] x [/INST]",
+                 "<unk> and <|fim_prefix|>def f():<|fim_suffix|>", "<<|im_end|>>", "<|im_end", "x<|endoftext|><|endoftext|>"]
+
+
+def _texts() -> list[str]:
+    rng = random.Random(3)
+    joined = "\n".join(TEXTS)
+    chunks = [joined[a:a + rng.randint(5, 400)] for a in (rng.randrange(len(joined)) for _ in range(60))]
+    return [t for t in TEXTS if t] + list(EDGE_CASES) + chunks + [joined] + SPECIAL_TEXTS
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """name -> a written GGUF file (made on first use)."""
+    root = tmp_path_factory.mktemp("gguf")
+    made: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in made:
+            kind, _, pre = name.partition(":")
+            out = root / f"{name.replace(':', '-')}.gguf"
+            if kind == "qwen":
+                made[name] = gguf_files.write_bpe_gguf(REAL / "qwen2.5", out, pre or None, arch="qwen2",
+                                                       kv={"tokenizer.ggml.pre": None} if pre == "none" else None)
+            else:
+                made[name] = gguf_files.write_spm_gguf(REAL / "mistral-v1.model.xz", out, name="mistral-v1")
+        return made[name]
+
+    return get
+
+
+def _oracle():
+    """llama-cpp-python; CI installs it (.ci/run), so there its absence fails instead of skipping."""
+    if os.environ.get("CI") == "true":
+        import llama_cpp
+
+        return llama_cpp
+    return pytest.importorskip("llama_cpp", reason="llama-cpp-python (the oracle) is not installed")
+
+
+@pytest.fixture(scope="module")
+def llama(written):
+    llama_cpp = _oracle()
+    cache = {}
+
+    def get(name: str):
+        if name not in cache:
+            cache[name] = llama_cpp.Llama(model_path=str(written(name)), vocab_only=True, verbose=False)
+        return cache[name]
+
+    return get
+
+
+def _agree(tok, llm, texts, special: bool, add_special: bool = False):
+    for text in texts:
+        expected = llm.tokenize(text.encode("utf-8"), add_bos=add_special, special=special)
+        got = tok.encode(text, allow_special=special, add_special_tokens=add_special).ids
+        assert got == expected, (text[:80], special, add_special)
+
+
+PRE_NAMES = ["qwen2", "llama-bpe", "smaug-bpe", "gpt-2", "starcoder", "smollm", "falcon", "stablelm2", "none"]
+
+
+@pytest.mark.parametrize("pre", PRE_NAMES)
+def test_byte_level_bpe_ids_as_llama_cpp(written, llama, pre):
+    name = f"qwen:{pre}"
+    tok, llm = tokviz.load(written(name)), llama(name)
+    assert tok.source.format == "gguf" and tok.source.extra["gguf_pre"] == ("default" if pre == "none" else pre)
+    texts = _texts()
+    _agree(tok, llm, texts, special=False)
+    _agree(tok, llm, texts, special=True)
+    _agree(tok, llm, texts[:40] + SPECIAL_TEXTS, special=True, add_special=True)
+
+
+def test_sentencepiece_bpe_ids_as_llama_cpp(written, llama):
+    tok, llm = tokviz.load(written("mistral")), llama("mistral")
+    assert tok.source.extra["gguf_model"] == "llama"
+    texts = _texts()
+    _agree(tok, llm, texts, special=False)
+    _agree(tok, llm, texts, special=True)
+    _agree(tok, llm, texts[:40] + SPECIAL_TEXTS, special=True, add_special=True)
+    assert tok.model.id_to_token(tok.encode_ids("Hello world")[0]) == "\u2581Hello"  # (the space prefix)
+
+
+@pytest.mark.parametrize("name", ["qwen:qwen2", "qwen:llama-bpe", "qwen:smaug-bpe", "mistral"])
+def test_decode_as_llama_cpp(written, llama, name):
+    tok, llm = tokviz.load(written(name)), llama(name)
+    for text in _texts()[:80] + ["It 's a ' quote ' I 've n't he 'll 'd 'm 're ?", " lead", "\u00e9\u4e2d\U0001f600"]:
+        for special in (False, True):
+            ids = llm.tokenize(text.encode("utf-8"), add_bos=True, special=special)
+            for skip in (True, False):
+                expected = gguf_files.llama_detokenize(llm, ids, remove_special=skip, unparse_special=not skip)
+                assert tok.decode(ids, skip_special_tokens=skip) == expected.decode("utf-8", errors="replace"), \
+                    (text[:60], special, skip)
+
+
+@pytest.mark.parametrize("pre", ["llama-bpe", "smaug-bpe"])
+def test_llama3_vocabulary_with_and_without_ignore_merges(tmp_path, pre):
+    """Llama 3's vocabulary holds words its merges never make (" Việt"): llama-bpe takes them whole,
+    smaug-bpe merges them; the shared corpora's samples too."""
+    llama_cpp = _oracle()
+    path = gguf_files.write_bpe_gguf(need(TOKENIZERS / "llama3"), tmp_path / f"{pre}.gguf", pre)
+    tok, llm = tokviz.load(path), llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    texts = [" Vi\u1ec7t Nam", "Hello Vi\u1ec7t"] + [t for c in ("en", "zh", "code", "multi") for t in corpus_samples(c, 8)]
+    _agree(tok, llm, texts, special=False)
+    whole = tok.encode_ids(" Vi\u1ec7t")
+    assert (len(whole) == 1) == (pre == "llama-bpe")
+
+
+def test_every_pre_name_tested_or_sharing_a_tested_one():
+    """Each name in PRES behaves as one of the names the tests above check against llama.cpp."""
+    tested = {PRES[p if p != "none" else "default"] for p in PRE_NAMES}
+    assert all(pre in tested for pre in PRES.values())
+
+
+def test_chat_template_inside(written):
+    tok = tokviz.load(written("qwen:qwen2"))
+    template = tok.chat_templates.pick()
+    assert template.origin == str(written("qwen:qwen2")) and "<|im_start|>" in template.source
+    from tokviz.core import chat
+
+    text = chat.render(template, chat.Conversation([{"role": "user", "content": "hi"}]), add_generation_prompt=True,
+                       variables=tok.chat_templates.variables)
+    assert text.endswith("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n")
+
+
+# ---- refused by name ----------------------------------------------------------------------------
+
+def _with(tmp_path, name: str, **kv) -> Path:
+    data = gguf_files.bpe_kv(REAL / "qwen2.5", "qwen2")
+    data.update(kv)
+    for key in [k for k, v in data.items() if v is None]:
+        del data[key]
+    return gguf_files.write_gguf(tmp_path / name, "qwen2", data)
+
+
+@pytest.mark.parametrize("kv, message", [
+    ({"tokenizer.ggml.pre": "gpt-4o"}, r"tokenizer.ggml.pre 'gpt-4o': tokviz does not implement llama.cpp's"),
+    ({"tokenizer.ggml.model": "bert"}, r"tokenizer.ggml.model 'bert' \(WordPiece\) is not implemented"),
+    ({"tokenizer.ggml.model": "t5"}, r"tokenizer.ggml.model 't5' \(Unigram\) is not implemented"),
+    ({"tokenizer.ggml.merges": None}, r"tokenizer.ggml.merges: missing"),
+    ({"tokenizer.ggml.model": None}, r"holds no tokenizer"),
+])
+def test_refused_by_name(tmp_path, kv, message):
+    path = _with(tmp_path, "x.gguf", **kv)
+    with pytest.raises(TokvizError, match=message) as info:
+        tokviz.load(path)
+    assert info.value.path == str(path)
+
+
+def test_a_repeated_token_is_refused(tmp_path):
+    data = gguf_files.bpe_kv(REAL / "qwen2.5", "qwen2")
+    tokens = list(data["tokenizer.ggml.tokens"])
+    tokens[5] = tokens[4]
+    data["tokenizer.ggml.tokens"] = tokens
+    with pytest.raises(TokvizError, match=r"is there twice \(ids 4 and 5\)"):
+        tokviz.load(gguf_files.write_gguf(tmp_path / "dup.gguf", "qwen2", data))
+
+
+@pytest.mark.parametrize("cut", [3, 10, 30, 200, 5000])
+def test_damaged_files(tmp_path, written, cut):
+    data = written("qwen:qwen2").read_bytes()
+    bad = tmp_path / "cut.gguf"
+    bad.write_bytes(data[:cut])
+    with pytest.raises(TokvizError) as info:
+        tokviz.load(bad)
+    assert info.value.path == str(bad)
+    wrong = tmp_path / "v9.gguf"
+    wrong.write_bytes(data[:4] + (9).to_bytes(4, "little") + data[8:200])
+    with pytest.raises(TokvizError, match="GGUF version 9 is not supported"):
+        tokviz.load(wrong)
+
+
+# ---- Ollama's store -----------------------------------------------------------------------------
+
+def _ollama_store(root: Path, blob_source: Path, names) -> Path:
+    import hashlib
+
+    data = blob_source.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    (root / "blobs").mkdir(parents=True)
+    (root / "blobs" / f"sha256-{digest}").write_bytes(data)
+    for host, namespace, model, tag in names:
+        manifest = root / "manifests" / host / namespace / model / tag
+        manifest.parent.mkdir(parents=True, exist_ok=True)
+        manifest.write_text(json.dumps({"schemaVersion": 2, "layers": [
+            {"mediaType": "application/vnd.ollama.image.template", "digest": "sha256:" + "0" * 64, "size": 1},
+            {"mediaType": "application/vnd.ollama.image.model", "digest": f"sha256:{digest}", "size": len(data)}]}))
+    return root
+
+
+def test_ollama_store_in_the_library(tmp_path, written):
+    store = _ollama_store(tmp_path / "models", written("qwen:qwen2"), [
+        ("registry.ollama.ai", "library", "qwen2.5", "0.5b"), ("registry.ollama.ai", "someone", "tiny", "latest"),
+        ("hf.co", "Qwen", "Qwen2.5-GGUF", "Q4_K_M")])
+    manifest_dir = store / "manifests" / "registry.ollama.ai" / "library" / "broken"
+    manifest_dir.mkdir(parents=True)
+    (manifest_dir / "latest").write_text("{not json")
+    found = [f for f in discover(env={"OLLAMA_MODELS": str(store)}, shipped=False, hf_cache=False,
+                                 tiktoken_cache=False, packages=False) if f.origin == OLLAMA]
+    assert [f.name for f in found] == ["hf.co/Qwen/Qwen2.5-GGUF:Q4_K_M", "qwen2.5:0.5b", "someone/tiny:latest"]
+    tok = found[1].load()
+    assert tok.source.format == "gguf" and tok.encode_ids("Hello, world") == tokviz.load(written("qwen:qwen2")).encode_ids("Hello, world")
+
+
+def test_gguf_files_in_a_folder(tmp_path, written):
+    folder = tmp_path / "models"
+    folder.mkdir()
+    shutil.copy(written("mistral"), folder / "mistral-7b.Q4_K_M.gguf")
+    found = discover([folder], shipped=False, hf_cache=False, tiktoken_cache=False, packages=False, ollama=False)
+    assert [(f.name, f.format) for f in found] == [("mistral-7b.Q4_K_M", "gguf")]
+    assert tokviz.load(folder).source.extra["gguf_model"] == "llama"

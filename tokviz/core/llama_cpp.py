@@ -1,0 +1,250 @@
+"""llama.cpp's own tokenizer rules, for the tokenizers read from GGUF files (formats/gguf.py).
+
+- `token_attributes`: the token types a file stores, as llama.cpp adjusts them at load time
+  (end-of-generation and fill-in-the-middle tokens it recognises by their text become control
+  tokens; a few gpt-oss tokens are always matched in text).
+- `LlamaSPM`: its sentencepiece-style BPE ("llama" model): adjacent symbols merge when their
+  concatenation is a token, highest score first (the leftmost on a tie), and a final symbol that is
+  no token is split back into the pair it came from, then into byte tokens `<0xXX>`.
+- `Detokenizer`: its detokenize (decode): control and unknown tokens dropped unless special tokens
+  are kept, user-defined ones as written, one leading space removed where a space prefix is added,
+  and the pre-tokenizer's space clean-up.
+"""
+from __future__ import annotations
+
+import heapq
+
+from ..errors import TokvizError
+from .bytelevel import CHAR_TO_BYTE
+from .models.base import Model, Token
+
+# token types as GGUF stores them (tokenizer.ggml.token_type)
+UNDEFINED, NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = range(7)
+
+# Tokens llama.cpp makes control tokens by their text (llama-vocab.cpp, "auto-detect special tokens").
+END_OF_GENERATION = frozenset({
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
+    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
+    "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<\uff5cend\u2581of\u2581sentence\uff5c>", "[e~[",
+})
+# fill-in-the-middle tokens: the one found of each kind becomes a control token when the file names none
+FILL_IN_THE_MIDDLE = {
+    "fim_pre": ("<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<\uff5cfim\u2581begin\uff5c>", "<PRE>", "\u2581<PRE>",
+                "<|code_prefix|>", "<|prefix|>"),
+    "fim_suf": ("<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<\uff5cfim\u2581hole\uff5c>", "<SUF>", "\u2581<SUF>",
+                "<|code_suffix|>", "<|suffix|>"),
+    "fim_mid": ("<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<\uff5cfim\u2581end\uff5c>", "<MID>", "\u2581<MID>",
+                "<|code_middle|>", "<|middle|>"),
+    "fim_pad": ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"),
+    "fim_rep": ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"),
+    "fim_sep": ("<|file_sep|>",),
+}
+ALWAYS_MATCHED = frozenset({"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"})  # (gpt-oss)
+
+
+def token_attributes(tokens: list[str], types: list[int], named_ids: set[str]) -> list[int]:
+    """The token types llama.cpp works with: `types` (UNDEFINED read as NORMAL) with its load-time
+    changes.  `named_ids`: the special-token kinds the file gives ids for ("fim_pre", ...), which
+    llama.cpp then does not look for by text."""
+    kinds = [t if t != UNDEFINED else NORMAL for t in types]
+    index = {t: i for i, t in enumerate(tokens)}
+    for kind, texts in FILL_IN_THE_MIDDLE.items():
+        if kind in named_ids:
+            continue
+        found = [index[t] for t in texts if t in index]
+        if len(found) == 1:  # (with several, llama.cpp takes whichever its hash map yields first)
+            kinds[found[0]] = CONTROL if kinds[found[0]] in (NORMAL, USER_DEFINED) else kinds[found[0]]
+    for text in END_OF_GENERATION:
+        i = index.get(text)
+        if i is not None and kinds[i] != CONTROL:
+            kinds[i] = CONTROL
+    for text in ALWAYS_MATCHED:
+        i = index.get(text)
+        if i is not None:
+            kinds[i] = USER_DEFINED
+    return kinds
+
+
+class LlamaSPM(Model):
+    """llama.cpp's SPM tokenizer over a whole text fragment (spaces already written as '▁')."""
+
+    kind = "BPE"
+
+    def __init__(self, tokens: list[str], scores, kinds: list[int]):
+        vocab = {}
+        for i, t in enumerate(tokens):
+            vocab.setdefault(t, i)
+        super().__init__(vocab)
+        self.scores = [float(s) for s in scores]
+        self.kinds = kinds
+
+    def describe(self) -> str:
+        return "BPE (llama.cpp SPM: scores, byte fallback)"
+
+    def tokenize(self, text: str) -> list[Token]:
+        n = len(text)
+        if not n:
+            return []
+        vocab, scores = self.vocab, self.scores
+        starts = list(range(n))
+        ends = list(range(1, n + 1))
+        prev = list(range(-1, n - 1))
+        nxt = list(range(1, n + 1))
+        nxt[-1] = -1
+        heap: list[tuple[float, int, int, int]] = []
+        rev_merge: dict[str, tuple[str, str]] = {}
+
+        def try_pair(left: int, right: int) -> None:
+            a, m, b = starts[left], ends[left], ends[right]
+            piece = text[a:b]
+            token = vocab.get(piece)
+            if token is None:
+                return
+            heapq.heappush(heap, (-scores[token], left, right, b - a))
+            rev_merge[piece] = (text[a:m], text[m:b])
+
+        for k in range(1, n):
+            try_pair(k - 1, k)
+        alive = [True] * n
+        while heap:
+            _, left, right, size = heapq.heappop(heap)
+            if not (alive[left] and alive[right]) or ends[right] - starts[left] != size or nxt[left] != right:
+                continue
+            ends[left] = ends[right]
+            alive[right] = False
+            after = nxt[right]
+            nxt[left] = after
+            if after >= 0:
+                prev[after] = left
+            if prev[left] >= 0:
+                try_pair(prev[left], left)
+            if after >= 0:
+                try_pair(left, after)
+        out: list[Token] = []
+        k = 0
+        while k >= 0:
+            self._resegment(text[starts[k]:ends[k]], starts[k], rev_merge, out)
+            k = nxt[k]
+        return out
+
+    def _resegment(self, piece: str, pos: int, rev_merge, out: list[Token]) -> None:
+        token = self.vocab.get(piece)
+        if token is not None:
+            out.append((token, pos, pos + len(piece)))
+            return
+        pair = rev_merge.get(piece)
+        if pair is not None:
+            self._resegment(pair[0], pos, rev_merge, out)
+            self._resegment(pair[1], pos + len(pair[0]), rev_merge, out)
+            return
+        data = piece.encode("utf-8")
+        for k, byte in enumerate(data):
+            token = self.vocab.get(f"<0x{byte:02X}>")
+            if token is None:
+                token = self.vocab.get(chr(byte))
+            if token is None:
+                raise TokvizError(f"byte 0x{byte:02X} of {piece!r} has no token (no <0x{byte:02X}>): llama.cpp "
+                                  "stops with an error on this text")
+            # every byte token of a character spans the character (offsets are in characters)
+            out.append((token, pos, pos + len(piece)) if len(piece) == 1 else (token, pos + min(k, len(piece) - 1),
+                                                                                   pos + min(k + 1, len(piece))))
+
+
+class Detokenizer:
+    """llama.cpp's detokenize as a Tokenizer's decode_fn: (tokenizer, ids, skip_special) -> text."""
+
+    def __init__(self, tokens: list[str], kinds: list[int], *, byte_level: bool, add_space_prefix: bool,
+                 clean_spaces: bool, bos: int | None, eos: int | None, add_bos: bool, add_eos: bool):
+        self.tokens = tokens
+        self.kinds = kinds
+        self.byte_level = byte_level
+        self.add_space_prefix = add_space_prefix
+        self.clean_spaces = clean_spaces
+        self.bos, self.eos, self.add_bos, self.add_eos = bos, eos, add_bos, add_eos
+        self._bytes = CHAR_TO_BYTE if byte_level else None
+
+    def piece(self, token: int, special: bool) -> bytes:
+        """llama.cpp's token_to_piece."""
+        if not 0 <= token < len(self.tokens):
+            return b""
+        kind, text = self.kinds[token], self.tokens[token]
+        if kind in (CONTROL, UNKNOWN):
+            return text.encode("utf-8") if special else b""
+        if kind == USER_DEFINED:
+            return text.encode("utf-8")
+        if kind == NORMAL:
+            if not self.byte_level:
+                return text.replace("\u2581", " ").encode("utf-8")
+            out = bytearray()
+            for c in text:
+                b = self._bytes.get(c)
+                if b is None:
+                    out += b"[UNK_BYTE_0x" + c.encode("utf-8").hex().encode() + text.encode("utf-8") + b"]"
+                else:
+                    out.append(b)
+            return bytes(out)
+        if kind == BYTE:
+            if text.startswith("<0x") and text.endswith(">") and len(text) == 6:
+                return bytes([int(text[3:5], 16)])
+            b = self._bytes.get(text[:1]) if self._bytes else None
+            return bytes([b]) if b is not None else text.encode("utf-8")[:1]
+        return b""
+
+    def __call__(self, tokenizer, ids: list[int], skip_special_tokens: bool = True) -> str:
+        return self.detokenize(ids, skip_special_tokens, not skip_special_tokens).decode("utf-8", errors="replace")
+
+    def detokenize(self, ids: list[int], remove_special: bool, unparse_special: bool) -> bytes:
+        ids = list(ids)
+        remove_space = self.add_space_prefix
+        if remove_special and self.add_bos and ids and ids[0] == self.bos:
+            remove_space = False
+            ids = ids[1:]
+        if remove_special and self.add_eos and ids and ids[-1] == self.eos:
+            ids = ids[:-1]
+        out = bytearray()
+        for token in ids:
+            piece = self.piece(token, unparse_special)
+            if remove_space and piece.startswith(b" "):
+                piece = piece[1:]
+            remove_space = False
+            out += piece
+        return clean_spaces(bytes(out)) if self.clean_spaces else bytes(out)
+
+
+def clean_spaces(text: bytes) -> bytes:
+    """llama.cpp's clean-up of a detokenized text, in its three in-place passes: no space before
+    ?!., nor around a lone quote, nor before 's 'm 're 've ('t 'd 'll keep theirs)."""
+    buf = bytearray(text)
+
+    def compact(keep) -> None:
+        n = len(buf)
+        total = 1 if n else 0
+        i = 1
+        while i < n:
+            x = buf[i]
+            drop_before, skip_after = keep(i, n)
+            if drop_before:
+                total -= 1
+            if skip_after:
+                buf[i + 1] = 0  # (as llama.cpp: the skipped space reads as NUL to the next character)
+            buf[total] = x
+            total += 1
+            i += 2 if skip_after else 1
+        del buf[total:]
+
+    compact(lambda i, n: (buf[i - 1] == 0x20 and buf[i] in b"?!.,", False))
+    compact(lambda i, n: (True, True) if buf[i] == 0x27 and i + 1 < n and buf[i - 1] == 0x20 and buf[i + 1] == 0x20
+            else (False, False))
+
+    def contraction(i: int, n: int):
+        if buf[i - 1] != 0x20 or buf[i] != 0x27 or i + 1 >= n:
+            return False, False
+        x1 = buf[i + 1]
+        if x1 in b"sm":
+            return True, False
+        if x1 in b"td" or i + 2 >= n:
+            return False, False
+        return (x1, buf[i + 2]) in ((0x72, 0x65), (0x76, 0x65)), False  # 're, 've
+
+    compact(contraction)
+    return bytes(buf)

@@ -1,0 +1,244 @@
+"""The tokenizer inside a GGUF file (llama.cpp, Ollama, LM Studio), read as llama.cpp reads it.
+
+Only the metadata is read (`gguf_meta`), never the weights.  What tokviz implements:
+
+- `tokenizer.ggml.model` "gpt2": byte-level BPE over `tokens` and `merges`, cut first by the
+  regexes llama.cpp uses for the `tokenizer.ggml.pre` name (PRE_REGEXES: each name's list as in
+  llama.cpp's llama-vocab.cpp, applied one after another as HF's Split pre-tokenizers are);
+- `tokenizer.ggml.model` "llama": sentencepiece-style BPE over `tokens` and `scores`, with byte
+  fallback, spaces written as "▁" and a space put in front of the text (`add_space_prefix`), and
+  no normalization (llama.cpp applies none).
+
+Token types say which tokens are matched in the text: CONTROL ones are special (matched when
+special tokens are allowed, as llama.cpp's `parse_special`), USER_DEFINED ones always.
+`add_bos_token` / `add_eos_token` put BOS / EOS around an encoding with special tokens added.
+Any other model, a pre-tokenizer name not in PRE_REGEXES, and keys that change tokenization which
+tokviz does not implement are refused by name.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..core.chat import ChatTemplate, ChatTemplates
+from ..core.patterns import GPT2_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN
+from ..core.llama_cpp import CONTROL, NORMAL, UNKNOWN, USER_DEFINED, Detokenizer, LlamaSPM, token_attributes
+from ..core.tokenizer import Tokenizer
+from ..errors import TokvizError
+from .gguf_meta import read_metadata
+
+# llama.cpp's regexes (llama-vocab.cpp).  Where it runs tokenizer.json's own pattern in an adapted
+# spelling ("'[sS]" for "(?i:'s)"), or GPT-2's without the final "|\s+" (the lone whitespace that
+# alternative takes is a piece of its own anyway), the tokenizer.json pattern stands in, so that
+# tokviz's native scanners run it; tests/test_gguf.py checks them against llama.cpp.
+_GPT2 = GPT2_PATTERN
+_LLAMA3 = LLAMA3_PATTERN
+_QWEN2 = QWEN2_PATTERN
+
+
+class Pre:
+    """What llama.cpp does for a tokenizer.ggml.pre name: its regexes (applied one after another),
+    whether a word that is a token skips the merges, whether BOS is added by default, and whether
+    detokenize cleans spaces."""
+
+    def __init__(self, regexes, *, ignore_merges=False, add_bos=False, clean_spaces=True):
+        self.regexes, self.ignore_merges, self.add_bos, self.clean_spaces = tuple(regexes), ignore_merges, add_bos, clean_spaces
+
+
+_LLAMA3_PRE = Pre([_LLAMA3], ignore_merges=True, add_bos=True)
+_QWEN2_PRE = Pre([_QWEN2], clean_spaces=False)
+_STARCODER_PRE = Pre([r"\p{N}", _GPT2])
+# tokenizer.ggml.pre -> llama.cpp's handling (llama-vocab.cpp): the names whose regexes llama.cpp
+# runs with its own hand-written splitters or plain character classes, which the `regex` module
+# reproduces; names whose patterns llama.cpp runs through std::regex on text collapsed to one byte
+# per character class (gpt-4o, tekken, deepseek-*) are not implemented.
+PRES: dict[str, Pre] = {
+    **dict.fromkeys(("llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2"),
+                    _LLAMA3_PRE),
+    **dict.fromkeys(("dbrx", "smaug-bpe"), Pre([_LLAMA3])),
+    **dict.fromkeys(("qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2"), _QWEN2_PRE),
+    **dict.fromkeys(("stablelm2", "megrez"), Pre([_QWEN2])),
+    **dict.fromkeys(("gpt-2", "phi-2", "olmo"), Pre([_GPT2])),
+    **dict.fromkeys(("starcoder", "refact", "codeshell", "exaone", "minerva-7b"), _STARCODER_PRE),
+    **dict.fromkeys(("smollm", "command-r"), Pre([r"\p{N}", _GPT2], clean_spaces=False)),
+    "falcon": Pre([r"[\p{P}\$\+<=>\^~\|`]+", _GPT2, "[0-9][0-9][0-9]"]),
+    "default": Pre([r"[\p{P}\$\+<=>\^~\|]+", _GPT2, r"\p{N}+", "[0-9][0-9][0-9]"]),
+}
+KEYS_READ = ("tokenizer.", "general.architecture", "general.name")
+_MODEL_NAMES = {"gpt2": "byte-level BPE", "llama": "sentencepiece BPE", "bert": "WordPiece", "t5": "Unigram",
+                "rwkv": "RWKV", "plamo2": "PLaMo-2", "none": "no tokenizer"}
+_SPECIAL_KEYS = ("bos", "eos", "eot", "eom", "unknown", "seperator", "padding", "mask", "fim_pre", "fim_suf",
+                 "fim_mid", "fim_pad", "fim_rep", "fim_sep")
+
+
+def read_gguf(path: str | os.PathLike) -> Tokenizer:
+    path = Path(path)
+    meta = read_metadata(path, lambda key: key.startswith(KEYS_READ))
+    model = meta.get("tokenizer.ggml.model")
+    if model is None:
+        raise TokvizError("this GGUF file holds no tokenizer (no tokenizer.ggml.model)", path)
+    if model == "gpt2":
+        tok = _byte_level_bpe(meta, path)
+    elif model == "llama":
+        tok = _sentencepiece_bpe(meta, path)
+    else:
+        what = _MODEL_NAMES.get(model, "a tokenizer")
+        raise TokvizError(f"tokenizer.ggml.model {model!r} ({what}) is not implemented: tokviz reads GGUF "
+                          "tokenizers of the models 'gpt2' (byte-level BPE) and 'llama' (sentencepiece BPE)", path)
+    tok.chat_templates = _chat_templates(meta, path)
+    return tok
+
+
+def _vocabulary(meta: dict, path: Path) -> tuple[list[str], list[int], dict[str, int]]:
+    """(tokens, their types as llama.cpp adjusts them, the special ids the file names)."""
+    tokens = meta.get("tokenizer.ggml.tokens")
+    if not isinstance(tokens, list) or not tokens:
+        raise TokvizError("tokenizer.ggml.tokens: missing or empty", path)
+    tokens = [t if t else f"[EMPTY_{i}]" for i, t in enumerate(tokens)]  # (as llama.cpp names them)
+    seen: dict[str, int] = {}
+    for i, t in enumerate(tokens):
+        if t in seen:
+            raise TokvizError(f"token {t!r} is there twice (ids {seen[t]} and {i}): llama.cpp refuses such a file", path)
+        seen[t] = i
+    types = meta.get("tokenizer.ggml.token_type")
+    if types is None:
+        types = [NORMAL] * len(tokens)
+    elif len(types) != len(tokens):
+        raise TokvizError(f"tokenizer.ggml.token_type has {len(types):,} entries for {len(tokens):,} tokens", path)
+    ids = {}
+    for name in _SPECIAL_KEYS:
+        value = meta.get(f"tokenizer.ggml.{name}_token_id")
+        if value is not None and 0 <= int(value) < len(tokens):  # (llama.cpp ignores an id out of range)
+            ids[name] = int(value)
+    kinds = token_attributes(tokens, [int(t) for t in types], set(ids))
+    return tokens, kinds, ids
+
+
+def _added_tokens(tokens: list[str], kinds: list[int], meta: dict) -> list[dict]:
+    """tokenizer.json added_tokens: control and unknown tokens special (matched in text only when
+    special tokens are), user-defined ones always matched; per-model strip rules as llama.cpp's."""
+    name = str(meta.get("general.name") or "").lower()
+    phi3 = "phi-3" in name or "phi3" in name
+    out = []
+    for i, (content, kind) in enumerate(zip(tokens, kinds)):
+        if kind in (CONTROL, USER_DEFINED, UNKNOWN):
+            special = kind != USER_DEFINED
+            rstrip = phi3 and special and content not in ("<unk>", "<s>", "<|endoftext|>")
+            out.append({"id": i, "content": content, "single_word": False, "lstrip": False, "rstrip": rstrip,
+                        "normalized": False, "special": special})
+    return out
+
+
+def _ends(meta: dict, ids: dict[str, int], add_bos_default: bool, default_bos: int, default_eos: int):
+    """(bos id, eos id, add_bos, add_eos) as llama.cpp settles them."""
+    add_bos = meta.get("tokenizer.ggml.add_bos_token")
+    add_eos = meta.get("tokenizer.ggml.add_eos_token")
+    return (ids.get("bos", default_bos), ids.get("eos", default_eos),
+            bool(add_bos) if add_bos is not None else add_bos_default, bool(add_eos) if add_eos is not None else False)
+
+
+def _post_processor(tokens: list[str], bos: int | None, eos: int | None, add_bos: bool, add_eos: bool) -> dict | None:
+    """BOS / EOS around a sequence when special tokens are added (TemplateProcessing)."""
+    ends = ([("bos", bos)] if add_bos and bos is not None else []) + ([("eos", eos)] if add_eos and eos is not None else [])
+    if not ends:
+        return None
+    single = [{"SpecialToken": {"id": tokens[i], "type_id": 0}} for name, i in ends if name == "bos"]
+    single.append({"Sequence": {"id": "A", "type_id": 0}})
+    single += [{"SpecialToken": {"id": tokens[i], "type_id": 0}} for name, i in ends if name == "eos"]
+    pair = single + [{"Sequence": {"id": "B", "type_id": 1}}]
+    return {"type": "TemplateProcessing", "single": single, "pair": pair,
+            "special_tokens": {tokens[i]: {"id": tokens[i], "ids": [i], "tokens": [tokens[i]]} for _, i in ends}}
+
+
+def _byte_level_bpe(meta: dict, path: Path) -> Tokenizer:
+    from .hf_json import build_hf_tokenizer
+
+    tokens, kinds, ids = _vocabulary(meta, path)
+    pre_name = meta.get("tokenizer.ggml.pre") or "default"
+    pre = PRES.get(pre_name)
+    if pre is None:
+        known = ", ".join(sorted(PRES))
+        raise TokvizError(f"tokenizer.ggml.pre {pre_name!r}: tokviz does not implement llama.cpp's pre-tokenizer of "
+                          f"that name (it implements: {known})", path)
+    merges = meta.get("tokenizer.ggml.merges")
+    if not isinstance(merges, list):
+        raise TokvizError("tokenizer.ggml.merges: missing (a 'gpt2' tokenizer needs its merges)", path)
+    bos, eos, add_bos, add_eos = _ends(meta, ids, pre.add_bos, 11, 11)
+    splits = [{"type": "Split", "pattern": {"Regex": r}, "behavior": "Isolated", "invert": False} for r in pre.regexes]
+    data = {
+        "version": "1.0",
+        "added_tokens": _added_tokens(tokens, kinds, meta),
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": splits + [
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}]},
+        "post_processor": _post_processor(tokens, bos, eos, add_bos, add_eos),
+        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+                  "ignore_merges": pre.ignore_merges, "vocab": {t: i for i, t in enumerate(tokens)}, "merges": merges},
+    }
+    tok = build_hf_tokenizer(data, path, name=_name(meta, path))
+    tok.decode_fn = Detokenizer(tokens, kinds, byte_level=True, add_space_prefix=False, clean_spaces=pre.clean_spaces,
+                                bos=bos, eos=eos, add_bos=add_bos, add_eos=add_eos)
+    tok.source.format = "gguf"
+    tok.source.extra.update({"gguf_model": "gpt2", "gguf_pre": pre_name, "add_bos": add_bos, "add_eos": add_eos})
+    return tok
+
+
+def _sentencepiece_bpe(meta: dict, path: Path) -> Tokenizer:
+    from ..core.added import AddedToken
+    from ..core.normalizers import Prepend, Replace, Sequence
+    from ..core.post_processors import TemplateProcessing
+    from ..core.tokenizer import Source
+
+    tokens, kinds, ids = _vocabulary(meta, path)
+    scores = meta.get("tokenizer.ggml.scores")
+    if scores is None or len(scores) != len(tokens):
+        raise TokvizError("tokenizer.ggml.scores: a 'llama' tokenizer needs one score per token", path)
+    add_space_prefix = bool(meta.get("tokenizer.ggml.add_space_prefix", True))
+    bos, eos, add_bos, add_eos = _ends(meta, ids, True, 1, 2)
+    steps = ([Prepend("\u2581")] if add_space_prefix else []) + [Replace(" ", "\u2581")]
+    added = [AddedToken(t["content"], t["id"], special=t["special"], rstrip=t["rstrip"], normalized=False)
+             for t in _added_tokens(tokens, kinds, meta)]
+    ends = [(i, "before") for i in ([bos] if add_bos and bos < len(tokens) else [])]
+    ends += [(i, "after") for i in ([eos] if add_eos and eos < len(tokens) else [])]
+    single = [("special", tokens[i]) for i, where in ends if where == "before"] + [("sequence", "A")]
+    single += [("special", tokens[i]) for i, where in ends if where == "after"]
+    post = TemplateProcessing(single, {tokens[i]: [(i, tokens[i])] for i, _ in ends}) if ends else None
+    tok = Tokenizer(
+        LlamaSPM(tokens, scores, kinds),
+        normalizer=Sequence(steps),
+        post_processor=post,
+        added_tokens=added,
+        special_in_text=True,
+        space_marker="\u2581",
+        source=Source("gguf", str(path), _name(meta, path),
+                      {"gguf_model": "llama", "add_space_prefix": add_space_prefix, "add_bos": add_bos,
+                       "add_eos": add_eos}),
+        decode_fn=Detokenizer(tokens, kinds, byte_level=False, add_space_prefix=add_space_prefix, clean_spaces=False,
+                              bos=bos, eos=eos, add_bos=add_bos, add_eos=add_eos),
+    )
+    return tok
+
+
+def _name(meta: dict, path: Path) -> str:
+    name = meta.get("general.name")
+    return name if isinstance(name, str) and name.strip() else path.stem
+
+
+def _chat_templates(meta: dict, path: Path) -> ChatTemplates:
+    templates = {}
+    for key, value in meta.items():
+        if key == "tokenizer.chat_template" and isinstance(value, str):
+            templates["default"] = ChatTemplate("default", value, str(path))
+        elif key.startswith("tokenizer.chat_template.") and isinstance(value, str):
+            name = key[len("tokenizer.chat_template."):]
+            templates[name] = ChatTemplate(name, value, str(path))
+    tokens = meta.get("tokenizer.ggml.tokens") or []
+    variables = {}
+    for name in ("bos", "eos", "unknown", "seperator", "padding", "cls", "mask"):
+        token_id = meta.get(f"tokenizer.ggml.{name}_token_id")
+        if token_id is not None and 0 <= int(token_id) < len(tokens):
+            attr = {"unknown": "unk", "seperator": "sep", "padding": "pad"}.get(name, name)
+            variables[f"{attr}_token"] = tokens[int(token_id)]
+    return ChatTemplates(templates, variables)
