@@ -2,7 +2,8 @@
 lays them out, for the tests of tokviz.formats.gguf.
 
 The writers read the Hugging Face files themselves (``*.xz`` copies too, so tests/data/real works
-on a fresh clone) and write with gguf.GGUFWriter; sentencepiece models are read with the
+on a fresh clone) and write with gguf.GGUFWriter; the special ids, add_*_token flags and chat
+template come from the gguf package's own SpecialVocab; sentencepiece models are read with the
 sentencepiece library, as the converter reads them. llama.cpp opens a file with
 ``vocab_only=True`` from general.architecture and the tokenizer.* keys alone; the few
 hyper-parameters written here only make the file look like a converted one.
@@ -66,98 +67,22 @@ def looks_special(text: str) -> bool:
 
 
 def special_vocab(files: dict[str, Path], n_vocab: int | None = None) -> dict:
-    """The keys gguf.SpecialVocab writes: special ids, add_*_token flags and the chat template."""
-    tok, cfg, conf = _json(files, "tokenizer.json"), _json(files, "tokenizer_config.json"), _json(files, "config.json")
-    ids: dict[str, int] = {}
-    add: dict[str, bool] = {}
-    types = list(SPECIAL_TYPES)
+    """The keys gguf.SpecialVocab writes (special ids, add_*_token flags, the chat template), from
+    the folder's files unpacked into a temporary folder (SpecialVocab reads files by name)."""
+    import tempfile
 
-    def set_id(typ, tid):
-        if isinstance(tid, int) and not isinstance(tid, bool) and tid >= 0 and typ not in ids:
-            if n_vocab is None or tid < n_vocab:
-                ids[typ] = tid
+    import gguf
 
-    added = (tok or {}).get("added_tokens", [])
-    if tok:
-        c = cfg or {}
-        bos, cls, eos, sep = c.get("bos_token"), c.get("cls_token"), c.get("eos_token"), c.get("sep_token")
-        if not bos and cls and cfg:
-            cfg["bos_token"] = bos = cls
-        if not eos and sep and cfg:
-            cfg["eos_token"] = eos = sep
-        post = tok.get("post_processor") or {}
-        for proc in post.get("processors", [post]) if post else []:
-            kind = proc.get("type")
-            if kind == "ByteLevel":
-                add.setdefault("bos", False)
-                add.setdefault("eos", False)
-            elif kind == "RobertaProcessing":
-                add.update(bos=True, eos=True, sep=True)
-                if not cls and cfg:
-                    cfg["cls_token"] = cls = proc.get("cls", [bos])[0]
-                if not sep and cfg:
-                    cfg["sep_token"] = sep = proc.get("sep", [eos])[0]
-            elif kind == "TemplateProcessing":
-                single, pair = proc.get("single", []), proc.get("pair", [])
-                first = last = None
-                if len(single) > 1:
-                    first = single[0].get("SpecialToken", {}).get("id")
-                    if first:
-                        if not cfg:
-                            bos = first
-                        elif first not in (bos, cls):
-                            if not bos:
-                                cfg["bos_token"] = bos = first
-                            if not cls:
-                                cfg["cls_token"] = cls = first
-                        add["bos"] = first in (bos, cls)
-                    last = single[-1].get("SpecialToken", {}).get("id")
-                    if last:
-                        if not cfg:
-                            eos = last
-                        elif last != eos:
-                            extra = "eot" if "eot" not in types else "eom" if "eom" not in types else None
-                            if extra:
-                                types.append(extra)
-                                cfg[f"{extra}_token"] = eos
-                            cfg["eos_token"] = eos = last
-                        add["eos"] = last == eos
-                special = [step.get("SpecialToken", {}).get("id") for step in pair]
-                if pair and first and special[0] == first:
-                    pair, special = pair[1:], special[1:]
-                if pair and last and special[-1] == last:
-                    pair, special = pair[:-1], special[:-1]
-                if (pair and pair[0].get("Sequence", {}).get("id") == "A"
-                        and pair[-1].get("Sequence", {}).get("id") == "B" and len(pair) > 2):
-                    middle = special[1:-1]
-                    add["sep"] = bool((middle[0] and middle[0] in (sep, eos) and not last)
-                                      or (len(middle) == 2 and middle[1] and middle[1] in (sep, eos)))
-                    if add["sep"] and not sep and cfg:
-                        cfg["sep_token"] = sep = eos
-    chat_template = None
-    if cfg:
-        if "chat_template.jinja" in files:
-            chat_template = _read(files["chat_template.jinja"]).decode("utf-8")
-        elif "chat_template.json" in files:
-            chat_template = _json(files, "chat_template.json").get("chat_template")
-        chat_template = cfg.get("chat_template", chat_template)
-        for typ in types:
-            flag = cfg.get(f"add_{typ}_token")
-            if isinstance(flag, bool) and typ not in add:
-                add[typ] = flag
-            entry = cfg.get(f"{typ}_token")
-            content = entry.get("content") if isinstance(entry, dict) else entry
-            if isinstance(content, str):
-                set_id(typ, next((a.get("id") for a in added if a.get("content") == content), None))
-    for typ in types:
-        value = (conf or {}).get(f"{typ}_token_id")
-        if value is None and "text_config" in (conf or {}):
-            value = conf["text_config"].get(f"{typ}_token_id")
-        set_id(typ, value)
-    kv: dict = {ID_KEYS[t]: i for t, i in ids.items() if t in ID_KEYS}
-    kv.update({ADD_KEYS[t]: v for t, v in add.items() if t in ADD_KEYS})
-    if isinstance(chat_template, str):
-        kv["tokenizer.chat_template"] = chat_template
+    with tempfile.TemporaryDirectory() as folder:
+        for name in ("tokenizer.json", "tokenizer_config.json", "config.json", "chat_template.jinja",
+                     "chat_template.json"):
+            if name in files:
+                (Path(folder) / name).write_bytes(_read(files[name]))
+        vocab = gguf.SpecialVocab(folder, load_merges=False, n_vocab=n_vocab)
+    kv: dict = {ID_KEYS[t]: i for t, i in vocab.special_token_ids.items() if t in ID_KEYS}
+    kv.update({ADD_KEYS[t]: v for t, v in vocab.add_special_token.items() if t in ADD_KEYS})
+    if isinstance(vocab.chat_template, str):
+        kv["tokenizer.chat_template"] = vocab.chat_template
     return kv
 
 

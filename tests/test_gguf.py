@@ -198,6 +198,27 @@ def test_damaged_files(tmp_path, written, cut):
         tokviz.load(wrong)
 
 
+def test_mangled_files_give_clear_errors(tmp_path):
+    """Random bytes changed in (and cut off) a small GGUF file: it loads, or a TokvizError names it."""
+    data = gguf_files.bpe_kv(REAL / "qwen2.5", "qwen2")
+    for key in ("tokenizer.ggml.tokens", "tokenizer.ggml.token_type"):
+        data[key] = data[key][:300]
+    data["tokenizer.ggml.merges"] = data["tokenizer.ggml.merges"][:1500]
+    good = gguf_files.write_gguf(tmp_path / "small.gguf", "qwen2", data).read_bytes()
+    rng = random.Random(7)
+    target = tmp_path / "mangled.gguf"
+    for _ in range(150):
+        b = bytearray(good)
+        for _ in range(rng.randint(1, 6)):
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        target.write_bytes(bytes(b[:rng.randrange(len(b))] if rng.random() < 0.3 else b))
+        try:
+            tok = tokviz.load(target)
+            tok.decode(tok.encode_ids("hello <|im_end|> 中文"))
+        except TokvizError as exc:
+            assert exc.path == str(target)
+
+
 # ---- Ollama's store -----------------------------------------------------------------------------
 
 def _ollama_store(root: Path, blob_source: Path, names) -> Path:

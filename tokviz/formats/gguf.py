@@ -92,8 +92,8 @@ def read_gguf(path: str | os.PathLike) -> Tokenizer:
 def _vocabulary(meta: dict, path: Path) -> tuple[list[str], list[int], dict[str, int]]:
     """(tokens, their types as llama.cpp adjusts them, the special ids the file names)."""
     tokens = meta.get("tokenizer.ggml.tokens")
-    if not isinstance(tokens, list) or not tokens:
-        raise TokvizError("tokenizer.ggml.tokens: missing or empty", path)
+    if not isinstance(tokens, list) or not tokens or not all(isinstance(t, str) for t in tokens):
+        raise TokvizError("tokenizer.ggml.tokens: missing, empty or not an array of strings", path)
     tokens = [t if t else f"[EMPTY_{i}]" for i, t in enumerate(tokens)]  # (as llama.cpp names them)
     seen: dict[str, int] = {}
     for i, t in enumerate(tokens):
@@ -103,6 +103,8 @@ def _vocabulary(meta: dict, path: Path) -> tuple[list[str], list[int], dict[str,
     types = meta.get("tokenizer.ggml.token_type")
     if types is None:
         types = [NORMAL] * len(tokens)
+    elif getattr(getattr(types, "dtype", None), "kind", "") not in ("i", "u"):
+        raise TokvizError("tokenizer.ggml.token_type: expected an array of integers", path)
     elif len(types) != len(tokens):
         raise TokvizError(f"tokenizer.ggml.token_type has {len(types):,} entries for {len(tokens):,} tokens", path)
     ids = {}
@@ -161,8 +163,9 @@ def _byte_level_bpe(meta: dict, path: Path) -> Tokenizer:
         raise TokvizError(f"tokenizer.ggml.pre {pre_name!r}: tokviz does not implement llama.cpp's pre-tokenizer of "
                           f"that name (it implements: {known})", path)
     merges = meta.get("tokenizer.ggml.merges")
-    if not isinstance(merges, list):
-        raise TokvizError("tokenizer.ggml.merges: missing (a 'gpt2' tokenizer needs its merges)", path)
+    if not isinstance(merges, list) or not all(isinstance(m, str) for m in merges):
+        raise TokvizError("tokenizer.ggml.merges: missing or not an array of strings (a 'gpt2' tokenizer needs its "
+                          "merges)", path)
     bos, eos, add_bos, add_eos = _ends(meta, ids, pre.add_bos, 11, 11)
     splits = [{"type": "Split", "pattern": {"Regex": r}, "behavior": "Isolated", "invert": False} for r in pre.regexes]
     data = {
@@ -193,7 +196,7 @@ def _sentencepiece_bpe(meta: dict, path: Path) -> Tokenizer:
 
     tokens, kinds, ids = _vocabulary(meta, path)
     scores = meta.get("tokenizer.ggml.scores")
-    if scores is None or len(scores) != len(tokens):
+    if getattr(getattr(scores, "dtype", None), "kind", "") not in ("f", "i", "u") or len(scores) != len(tokens):
         raise TokvizError("tokenizer.ggml.scores: a 'llama' tokenizer needs one score per token", path)
     add_space_prefix = bool(meta.get("tokenizer.ggml.add_space_prefix", True))
     bos, eos, add_bos, add_eos = _ends(meta, ids, True, 1, 2)
