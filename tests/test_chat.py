@@ -131,6 +131,27 @@ def test_own_template_text_ids_and_counts(pair, name, add_generation_prompt):
     assert (result.prompt > 0) == add_generation_prompt
 
 
+@pytest.mark.parametrize("name", ["qwen2.5", "llama3"])
+def test_shared_tokenizers_templates(name):
+    """Every tokenizer in ../shared that ships a chat template: text and ids as transformers'."""
+    from _shared import TOKENIZERS, need
+
+    folder = need(TOKENIZERS / name)
+    tok, ref = tokviz.load(folder), transformers.AutoTokenizer.from_pretrained(folder)
+    for key in ("multi-turn", "system-less", "tools", "reasoning"):
+        messages = CONVERSATIONS[key]
+        tools = TOOLS if key == "tools" else None
+        for agp in (False, True):
+            expected = reference(ref, messages, tools=tools, add_generation_prompt=agp)
+            template = tok.chat_templates.pick(tools=tools)
+            got = ours(tok, messages, template, tools, agp)
+            assert_same(expected, got)
+            if not isinstance(expected, Exception):
+                ids = ref.apply_chat_template(messages, tools=tools, tokenize=True, return_dict=False,
+                                              add_generation_prompt=agp)
+                assert tok.encode_ids(got) == list(ids)
+
+
 FEATURES = {
     "loop controls": "{% for m in messages %}{% if m.role == 'system' %}{% continue %}{% endif %}[{{ m.content }}]"
                      "{% if loop.index > 2 %}{% break %}{% endif %}{% endfor %}",

@@ -134,6 +134,22 @@ def test_llama3_vocabulary_with_and_without_ignore_merges(tmp_path, pre):
     assert (len(whole) == 1) == (pre == "llama-bpe")
 
 
+def test_compare_shows_where_llama_cpp_differs_from_the_original(written, tmp_path):
+    """llama.cpp does not apply Qwen2.5's NFC normalizer: decomposed text cuts differently, and the
+    Compare view's analysis marks where."""
+    import lzma
+
+    from tokviz.analysis.compare import compare_text
+
+    (tmp_path / "tokenizer.json").write_bytes(lzma.decompress((REAL / "qwen2.5" / "tokenizer.json.xz").read_bytes()))
+    original, from_gguf = tokviz.load(tmp_path), tokviz.load(written("qwen:qwen2"))
+    plain, decomposed = "caf\u00e9 cr\u00e8me", "cafe\u0301 cre\u0300me"
+    assert from_gguf.encode_ids(plain) == original.encode_ids(plain)
+    assert from_gguf.encode_ids(decomposed) != original.encode_ids(decomposed)
+    comparison = compare_text({"tokenizer.json": original, "GGUF": from_gguf}, decomposed)
+    assert len(comparison.differing_positions()) > 0
+
+
 def test_every_pre_name_tested_or_sharing_a_tested_one():
     """Each name in PRES behaves as one of the names the tests above check against llama.cpp."""
     tested = {PRES[p if p != "none" else "default"] for p in PRE_NAMES}
