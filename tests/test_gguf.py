@@ -46,8 +46,9 @@ def written(tmp_path_factory):
         if name not in made:
             kind, _, pre = name.partition(":")
             out = root / f"{name.replace(':', '-')}.gguf"
-            if kind == "qwen":
-                made[name] = gguf_files.write_bpe_gguf(REAL / "qwen2.5", out, pre or None, arch="qwen2",
+            if kind in ("qwen", "deepseek"):
+                source, arch = (REAL / "qwen2.5", "qwen2") if kind == "qwen" else (REAL / "deepseek-v4", "llama")
+                made[name] = gguf_files.write_bpe_gguf(source, out, pre or None, arch=arch,
                                                        kv={"tokenizer.ggml.pre": None} if pre == "none" else None)
             else:
                 made[name] = gguf_files.write_spm_gguf(REAL / "mistral-v1.model.xz", out, name="mistral-v1")
@@ -85,12 +86,14 @@ def _agree(tok, llm, texts, special: bool, add_special: bool = False):
         assert got == expected, (text[:80], special, add_special)
 
 
-PRE_NAMES = ["qwen2", "llama-bpe", "smaug-bpe", "gpt-2", "starcoder", "smollm", "falcon", "stablelm2", "none"]
+PRE_NAMES = ["qwen2", "llama-bpe", "smaug-bpe", "gpt-2", "starcoder", "smollm", "falcon", "stablelm2", "none",
+             "gpt-4o", "tekken", "deepseek-llm", "deepseek-coder", "deepseek:deepseek-v3", "deepseek:joyai-llm"]
 
 
 @pytest.mark.parametrize("pre", PRE_NAMES)
 def test_byte_level_bpe_ids_as_llama_cpp(written, llama, pre):
-    name = f"qwen:{pre}"
+    name = pre if ":" in pre else f"qwen:{pre}"
+    pre = pre.partition(":")[2] or pre
     tok, llm = tokviz.load(written(name)), llama(name)
     assert tok.source.format == "gguf" and tok.source.extra["gguf_pre"] == ("default" if pre == "none" else pre)
     texts = _texts()
@@ -109,7 +112,7 @@ def test_sentencepiece_bpe_ids_as_llama_cpp(written, llama):
     assert tok.model.id_to_token(tok.encode_ids("Hello world")[0]) == "\u2581Hello"  # (the space prefix)
 
 
-@pytest.mark.parametrize("name", ["qwen:qwen2", "qwen:llama-bpe", "qwen:smaug-bpe", "mistral"])
+@pytest.mark.parametrize("name", ["qwen:qwen2", "qwen:llama-bpe", "qwen:smaug-bpe", "qwen:gpt-4o", "mistral"])
 def test_decode_as_llama_cpp(written, llama, name):
     tok, llm = tokviz.load(written(name)), llama(name)
     for text in _texts()[:80] + ["It 's a ' quote ' I 've n't he 'll 'd 'm 're ?", " lead", "\u00e9\u4e2d\U0001f600"]:
@@ -152,7 +155,7 @@ def test_compare_shows_where_llama_cpp_differs_from_the_original(written, tmp_pa
 
 def test_every_pre_name_tested_or_sharing_a_tested_one():
     """Each name in PRES behaves as one of the names the tests above check against llama.cpp."""
-    tested = {PRES[p if p != "none" else "default"] for p in PRE_NAMES}
+    tested = {PRES[p.partition(":")[2] or p if p != "none" else "default"] for p in PRE_NAMES}
     assert all(pre in tested for pre in PRES.values())
 
 
@@ -178,7 +181,7 @@ def _with(tmp_path, name: str, **kv) -> Path:
 
 
 @pytest.mark.parametrize("kv, message", [
-    ({"tokenizer.ggml.pre": "gpt-4o"}, r"tokenizer.ggml.pre 'gpt-4o': tokviz does not implement llama.cpp's"),
+    ({"tokenizer.ggml.pre": "kimi-k2"}, r"tokenizer.ggml.pre 'kimi-k2': tokviz does not implement llama.cpp's"),
     ({"tokenizer.ggml.model": "bert"}, r"tokenizer.ggml.model 'bert' \(WordPiece\) is not implemented"),
     ({"tokenizer.ggml.model": "t5"}, r"tokenizer.ggml.model 't5' \(Unigram\) is not implemented"),
     ({"tokenizer.ggml.merges": None}, r"tokenizer.ggml.merges: missing"),

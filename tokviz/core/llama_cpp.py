@@ -17,6 +17,8 @@ import heapq
 from ..errors import TokvizError
 from .bytelevel import CHAR_TO_BYTE
 from .models.base import Model, Token
+from .patterns import bounded_spans
+from .pre_tokenizers import PreTokenizer, split_normalized
 
 # token types as GGUF stores them (tokenizer.ggml.token_type)
 UNDEFINED, NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = range(7)
@@ -248,3 +250,107 @@ def clean_spaces(text: bytes) -> bytes:
 
     compact(contraction)
     return bytes(buf)
+
+
+# ---- regexes llama.cpp runs through std::regex ---------------------------------------------------
+
+# llama.cpp's whitespace above ASCII (unicode.cpp); ASCII whitespace is \t \n \v \f \r and space
+_WIDE_SPACES = frozenset([0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000])
+_CLASS_BYTE = {"N": "\xd1", "L": "\xd2", "P": "\xd3", "M": "\xd4", "S": "\xd5"}
+_CLASS_ASCII = {"N": "0-9", "L": "A-Za-z", "P": r"!-#%-*,-/:-;?-@\[-\]_{}", "M": "", "S": r"$+<=>^`|~"}
+_PROPERTIES = {"N": "N", "L": "L", "P": "P", "M": "M", "S": "S", "Lu": "L", "Ll": "L", "Lt": "L", "Lm": "L", "Lo": "L"}
+_ASCII_SPACE = r"\t\n\x0b\x0c\r "
+
+
+class _Collapsed(dict):
+    """str.translate table: a character above ASCII -> llama.cpp's one character for its class
+    (whitespace \\x0b; number, letter, punctuation, mark, symbol \\xd1-\\xd5; else \\xd0)."""
+
+    def __init__(self, categories: bool):
+        super().__init__()
+        self.categories = categories
+
+    def __missing__(self, cp: int) -> int:
+        if cp < 128:
+            value = cp
+        elif cp in _WIDE_SPACES:
+            value = 0x0B
+        elif not self.categories:
+            value = cp
+        else:
+            import regex
+
+            c = chr(cp)
+            value = next((ord(_CLASS_BYTE[k]) for k in "NLPMS" if regex.match(rf"\p{{{k}}}", c)), 0xD0)
+        self[cp] = value
+        return value
+
+
+def collapsed_pattern(pattern: str) -> tuple[str, bool]:
+    """(a Python `regex` pattern, whether the text must be collapsed) that matches on llama.cpp's
+    rewritten text as its std::regex (ECMAScript) pattern does: \\p{..} as the class's character
+    and its ASCII members, \\s and \\S over ASCII whitespace (non-ASCII whitespace reads as \\v), $ at
+    the end of the piece only."""
+    categories = any(f"\\p{{{name}}}" in pattern for name in _PROPERTIES)
+    if categories and any(ord(c) >= 128 for c in pattern):
+        raise TokvizError("a regex with both Unicode classes and non-ASCII characters (llama.cpp refuses it)")
+    out = []
+    inside = False
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            if nxt == "p" and pattern.startswith("{", i + 2):
+                end = pattern.find("}", i + 3)
+                name = pattern[i + 3:end] if end > 0 else ""
+                if name in _PROPERTIES:
+                    kind = _PROPERTIES[name]
+                    members = _CLASS_BYTE[kind] + _CLASS_ASCII[kind]
+                    out.append(members if inside else f"[{members}]")
+                    i = end + 1
+                    continue
+            if nxt in "sS":
+                if inside:
+                    if nxt == "S":
+                        raise TokvizError(r"\S inside a character class is not implemented")
+                    out.append(_ASCII_SPACE)
+                else:
+                    out.append(f"[{'^' if nxt == 'S' else ''}{_ASCII_SPACE}]")
+                i += 2
+                continue
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if c == "[" and not inside:
+            inside = True
+        elif c == "]" and inside:
+            inside = False
+        elif c == "$" and not inside:
+            out.append(r"\Z")
+            i += 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out), categories
+
+
+class StdRegexSplit(PreTokenizer):
+    """A pre-tokenizer step running one of llama.cpp's std::regex patterns as llama.cpp does: on
+    each piece rewritten to one character per code point (collapsed to its Unicode class when the
+    pattern uses \\p{..}), matches and the text between them each a piece."""
+
+    def __init__(self, pattern: str):
+        import regex
+
+        self.pattern = pattern
+        translated, categories = collapsed_pattern(pattern)
+        self._re = regex.compile(translated, regex.VERSION0)
+        self._table = _Collapsed(categories)
+
+    def split(self, ns):
+        spans = bounded_spans(self._re, ns.text.translate(self._table), "llama.cpp's pre-tokenizer regex")
+        return split_normalized(ns, spans, "Isolated")
+
+    def describe(self) -> str:
+        return f"llama.cpp regex({self.pattern!r})"

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from ..core.chat import ChatTemplate, ChatTemplates
 from ..core.patterns import GPT2_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN
-from ..core.llama_cpp import CONTROL, NORMAL, UNKNOWN, USER_DEFINED, Detokenizer, LlamaSPM, token_attributes
+from ..core.llama_cpp import (CONTROL, NORMAL, UNKNOWN, USER_DEFINED, Detokenizer, LlamaSPM, StdRegexSplit,
+                               token_attributes)
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 from .gguf_meta import read_metadata
@@ -36,22 +37,51 @@ _LLAMA3 = LLAMA3_PATTERN
 _QWEN2 = QWEN2_PATTERN
 
 
+# llama.cpp's std::regex pre-tokenizer lists (llama-vocab.cpp), run by core.llama_cpp.StdRegexSplit
+_GPT4O_REGEXES = (
+    "[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))+((?=[\\p{L}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+)
+_TEKKEN_REGEXES = (
+    '[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))+((?=[\\p{L}])([^A-Z]))*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+',
+)
+_DEEPSEEK_LLM_REGEXES = (
+    '[\r\n]',
+    '\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-ὗὙὛὝὟ-ώᾀ-ᾴᾶ-ᾼιῂ-ῄῆ-ῌῐ-ΐῖ-Ίῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤΩℨK-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ𐐀-𐑏𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃]+',
+    '\\s?[!-/:-~！-／：-～‘-‟\u3000-。]+',
+    '\\s+$',
+    '[一-龥ࠀ-一가-\ud7ff]+',
+    '\\p{N}+',
+)
+_DEEPSEEK_V3_REGEXES = (
+    '\\p{N}{1,3}',
+    '[一-龥\u3040-ゟ゠-ヿ]+',
+    '[!"#$%&\'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+',
+)
+_DEEPSEEK_CODER_REGEXES = (
+    '[\r\n]',
+    '\\s?\\p{L}+',
+    '\\s?\\p{P}+',
+    '[一-龥ࠀ-一가-\ud7ff]+',
+    '\\p{N}',
+)
+
+
 class Pre:
     """What llama.cpp does for a tokenizer.ggml.pre name: its regexes (applied one after another),
     whether a word that is a token skips the merges, whether BOS is added by default, and whether
     detokenize cleans spaces."""
 
-    def __init__(self, regexes, *, ignore_merges=False, add_bos=False, clean_spaces=True):
+    def __init__(self, regexes, *, ignore_merges=False, add_bos=False, clean_spaces=True, std_regex=False):
         self.regexes, self.ignore_merges, self.add_bos, self.clean_spaces = tuple(regexes), ignore_merges, add_bos, clean_spaces
+        self.std_regex = std_regex  # run as llama.cpp runs std::regex patterns (core.llama_cpp.StdRegexSplit)
 
 
 _LLAMA3_PRE = Pre([_LLAMA3], ignore_merges=True, add_bos=True)
 _QWEN2_PRE = Pre([_QWEN2], clean_spaces=False)
 _STARCODER_PRE = Pre([r"\p{N}", _GPT2])
-# tokenizer.ggml.pre -> llama.cpp's handling (llama-vocab.cpp): the names whose regexes llama.cpp
-# runs with its own hand-written splitters or plain character classes, which the `regex` module
-# reproduces; names whose patterns llama.cpp runs through std::regex on text collapsed to one byte
-# per character class (gpt-4o, tekken, deepseek-*) are not implemented.
+# tokenizer.ggml.pre -> llama.cpp's handling (llama-vocab.cpp): its hand-written splitters and plain
+# character classes, which the `regex` module reproduces, and the lists it runs through std::regex
+# on text rewritten to one character per Unicode class (std_regex).
 PRES: dict[str, Pre] = {
     **dict.fromkeys(("llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2"),
                     _LLAMA3_PRE),
@@ -62,6 +92,11 @@ PRES: dict[str, Pre] = {
     **dict.fromkeys(("starcoder", "refact", "codeshell", "exaone", "minerva-7b"), _STARCODER_PRE),
     **dict.fromkeys(("smollm", "command-r"), Pre([r"\p{N}", _GPT2], clean_spaces=False)),
     "falcon": Pre([r"[\p{P}\$\+<=>\^~\|`]+", _GPT2, "[0-9][0-9][0-9]"]),
+    **dict.fromkeys(("gpt-4o", "llama4", "kanana2", "talkie"), Pre(_GPT4O_REGEXES, clean_spaces=False, std_regex=True)),
+    "tekken": Pre(_TEKKEN_REGEXES, ignore_merges=True, add_bos=True, clean_spaces=False, std_regex=True),
+    "deepseek-llm": Pre(_DEEPSEEK_LLM_REGEXES, clean_spaces=False, std_regex=True),
+    "deepseek-coder": Pre(_DEEPSEEK_CODER_REGEXES, clean_spaces=False, std_regex=True),
+    **dict.fromkeys(("deepseek-v3", "joyai-llm"), Pre(_DEEPSEEK_V3_REGEXES, clean_spaces=False, std_regex=True)),
     "default": Pre([r"[\p{P}\$\+<=>\^~\|]+", _GPT2, r"\p{N}+", "[0-9][0-9][0-9]"]),
 }
 KEYS_READ = ("tokenizer.", "general.architecture", "general.name")
@@ -167,7 +202,8 @@ def _byte_level_bpe(meta: dict, path: Path) -> Tokenizer:
         raise TokvizError("tokenizer.ggml.merges: missing or not an array of strings (a 'gpt2' tokenizer needs its "
                           "merges)", path)
     bos, eos, add_bos, add_eos = _ends(meta, ids, pre.add_bos, 11, 11)
-    splits = [{"type": "Split", "pattern": {"Regex": r}, "behavior": "Isolated", "invert": False} for r in pre.regexes]
+    splits = [] if pre.std_regex else [
+        {"type": "Split", "pattern": {"Regex": r}, "behavior": "Isolated", "invert": False} for r in pre.regexes]
     data = {
         "version": "1.0",
         "added_tokens": _added_tokens(tokens, kinds, meta),
@@ -181,6 +217,14 @@ def _byte_level_bpe(meta: dict, path: Path) -> Tokenizer:
                   "ignore_merges": pre.ignore_merges, "vocab": {t: i for i, t in enumerate(tokens)}, "merges": merges},
     }
     tok = build_hf_tokenizer(data, path, name=_name(meta, path))
+    if pre.std_regex:
+        from ..core.pre_tokenizers import ByteLevel, Sequence
+
+        try:
+            steps = [StdRegexSplit(r) for r in pre.regexes]
+        except TokvizError as exc:
+            raise TokvizError(f"tokenizer.ggml.pre {pre_name!r}: {exc.reason}", path) from None
+        tok.pre_tokenizer = Sequence(steps + [ByteLevel(add_prefix_space=False, use_regex=False)])
     tok.decode_fn = Detokenizer(tokens, kinds, byte_level=True, add_space_prefix=False, clean_spaces=pre.clean_spaces,
                                 bos=bos, eos=eos, add_bos=add_bos, add_eos=add_eos)
     tok.source.format = "gguf"
