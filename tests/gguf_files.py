@@ -226,6 +226,31 @@ def write_spm_gguf(src, out_path, arch: str = "llama", *, vocab_size: int | None
     return write_gguf(out_path, arch, {**spm_kv(src, arch, vocab_size=vocab_size, name=name), **(kv or {})})
 
 
+def wpm_kv(src, arch: str = "bert", *, name: str | None = None, context_length: int = 512) -> dict:
+    """The key/values of a WordPiece tokenizer.json as llama.cpp's BERT converter writes them:
+    tokens in "phantom space" form (a word-initial token gets U+2581, a "##" continuation loses its
+    marker; control tokens stay), the normalizer's lowercase / strip_accents."""
+    files = _sources(src)
+    tokens, types = bpe_vocab(files)
+    tokens = [t if k == CONTROL else t[2:] if t.startswith("##") else "\u2581" + t for t, k in zip(tokens, types)]
+    kv = _head(arch, name or _default_name(src), context_length)
+    kv.update({"tokenizer.ggml.model": "bert", "tokenizer.ggml.pre": "default", "tokenizer.ggml.tokens": tokens,
+               "tokenizer.ggml.token_type": types, f"{arch}.attention.causal": False})
+    normalizer = (_json(files, "tokenizer.json") or {}).get("normalizer") or {}
+    for step in normalizer.get("normalizers", [normalizer]):
+        if step.get("type") == "BertNormalizer":
+            for key in ("lowercase", "strip_accents"):
+                if step.get(key) is not None:
+                    kv[f"tokenizer.ggml.normalizer.{key}"] = bool(step[key])
+    kv.update(special_vocab(files, n_vocab=len(tokens)))
+    return kv
+
+
+def write_wpm_gguf(src, out_path, arch: str = "bert", *, name: str | None = None, kv: dict | None = None) -> Path:
+    """A BERT tokenizer.json folder as a "bert" GGUF (see wpm_kv); kv adds or replaces keys."""
+    return write_gguf(out_path, arch, {**wpm_kv(src, arch, name=name), **(kv or {})})
+
+
 def _default_name(src) -> str:
     if isinstance(src, (str, Path)):
         p = Path(src)

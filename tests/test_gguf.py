@@ -50,6 +50,8 @@ def written(tmp_path_factory):
                 source, arch = (REAL / "qwen2.5", "qwen2") if kind == "qwen" else (REAL / "deepseek-v4", "llama")
                 made[name] = gguf_files.write_bpe_gguf(source, out, pre or None, arch=arch,
                                                        kv={"tokenizer.ggml.pre": None} if pre == "none" else None)
+            elif kind == "bert":
+                made[name] = gguf_files.write_wpm_gguf(REAL / "bert-minilm", out)
             else:
                 made[name] = gguf_files.write_spm_gguf(REAL / "mistral-v1.model.xz", out, name="mistral-v1")
         return made[name]
@@ -73,7 +75,8 @@ def llama(written):
 
     def get(name: str):
         if name not in cache:
-            cache[name] = llama_cpp.Llama(model_path=str(written(name)), vocab_only=True, verbose=False)
+            cache[name] = llama_cpp.Llama(model_path=str(written(name)), vocab_only=True, verbose=False,
+                                          embedding=name == "bert")
         return cache[name]
 
     return get
@@ -112,7 +115,18 @@ def test_sentencepiece_bpe_ids_as_llama_cpp(written, llama):
     assert tok.model.id_to_token(tok.encode_ids("Hello world")[0]) == "\u2581Hello"  # (the space prefix)
 
 
-@pytest.mark.parametrize("name", ["qwen:qwen2", "qwen:llama-bpe", "qwen:smaug-bpe", "qwen:gpt-4o", "mistral"])
+def test_wordpiece_ids_as_llama_cpp(written, llama):
+    """all-MiniLM's BERT vocabulary (lowercase, accents stripped as llama.cpp strips them: the first
+    code point of each character's decomposition)."""
+    tok, llm = tokviz.load(written("bert")), llama("bert")
+    assert tok.source.extra["gguf_model"] == "bert" and tok.source.extra["strip_accents"]
+    texts = _texts() + ["\u00c9l\u00e9phant \u01d6 \ud55c\uad6d\uc5b4 \u0130stanbul \u03a3\u0391\u03a3", "a [SEP] b [MASK]"]
+    _agree(tok, llm, texts, special=False)
+    _agree(tok, llm, texts, special=True)
+    _agree(tok, llm, texts[:40] + SPECIAL_TEXTS, special=True, add_special=True)
+
+
+@pytest.mark.parametrize("name", ["qwen:qwen2", "qwen:llama-bpe", "qwen:smaug-bpe", "qwen:gpt-4o", "mistral", "bert"])
 def test_decode_as_llama_cpp(written, llama, name):
     tok, llm = tokviz.load(written(name)), llama(name)
     for text in _texts()[:80] + ["It 's a ' quote ' I 've n't he 'll 'd 'm 're ?", " lead", "\u00e9\u4e2d\U0001f600"]:
@@ -182,7 +196,7 @@ def _with(tmp_path, name: str, **kv) -> Path:
 
 @pytest.mark.parametrize("kv, message", [
     ({"tokenizer.ggml.pre": "kimi-k2"}, r"tokenizer.ggml.pre 'kimi-k2': tokviz does not implement llama.cpp's"),
-    ({"tokenizer.ggml.model": "bert"}, r"tokenizer.ggml.model 'bert' \(WordPiece\) is not implemented"),
+    ({"tokenizer.ggml.model": "rwkv"}, r"tokenizer.ggml.model 'rwkv' \(RWKV\) is not implemented"),
     ({"tokenizer.ggml.model": "t5"}, r"tokenizer.ggml.model 't5' \(Unigram\) is not implemented"),
     ({"tokenizer.ggml.merges": None}, r"tokenizer.ggml.merges: missing"),
     ({"tokenizer.ggml.model": None}, r"holds no tokenizer"),

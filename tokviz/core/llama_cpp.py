@@ -152,6 +152,120 @@ class LlamaSPM(Model):
                                                                                    pos + min(k + 1, len(piece))))
 
 
+def _cp_class(c: str) -> str:
+    """llama.cpp's class of a character: whitespace "W" (its own set), control "C" (Cc Cf Co Cs),
+    punctuation "P", symbol "S", mark "M", or "" (letters, numbers, unassigned...)."""
+    cp = ord(c)
+    if c in " \t\n\x0b\x0c\r" or cp in _WIDE_SPACES:
+        return "W"
+    for name, pattern in _CLASS_PATTERNS:
+        if pattern.match(c):
+            return name
+    return ""
+
+
+_CLASS_PATTERNS: list = []
+
+
+def _class_patterns():
+    if not _CLASS_PATTERNS:
+        import regex
+
+        _CLASS_PATTERNS.extend([("C", regex.compile(r"[\p{Cc}\p{Cf}\p{Co}\p{Cs}]")), ("P", regex.compile(r"\p{P}")),
+                                ("S", regex.compile(r"\p{S}")), ("M", regex.compile(r"\p{M}"))])
+    return _CLASS_PATTERNS
+
+
+def _is_chinese(cp: int) -> bool:
+    return (0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0x20000 <= cp <= 0x2A6DF or 0x2A700 <= cp <= 0x2B73F
+            or 0x2B740 <= cp <= 0x2B81F or 0x2B920 <= cp <= 0x2CEAF or 0xF900 <= cp <= 0xFAFF
+            or 0x2F800 <= cp <= 0x2FA1F)
+
+
+class LlamaWPM(Model):
+    """llama.cpp's WordPiece ("bert" model): words cut at whitespace and around punctuation, ASCII
+    symbols and CJK characters (lowercased, accents stripped as the file says), each written with a
+    leading '▁' and matched longest first; a word with a part no token matches is the unknown token.
+    Token spans are in the characters of the text before that preparation."""
+
+    kind = "WordPiece"
+
+    def __init__(self, tokens: list[str], unk_id: int | None, *, lowercase: bool, strip_accents: bool):
+        vocab = {}
+        for i, t in enumerate(tokens):
+            vocab.setdefault(t, i)
+        super().__init__(vocab)
+        self.unk_id = unk_id
+        self.lowercase, self.strip_accents = lowercase, strip_accents
+        self.max_len = max((len(t) for t in tokens), default=1)
+        self._classes: dict[str, str] = {}
+        _class_patterns()
+
+    def describe(self) -> str:
+        return "WordPiece (llama.cpp WPM" + (", lowercase" if self.lowercase else "") + (
+            ", strip accents" if self.strip_accents else "") + ")"
+
+    def _words(self, text: str):
+        """Each word as (its characters, the index in `text` each came from)."""
+        import unicodedata
+
+        classes = self._classes
+        chars: list[str] = []
+        where: list[int] = []
+        for i, c in enumerate(text):
+            # (llama.cpp's NFD keeps the first code point of each character's decomposition)
+            for d in (unicodedata.normalize("NFD", c)[:1] if self.strip_accents else c):
+                kind = classes.get(d)
+                if kind is None:
+                    kind = classes[d] = _cp_class(d)
+                if kind == "W":
+                    if chars:
+                        yield chars, where
+                        chars, where = [], []
+                    continue
+                cp = ord(d)
+                if cp == 0 or cp == 0xFFFD or kind == "C" or (self.strip_accents and kind == "M"):
+                    continue
+                if self.lowercase:
+                    low = d.lower()
+                    d = low if len(low) == 1 else low[0]  # (llama.cpp's lowercase is one character)
+                if kind == "P" or (cp < 0x7F and kind == "S") or _is_chinese(cp):
+                    if chars:
+                        yield chars, where
+                    yield [d], [i]
+                    chars, where = [], []
+                else:
+                    chars.append(d)
+                    where.append(i)
+        if chars:
+            yield chars, where
+
+    def tokenize(self, text: str) -> list[Token]:
+        vocab, out = self.vocab, []
+        for chars, where in self._words(text):
+            word = "\u2581" + "".join(chars)
+            pos = [where[0]] + where
+            found: list[Token] = []
+            i = 0
+            while i < len(word):
+                for j in range(min(len(word), i + self.max_len), i, -1):
+                    token = vocab.get(word[i:j])
+                    if token is not None:
+                        found.append((token, pos[i], pos[j - 1] + 1))
+                        i = j
+                        break
+                else:
+                    found = []
+                    break
+            if found:
+                out.extend(found)
+            else:
+                if self.unk_id is None:
+                    raise TokvizError(f"the word {''.join(chars)!r} has no tokens and the file names no unknown token")
+                out.append((self.unk_id, where[0], where[-1] + 1))
+        return out
+
+
 class Detokenizer:
     """llama.cpp's detokenize as a Tokenizer's decode_fn: (tokenizer, ids, skip_special) -> text."""
 

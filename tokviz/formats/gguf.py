@@ -7,7 +7,8 @@ Only the metadata is read (`gguf_meta`), never the weights.  What tokviz impleme
   llama.cpp's llama-vocab.cpp, applied one after another as HF's Split pre-tokenizers are);
 - `tokenizer.ggml.model` "llama": sentencepiece-style BPE over `tokens` and `scores`, with byte
   fallback, spaces written as "▁" and a space put in front of the text (`add_space_prefix`), and
-  no normalization (llama.cpp applies none).
+  no normalization (llama.cpp applies none);
+- `tokenizer.ggml.model` "bert": llama.cpp's WordPiece (`core.llama_cpp.LlamaWPM`).
 
 Token types say which tokens are matched in the text: CONTROL ones are special (matched when
 special tokens are allowed, as llama.cpp's `parse_special`), USER_DEFINED ones always.
@@ -22,8 +23,8 @@ from pathlib import Path
 
 from ..core.chat import ChatTemplate, ChatTemplates
 from ..core.patterns import GPT2_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN
-from ..core.llama_cpp import (CONTROL, NORMAL, UNKNOWN, USER_DEFINED, Detokenizer, LlamaSPM, StdRegexSplit,
-                               token_attributes)
+from ..core.llama_cpp import (CONTROL, NORMAL, UNKNOWN, USER_DEFINED, Detokenizer, LlamaSPM, LlamaWPM,
+                               StdRegexSplit, token_attributes)
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 from .gguf_meta import read_metadata
@@ -116,10 +117,13 @@ def read_gguf(path: str | os.PathLike) -> Tokenizer:
         tok = _byte_level_bpe(meta, path)
     elif model == "llama":
         tok = _sentencepiece_bpe(meta, path)
+    elif model == "bert":
+        tok = _wordpiece(meta, path)
     else:
         what = _MODEL_NAMES.get(model, "a tokenizer")
         raise TokvizError(f"tokenizer.ggml.model {model!r} ({what}) is not implemented: tokviz reads GGUF "
-                          "tokenizers of the models 'gpt2' (byte-level BPE) and 'llama' (sentencepiece BPE)", path)
+                          "tokenizers of the models 'gpt2' (byte-level BPE), 'llama' (sentencepiece BPE) and 'bert' "
+                          "(WordPiece)", path)
     tok.chat_templates = _chat_templates(meta, path)
     return tok
 
@@ -225,7 +229,8 @@ def _byte_level_bpe(meta: dict, path: Path) -> Tokenizer:
         except TokvizError as exc:
             raise TokvizError(f"tokenizer.ggml.pre {pre_name!r}: {exc.reason}", path) from None
         tok.pre_tokenizer = Sequence(steps + [ByteLevel(add_prefix_space=False, use_regex=False)])
-    tok.decode_fn = Detokenizer(tokens, kinds, byte_level=True, add_space_prefix=False, clean_spaces=pre.clean_spaces,
+    space_prefix = bool(meta.get("tokenizer.ggml.add_space_prefix", False))  # (only decode reads it here)
+    tok.decode_fn = Detokenizer(tokens, kinds, byte_level=True, add_space_prefix=space_prefix, clean_spaces=pre.clean_spaces,
                                 bos=bos, eos=eos, add_bos=add_bos, add_eos=add_eos)
     tok.source.format = "gguf"
     tok.source.extra.update({"gguf_model": "gpt2", "gguf_pre": pre_name, "add_bos": add_bos, "add_eos": add_eos})
@@ -266,6 +271,38 @@ def _sentencepiece_bpe(meta: dict, path: Path) -> Tokenizer:
                               bos=bos, eos=eos, add_bos=add_bos, add_eos=add_eos),
     )
     return tok
+
+
+def _wordpiece(meta: dict, path: Path) -> Tokenizer:
+    from ..core.added import AddedToken
+    from ..core.post_processors import TemplateProcessing
+    from ..core.tokenizer import Source
+
+    tokens, kinds, ids = _vocabulary(meta, path)
+    lowercase = bool(meta.get("tokenizer.ggml.normalizer.lowercase", False))
+    strip = meta.get("tokenizer.ggml.normalizer.strip_accents")
+    strip_accents = lowercase if strip is None else bool(strip)
+    unk, bos, sep = ids.get("unknown", 100), ids.get("bos", 101), ids.get("seperator", 102)
+    add_bos = bool(meta.get("tokenizer.ggml.add_bos_token", True))  # (decode reads it; encode adds both always)
+    ends = [t for t in (bos, sep) if t < len(tokens)]
+    post = None
+    if len(ends) == 2:
+        post = TemplateProcessing([("special", tokens[bos]), ("sequence", "A"), ("special", tokens[sep])],
+                                  {tokens[bos]: [(bos, tokens[bos])], tokens[sep]: [(sep, tokens[sep])]})
+    added = [AddedToken(t["content"], t["id"], special=t["special"], rstrip=t["rstrip"], normalized=False)
+             for t in _added_tokens(tokens, kinds, meta)]
+    space_prefix = bool(meta.get("tokenizer.ggml.add_space_prefix", False))
+    return Tokenizer(
+        LlamaWPM(tokens, unk if unk < len(tokens) else None, lowercase=lowercase, strip_accents=strip_accents),
+        post_processor=post,
+        added_tokens=added,
+        special_in_text=True,
+        space_marker="\u2581",
+        source=Source("gguf", str(path), _name(meta, path),
+                      {"gguf_model": "bert", "lowercase": lowercase, "strip_accents": strip_accents}),
+        decode_fn=Detokenizer(tokens, kinds, byte_level=False, add_space_prefix=space_prefix, clean_spaces=True,
+                              bos=bos, eos=None, add_bos=add_bos, add_eos=False),
+    )
 
 
 def _name(meta: dict, path: Path) -> str:
