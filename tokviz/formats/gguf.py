@@ -3,7 +3,7 @@
 Only the metadata is read (`gguf_meta`), never the weights.  What tokviz implements:
 
 - `tokenizer.ggml.model` "gpt2": byte-level BPE over `tokens` and `merges`, cut first by the
-  regexes llama.cpp uses for the `tokenizer.ggml.pre` name (PRE_REGEXES: each name's list as in
+  regexes llama.cpp uses for the `tokenizer.ggml.pre` name (PRES: each name's list as in
   llama.cpp's llama-vocab.cpp, applied one after another as HF's Split pre-tokenizers are);
 - `tokenizer.ggml.model` "llama": sentencepiece-style BPE over `tokens` and `scores`, with byte
   fallback, spaces written as "▁" and a space put in front of the text (`add_space_prefix`), and
@@ -12,9 +12,9 @@ Only the metadata is read (`gguf_meta`), never the weights.  What tokviz impleme
 
 Token types say which tokens are matched in the text: CONTROL ones are special (matched when
 special tokens are allowed, as llama.cpp's `parse_special`), USER_DEFINED ones always.
-`add_bos_token` / `add_eos_token` put BOS / EOS around an encoding with special tokens added.
-Any other model, a pre-tokenizer name not in PRE_REGEXES, and keys that change tokenization which
-tokviz does not implement are refused by name.
+`add_bos_token` / `add_eos_token` put BOS / EOS around an encoding with special tokens added, and
+decode is llama.cpp's detokenize (`core.llama_cpp.Detokenizer`).  Any other model, and a
+pre-tokenizer name not in PRES, are refused by name.
 """
 from __future__ import annotations
 
