@@ -368,7 +368,7 @@ class ChatView(QWidget):
                 return
             self._show_failure(str(exc) if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}")
 
-        QTimer.singleShot(PROGRESS_AFTER_MS, lambda: self._start_busy(generation))
+        QTimer.singleShot(PROGRESS_AFTER_MS, self, lambda: self._start_busy(generation))
         self._runner.submit(work, done, failed, is_current=lambda: generation == self._generation)
 
     def _start_busy(self, generation: int) -> None:
