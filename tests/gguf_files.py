@@ -145,6 +145,8 @@ def write_gguf(out_path, arch: str, kv: dict) -> Path:
             writer.add_float32(key, value)
         elif isinstance(value, str):
             writer.add_string(key, value)
+        elif key == "tokenizer.ggml.precompiled_charsmap":
+            writer.add_precompiled_charsmap(bytes(value))  # (a UINT8 array)
         else:
             writer.add_array(key, list(value))
     writer.write_header_to_file()
@@ -249,6 +251,30 @@ def wpm_kv(src, arch: str = "bert", *, name: str | None = None, context_length: 
 def write_wpm_gguf(src, out_path, arch: str = "bert", *, name: str | None = None, kv: dict | None = None) -> Path:
     """A BERT tokenizer.json folder as a "bert" GGUF (see wpm_kv); kv adds or replaces keys."""
     return write_gguf(out_path, arch, {**wpm_kv(src, arch, name=name), **(kv or {})})
+
+
+def t5_kv(model_path, arch: str = "t5", *, name: str | None = None, context_length: int = 512) -> dict:
+    """The key/values of a sentencepiece Unigram model as llama.cpp's T5 converter writes them:
+    tokens, scores and types from the sentencepiece library, add_space_prefix and
+    remove_extra_whitespaces from its normalizer spec, the precompiled charsmap."""
+    from tokviz.formats.sentencepiece import parse_model_proto
+
+    files = _sources(model_path)
+    tokens, scores, types = spm_vocab(files)
+    spec = parse_model_proto(_read(files["tokenizer.model"]))["normalizer_spec"]
+    kv = _head(arch, name or _default_name(model_path), context_length)
+    kv.update({"tokenizer.ggml.model": "t5", "tokenizer.ggml.pre": "default", "tokenizer.ggml.tokens": tokens,
+               "tokenizer.ggml.scores": scores, "tokenizer.ggml.token_type": types,
+               "tokenizer.ggml.add_space_prefix": bool(spec["add_dummy_prefix"]),
+               "tokenizer.ggml.remove_extra_whitespaces": bool(spec["remove_extra_whitespaces"]),
+               "tokenizer.ggml.precompiled_charsmap": spec["precompiled_charsmap"] or None})
+    kv.update(special_vocab(files, n_vocab=len(tokens)))
+    return kv
+
+
+def write_t5_gguf(model_path, out_path, arch: str = "t5", *, name: str | None = None, kv: dict | None = None) -> Path:
+    """A sentencepiece Unigram model (*.model[.xz]) as a "t5" GGUF (see t5_kv); kv adds or replaces keys."""
+    return write_gguf(out_path, arch, {**t5_kv(model_path, arch, name=name), **(kv or {})})
 
 
 def _default_name(src) -> str:

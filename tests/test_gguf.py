@@ -52,6 +52,10 @@ def written(tmp_path_factory):
                                                        kv={"tokenizer.ggml.pre": None} if pre == "none" else None)
             elif kind == "bert":
                 made[name] = gguf_files.write_wpm_gguf(REAL / "bert-minilm", out)
+            elif kind == "t5":
+                suite = REAL / "sentencepiece-suite"
+                model = suite / ("kyoto_ja_unigram_8000.model.xz" if pre == "ja" else "botchan_en_unigram_1000.model.xz")
+                made[name] = gguf_files.write_t5_gguf(model, out)
             else:
                 made[name] = gguf_files.write_spm_gguf(REAL / "mistral-v1.model.xz", out, name="mistral-v1")
         return made[name]
@@ -76,7 +80,7 @@ def llama(written):
     def get(name: str):
         if name not in cache:
             cache[name] = llama_cpp.Llama(model_path=str(written(name)), vocab_only=True, verbose=False,
-                                          embedding=name == "bert")
+                                          embedding=name == "bert" or name.startswith("t5"))
         return cache[name]
 
     return get
@@ -126,7 +130,20 @@ def test_wordpiece_ids_as_llama_cpp(written, llama):
     _agree(tok, llm, texts[:40] + SPECIAL_TEXTS, special=True, add_special=True)
 
 
-@pytest.mark.parametrize("name", ["qwen:qwen2", "qwen:llama-bpe", "qwen:smaug-bpe", "qwen:gpt-4o", "mistral", "bert"])
+@pytest.mark.parametrize("name", ["t5:en", "t5:ja"])
+def test_unigram_ids_as_llama_cpp(written, llama, name):
+    """sentencepiece's own Unigram test models (English, Japanese) as T5 files: llama.cpp's own
+    normalization (charsmap, whitespace) and best path."""
+    tok, llm = tokviz.load(written(name)), llama(name)
+    assert tok.source.extra["gguf_model"] == "t5"
+    texts = _texts() + ["  two  spaces ", "\uff21\uff22\uff23\u2460 \u3000x", "\u5409\u7530\u3055\u3093\u306f\u6771\u4eac"]
+    _agree(tok, llm, texts, special=False)
+    _agree(tok, llm, texts, special=True)
+    _agree(tok, llm, texts[:40] + SPECIAL_TEXTS, special=True, add_special=True)
+
+
+@pytest.mark.parametrize("name", ["qwen:qwen2", "qwen:llama-bpe", "qwen:smaug-bpe", "qwen:gpt-4o", "mistral", "bert",
+                                  "t5:en"])
 def test_decode_as_llama_cpp(written, llama, name):
     tok, llm = tokviz.load(written(name)), llama(name)
     for text in _texts()[:80] + ["It 's a ' quote ' I 've n't he 'll 'd 'm 're ?", " lead", "\u00e9\u4e2d\U0001f600"]:
@@ -197,7 +214,7 @@ def _with(tmp_path, name: str, **kv) -> Path:
 @pytest.mark.parametrize("kv, message", [
     ({"tokenizer.ggml.pre": "kimi-k2"}, r"tokenizer.ggml.pre 'kimi-k2': tokviz does not implement llama.cpp's"),
     ({"tokenizer.ggml.model": "rwkv"}, r"tokenizer.ggml.model 'rwkv' \(RWKV\) is not implemented"),
-    ({"tokenizer.ggml.model": "t5"}, r"tokenizer.ggml.model 't5' \(Unigram\) is not implemented"),
+    ({"tokenizer.ggml.model": "plamo2"}, r"tokenizer.ggml.model 'plamo2' \(PLaMo-2\) is not implemented"),
     ({"tokenizer.ggml.merges": None}, r"tokenizer.ggml.merges: missing"),
     ({"tokenizer.ggml.model": None}, r"holds no tokenizer"),
 ])

@@ -6,6 +6,9 @@
 - `LlamaSPM`: its sentencepiece-style BPE ("llama" model): adjacent symbols merge when their
   concatenation is a token, highest score first (the leftmost on a tie), and a final symbol that is
   no token is split back into the pair it came from, then into byte tokens `<0xXX>`.
+- `LlamaWPM` and `LlamaUGM`: its WordPiece ("bert") and Unigram ("t5") tokenizers.
+- `StdRegexSplit`: the pre-tokenizer regexes it runs through std::regex, on text rewritten to one
+  character per Unicode class.
 - `Detokenizer`: its detokenize (decode): control and unknown tokens dropped unless special tokens
   are kept, user-defined ones as written, one leading space removed where a space prefix is added,
   and the pre-tokenizer's space clean-up.
@@ -263,6 +266,155 @@ class LlamaWPM(Model):
                 if self.unk_id is None:
                     raise TokvizError(f"the word {''.join(chars)!r} has no tokens and the file names no unknown token")
                 out.append((self.unk_id, where[0], where[-1] + 1))
+        return out
+
+
+class LlamaUGM(Model):
+    """llama.cpp's Unigram ("t5" model): the text normalized its way (user-defined tokens kept,
+    the precompiled charsmap's longest replacements, spaces as '▁', a space before the text and,
+    with remove_extra_whitespaces, one between runs), then the best-scoring tokenization over its
+    UTF-8 bytes (double-precision sums; user-defined tokens score 0, an unknown code point the
+    lowest normal score less 10; neighbouring unknowns are one token)."""
+
+    kind = "Unigram"
+
+    def __init__(self, tokens: list[str], scores, kinds: list[int], charsmap, *, unk_id: int | None,
+                 add_space_prefix: bool, remove_extra_whitespaces: bool, escape_whitespaces: bool = True,
+                 treat_whitespace_as_suffix: bool = False):
+        vocab = {}
+        for i, t in enumerate(tokens):
+            vocab.setdefault(t, i)
+        super().__init__(vocab)
+        self.scores = [float(x) for x in scores]
+        self.kinds = kinds
+        self.charsmap = charsmap
+        self.unk_id = unk_id
+        self.prepend = add_space_prefix and not treat_whitespace_as_suffix
+        self.append = add_space_prefix and treat_whitespace_as_suffix
+        self.merge_spaces = remove_extra_whitespaces
+        self.space = "\u2581".encode() if escape_whitespaces else b" "
+        self.matches: dict[bytes, int] = {}  # token bytes -> id, as its trie holds them (the last id wins)
+        self.user_defined: dict[bytes, int] = {}
+        normal = [self.scores[i] for i, k in enumerate(kinds) if k == NORMAL]
+        for i, (t, k) in enumerate(zip(tokens, kinds)):
+            if k in (NORMAL, USER_DEFINED, UNUSED):
+                self.matches[t.encode("utf-8")] = i
+            if k == USER_DEFINED:
+                self.user_defined[t.encode("utf-8")] = i
+        self.max_bytes = max(map(len, self.matches), default=1)
+        self.max_user = max(map(len, self.user_defined), default=0)
+        self.unknown_score = (min(normal) if normal else 3.4028234663852886e38) - 10.0
+
+    def describe(self) -> str:
+        return "Unigram (llama.cpp UGM)"
+
+    def normalize(self, text: str) -> tuple[bytes, list[int], list[int]]:
+        """(normalized UTF-8, and for each of its bytes the [start, end) of the characters of `text`
+        it came from)."""
+        data = text.encode("utf-8")
+        char_of = []
+        for i, c in enumerate(text):
+            char_of.extend([i] * len(c.encode("utf-8")))
+        char_of.append(len(text))
+        out = bytearray()
+        starts: list[int] = []
+        ends: list[int] = []
+        prepended = in_word = False
+        pos = 0
+        while pos < len(data):
+            produced, used = self._prefix(data, pos)
+            a, b = char_of[pos], char_of[pos + used]
+            for byte in produced:
+                if byte != 0x20:
+                    if not in_word:
+                        in_word = True
+                        if (self.prepend and not prepended) or self.merge_spaces:
+                            out += self.space
+                            starts.extend([a] * len(self.space))
+                            ends.extend([a] * len(self.space))
+                            prepended = True
+                    out.append(byte)
+                    starts.append(a)
+                    ends.append(max(b, a + 1))
+                else:
+                    in_word = False
+                    if not self.merge_spaces:
+                        out += self.space
+                        starts.extend([a] * len(self.space))
+                        ends.extend([max(b, a + 1)] * len(self.space))
+            pos += used
+        if self.append:
+            out += self.space
+            starts.extend([len(text)] * len(self.space))
+            ends.extend([len(text)] * len(self.space))
+        return bytes(out), starts, ends
+
+    def _prefix(self, data: bytes, pos: int) -> tuple[bytes, int]:
+        """llama.cpp's normalize_prefix: (bytes produced, bytes consumed) at `pos`."""
+        for n in range(min(self.max_user, len(data) - pos), 0, -1):
+            if data[pos:pos + n] in self.user_defined:
+                return data[pos:pos + n], n
+        if self.charsmap is not None:
+            chunk = data[pos:pos + 64]
+            cut = chunk.find(0)
+            found = self.charsmap.longest_match(chunk if cut < 0 else chunk[:cut])
+            if found is not None:
+                length, replacement = found
+                return replacement.encode("utf-8"), length
+        lead = data[pos]
+        size = 1 if lead < 0x80 else 2 if lead >> 5 == 6 else 3 if lead >> 4 == 14 else 4
+        return data[pos:pos + size], size
+
+    def tokenize(self, text: str) -> list[Token]:
+        norm, starts, ends = self.normalize(text)
+        n = len(norm)
+        if not n:
+            return []
+        if self.unk_id is None:
+            raise TokvizError("the file names no unknown token (llama.cpp's Unigram needs one)")
+        best_score = [float("-inf")] * (n + 1)
+        best_token = [self.unk_id] * (n + 1)
+        best_from = [0] * (n + 1)
+        best_score[0] = 0.0
+        matches, scores, kinds = self.matches, self.scores, self.kinds
+        pos = 0
+        while pos < n:
+            lead = norm[pos]
+            size = min(1 if lead < 0x80 else 2 if lead >> 5 == 6 else 3 if lead >> 4 == 14 else 4, n - pos)
+            here = best_score[pos]
+            single = False
+            for length in range(1, min(self.max_bytes, n - pos) + 1):
+                token = matches.get(norm[pos:pos + length])
+                if token is None:
+                    continue
+                if length == size:
+                    single = True
+                score = here + (0.0 if kinds[token] == USER_DEFINED else scores[token])
+                end = pos + length
+                if score > best_score[end]:
+                    best_score[end], best_token[end], best_from[end] = score, token, pos
+            if not single:
+                score = here + self.unknown_score
+                end = pos + size
+                if score > best_score[end]:
+                    best_score[end], best_token[end], best_from[end] = score, self.unk_id, pos
+            pos += size
+        out: list[Token] = []
+        end = n
+        prev_unknown = False
+        while True:
+            token, start = best_token[end], best_from[end]
+            unknown = token == self.unk_id
+            if prev_unknown and unknown:
+                _, _, last_end = out[-1]
+                out[-1] = (token, starts[start], last_end)  # (one unknown for the run)
+            else:
+                out.append((token, starts[start], ends[end - 1]))
+            prev_unknown = unknown
+            if start == 0:
+                break
+            end = start
+        out.reverse()
         return out
 
 

@@ -8,7 +8,8 @@ Only the metadata is read (`gguf_meta`), never the weights.  What tokviz impleme
 - `tokenizer.ggml.model` "llama": sentencepiece-style BPE over `tokens` and `scores`, with byte
   fallback, spaces written as "▁" and a space put in front of the text (`add_space_prefix`), and
   no normalization (llama.cpp applies none);
-- `tokenizer.ggml.model` "bert": llama.cpp's WordPiece (`core.llama_cpp.LlamaWPM`).
+- `tokenizer.ggml.model` "bert": llama.cpp's WordPiece (`core.llama_cpp.LlamaWPM`);
+- `tokenizer.ggml.model` "t5": llama.cpp's Unigram (`core.llama_cpp.LlamaUGM`).
 
 Token types say which tokens are matched in the text: CONTROL ones are special (matched when
 special tokens are allowed, as llama.cpp's `parse_special`), USER_DEFINED ones always.
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from ..core.chat import ChatTemplate, ChatTemplates
 from ..core.patterns import GPT2_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN
-from ..core.llama_cpp import (CONTROL, NORMAL, UNKNOWN, USER_DEFINED, Detokenizer, LlamaSPM, LlamaWPM,
+from ..core.llama_cpp import (CONTROL, NORMAL, UNKNOWN, USER_DEFINED, Detokenizer, LlamaSPM, LlamaUGM, LlamaWPM,
                                StdRegexSplit, token_attributes)
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
@@ -119,11 +120,13 @@ def read_gguf(path: str | os.PathLike) -> Tokenizer:
         tok = _sentencepiece_bpe(meta, path)
     elif model == "bert":
         tok = _wordpiece(meta, path)
+    elif model == "t5":
+        tok = _unigram(meta, path)
     else:
         what = _MODEL_NAMES.get(model, "a tokenizer")
         raise TokvizError(f"tokenizer.ggml.model {model!r} ({what}) is not implemented: tokviz reads GGUF "
-                          "tokenizers of the models 'gpt2' (byte-level BPE), 'llama' (sentencepiece BPE) and 'bert' "
-                          "(WordPiece)", path)
+                          "tokenizers of the models 'gpt2' (byte-level BPE), 'llama' (sentencepiece BPE), 'bert' "
+                          "(WordPiece) and 't5' (Unigram)", path)
     tok.chat_templates = _chat_templates(meta, path)
     return tok
 
@@ -302,6 +305,52 @@ def _wordpiece(meta: dict, path: Path) -> Tokenizer:
                       {"gguf_model": "bert", "lowercase": lowercase, "strip_accents": strip_accents}),
         decode_fn=Detokenizer(tokens, kinds, byte_level=False, add_space_prefix=space_prefix, clean_spaces=True,
                               bos=bos, eos=None, add_bos=add_bos, add_eos=False),
+    )
+
+
+def _unigram(meta: dict, path: Path) -> Tokenizer:
+    from ..core.added import AddedToken
+    from ..core.charsmap import CharsMap
+    from ..core.post_processors import TemplateProcessing
+    from ..core.tokenizer import Source
+
+    tokens, kinds, ids = _vocabulary(meta, path)
+    scores = meta.get("tokenizer.ggml.scores")
+    if getattr(getattr(scores, "dtype", None), "kind", "") not in ("f", "i", "u") or len(scores) != len(tokens):
+        raise TokvizError("tokenizer.ggml.scores: a 't5' tokenizer needs one score per token", path)
+    blob = meta.get("tokenizer.ggml.precompiled_charsmap")
+    charsmap = None
+    if blob is not None and len(blob):
+        if getattr(getattr(blob, "dtype", None), "kind", "") not in ("i", "u") or blob.dtype.itemsize != 1:
+            raise TokvizError("tokenizer.ggml.precompiled_charsmap: expected an array of bytes", path)
+        try:
+            charsmap = CharsMap(blob.tobytes(), source=str(path))
+        except TokvizError as exc:
+            raise TokvizError(f"tokenizer.ggml.precompiled_charsmap: {exc.reason}", path) from None
+    add_space_prefix = bool(meta.get("tokenizer.ggml.add_space_prefix", False))
+    unk = ids.get("unknown", 2)
+    bos, eos, add_bos, add_eos = ids.get("bos"), ids.get("eos", 1), meta.get("tokenizer.ggml.add_bos_token"), \
+        meta.get("tokenizer.ggml.add_eos_token")
+    add_bos, add_eos = bool(add_bos) if add_bos is not None else False, bool(add_eos) if add_eos is not None else True
+    single = ([("special", tokens[bos])] if add_bos and bos is not None else []) + [("sequence", "A")]
+    single += [("special", tokens[eos])] if add_eos and eos < len(tokens) else []
+    specials = {tokens[i]: [(i, tokens[i])] for i in (bos if add_bos else None, eos if add_eos else None)
+                if i is not None and i < len(tokens)}
+    added = [AddedToken(t["content"], t["id"], special=t["special"], rstrip=t["rstrip"], normalized=False)
+             for t in _added_tokens(tokens, kinds, meta)]
+    model = LlamaUGM(tokens, scores, kinds, charsmap, unk_id=unk if unk < len(tokens) else None,
+                     add_space_prefix=add_space_prefix,
+                     remove_extra_whitespaces=bool(meta.get("tokenizer.ggml.remove_extra_whitespaces", False)))
+    return Tokenizer(
+        model,
+        post_processor=TemplateProcessing(single, specials) if specials else None,
+        added_tokens=added,
+        special_in_text=True,
+        space_marker="\u2581",
+        source=Source("gguf", str(path), _name(meta, path),
+                      {"gguf_model": "t5", "add_space_prefix": add_space_prefix, "add_eos": add_eos}),
+        decode_fn=Detokenizer(tokens, kinds, byte_level=False, add_space_prefix=add_space_prefix, clean_spaces=False,
+                              bos=bos, eos=eos, add_bos=add_bos, add_eos=add_eos),
     )
 
 
