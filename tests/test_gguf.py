@@ -269,6 +269,25 @@ def test_mangled_files_give_clear_errors(tmp_path):
             assert exc.path == str(target)
 
 
+def test_mangled_charsmaps_give_clear_errors(tmp_path):
+    """A T5 file's precompiled charsmap with bytes changed or cut: it loads and encodes, or a
+    TokvizError says what is wrong."""
+    data = gguf_files.t5_kv(REAL / "sentencepiece-suite" / "botchan_en_unigram_1000.model.xz")
+    blob = bytes(data["tokenizer.ggml.precompiled_charsmap"])
+    rng = random.Random(2)
+    for k in range(60):
+        b = bytearray(blob)
+        for _ in range(rng.randint(1, 20)):
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        path = gguf_files.write_gguf(tmp_path / f"m{k}.gguf", "t5",
+                                     {**data, "tokenizer.ggml.precompiled_charsmap": bytes(b[:rng.randrange(1, len(b))]
+                                                                                           if rng.random() < 0.2 else b)})
+        try:
+            tokviz.load(path).encode_ids("Hello \uff21\uff22\uff23 world \u2460 caf\u00e9")
+        except TokvizError:
+            pass
+
+
 # ---- Ollama's store -----------------------------------------------------------------------------
 
 def _ollama_store(root: Path, blob_source: Path, names) -> Path:
