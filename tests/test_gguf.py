@@ -201,6 +201,23 @@ def test_chat_template_inside(written):
     assert text.endswith("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n")
 
 
+def test_overlapping_special_tokens_cut_as_llama_cpp(tmp_path, llama):
+    """Two special tokens whose strings overlap in the text: llama.cpp cuts the longer one first
+    wherever it is ("§" + "q§§"), where HF's leftmost-longest scan would take "§q" + "§§"."""
+    llama_cpp = _oracle()
+    data = gguf_files.bpe_kv(REAL / "qwen2.5", "qwen2")
+    tokens = list(data["tokenizer.ggml.tokens"])
+    box_start, box_end = tokens.index("<|box_start|>"), tokens.index("<|box_end|>")
+    assert "\u00a7q" not in tokens and "q\u00a7\u00a7" not in tokens
+    tokens[box_start], tokens[box_end] = "\u00a7q", "q\u00a7\u00a7"
+    data["tokenizer.ggml.tokens"] = tokens
+    path = gguf_files.write_gguf(tmp_path / "overlap.gguf", "qwen2", data)
+    tok, llm = tokviz.load(path), llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    texts = ["\u00a7q\u00a7\u00a7", "\u00a7q \u00a7\u00a7 q\u00a7\u00a7 \u00a7q\u00a7\u00a7\u00a7q", "z\u00a7q\u00a7\u00a7q\u00a7\u00a7"]
+    _agree(tok, llm, texts, special=True)
+    assert tok.encode_ids("\u00a7q\u00a7\u00a7")[-1] == box_end
+
+
 # ---- refused by name ----------------------------------------------------------------------------
 
 def _with(tmp_path, name: str, **kv) -> Path:

@@ -32,6 +32,9 @@ class AddedVocabulary:
         self.by_id = {t.id: t for t in self.tokens}
         self.by_content = {t.content: t for t in self.tokens}
         self.special_ids = frozenset(t.id for t in self.tokens if t.special)
+        # llama.cpp's order (GGUF files): each token, longest first, cut out of the whole text in
+        # turn, instead of HF's leftmost-longest scan; they differ where two tokens' strings overlap
+        self.longest_first = False
         # (normalized, allow_special) -> (content -> token, prefix all contents share), or None
         self._matchers: dict[tuple[bool, bool], tuple[dict[str, AddedToken], str] | None] = {}
         self._patterns: dict[tuple[bool, bool], regex.Pattern] = {}  # compiled when `split` first needs one
@@ -82,6 +85,28 @@ class AddedVocabulary:
             self._patterns[key] = regex.compile("|".join(regex.escape(s) for s in alternatives))
         return self._patterns[key]
 
+    @staticmethod
+    def _longest_first(text: str, table: dict) -> list[tuple[int, int, AddedToken]]:
+        """(start, stop, token) as llama.cpp finds them: the tokens in order of their UTF-8 length,
+        longest first (then by id), each cutting every occurrence out of the text still left."""
+        free = [(0, len(text))]
+        found = []
+        for content in sorted(table, key=lambda c: (-len(c.encode("utf-8")), table[c].id)):
+            if content not in text:
+                continue
+            left = []
+            for a, b in free:
+                pos = a
+                while (i := text.find(content, pos, b)) >= 0:
+                    if pos < i:
+                        left.append((pos, i))
+                    found.append((i, i + len(content), table[content]))
+                    pos = i + len(content)
+                if pos < b:
+                    left.append((pos, b))
+            free = left
+        return sorted(found, key=lambda f: f[0])
+
     def split(
         self,
         ns: NormalizedString,
@@ -97,12 +122,11 @@ class AddedVocabulary:
         text = ns.text
         if prefix and prefix not in text:  # (a substring test is many times faster than the regex)
             return [(ns, None)]
-        pattern = self._pattern(normalized, allow_special)
+        matches = (self._longest_first(text, table) if self.longest_first else
+                   ((m.start(), m.end(), table[m.group()]) for m in self._pattern(normalized, allow_special).finditer(text)))
         out: list[tuple[NormalizedString, AddedToken | None]] = []
         done = 0
-        for m in pattern.finditer(text):
-            start, stop = m.span()
-            tok = table[m.group()]
+        for start, stop, tok in matches:
             if tok.single_word:
                 before_ok = start == 0 or not text[start - 1].isalnum()
                 after_ok = stop == len(text) or not text[stop].isalnum()

@@ -127,6 +127,7 @@ def read_gguf(path: str | os.PathLike) -> Tokenizer:
         raise TokvizError(f"tokenizer.ggml.model {model!r} ({what}) is not implemented: tokviz reads GGUF "
                           "tokenizers of the models 'gpt2' (byte-level BPE), 'llama' (sentencepiece BPE), 'bert' "
                           "(WordPiece) and 't5' (Unigram)", path)
+    tok.added.longest_first = True  # (llama.cpp's order of matching special tokens in text)
     tok.chat_templates = _chat_templates(meta, path)
     return tok
 
