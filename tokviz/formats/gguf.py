@@ -174,6 +174,20 @@ def _added_tokens(tokens: list[str], kinds: list[int], meta: dict) -> list[dict]
     return out
 
 
+def _added_token_objects(tokens: list[str], kinds: list[int], meta: dict) -> list:
+    from ..core.added import AddedToken
+
+    return [AddedToken(t["content"], t["id"], special=t["special"], rstrip=t["rstrip"], normalized=False)
+            for t in _added_tokens(tokens, kinds, meta)]
+
+
+def _scores(meta: dict, count: int, model: str, path: Path):
+    scores = meta.get("tokenizer.ggml.scores")
+    if getattr(getattr(scores, "dtype", None), "kind", "") not in ("f", "i", "u") or len(scores) != count:
+        raise TokvizError(f"tokenizer.ggml.scores: a {model!r} tokenizer needs one score per token", path)
+    return scores
+
+
 def _ends(meta: dict, ids: dict[str, int], add_bos_default: bool, default_bos: int, default_eos: int):
     """(bos id, eos id, add_bos, add_eos) as llama.cpp settles them."""
     add_bos = meta.get("tokenizer.ggml.add_bos_token")
@@ -242,20 +256,16 @@ def _byte_level_bpe(meta: dict, path: Path) -> Tokenizer:
 
 
 def _sentencepiece_bpe(meta: dict, path: Path) -> Tokenizer:
-    from ..core.added import AddedToken
     from ..core.normalizers import Prepend, Replace, Sequence
     from ..core.post_processors import TemplateProcessing
     from ..core.tokenizer import Source
 
     tokens, kinds, ids = _vocabulary(meta, path)
-    scores = meta.get("tokenizer.ggml.scores")
-    if getattr(getattr(scores, "dtype", None), "kind", "") not in ("f", "i", "u") or len(scores) != len(tokens):
-        raise TokvizError("tokenizer.ggml.scores: a 'llama' tokenizer needs one score per token", path)
+    scores = _scores(meta, len(tokens), "llama", path)
     add_space_prefix = bool(meta.get("tokenizer.ggml.add_space_prefix", True))
     bos, eos, add_bos, add_eos = _ends(meta, ids, True, 1, 2)
     steps = ([Prepend("\u2581")] if add_space_prefix else []) + [Replace(" ", "\u2581")]
-    added = [AddedToken(t["content"], t["id"], special=t["special"], rstrip=t["rstrip"], normalized=False)
-             for t in _added_tokens(tokens, kinds, meta)]
+    added = _added_token_objects(tokens, kinds, meta)
     ends = [(i, "before") for i in ([bos] if add_bos and bos < len(tokens) else [])]
     ends += [(i, "after") for i in ([eos] if add_eos and eos < len(tokens) else [])]
     single = [("special", tokens[i]) for i, where in ends if where == "before"] + [("sequence", "A")]
@@ -278,7 +288,6 @@ def _sentencepiece_bpe(meta: dict, path: Path) -> Tokenizer:
 
 
 def _wordpiece(meta: dict, path: Path) -> Tokenizer:
-    from ..core.added import AddedToken
     from ..core.post_processors import TemplateProcessing
     from ..core.tokenizer import Source
 
@@ -293,8 +302,7 @@ def _wordpiece(meta: dict, path: Path) -> Tokenizer:
     if len(ends) == 2:
         post = TemplateProcessing([("special", tokens[bos]), ("sequence", "A"), ("special", tokens[sep])],
                                   {tokens[bos]: [(bos, tokens[bos])], tokens[sep]: [(sep, tokens[sep])]})
-    added = [AddedToken(t["content"], t["id"], special=t["special"], rstrip=t["rstrip"], normalized=False)
-             for t in _added_tokens(tokens, kinds, meta)]
+    added = _added_token_objects(tokens, kinds, meta)
     space_prefix = bool(meta.get("tokenizer.ggml.add_space_prefix", False))
     return Tokenizer(
         LlamaWPM(tokens, unk if unk < len(tokens) else None, lowercase=lowercase, strip_accents=strip_accents),
@@ -310,15 +318,12 @@ def _wordpiece(meta: dict, path: Path) -> Tokenizer:
 
 
 def _unigram(meta: dict, path: Path) -> Tokenizer:
-    from ..core.added import AddedToken
     from ..core.charsmap import CharsMap
     from ..core.post_processors import TemplateProcessing
     from ..core.tokenizer import Source
 
     tokens, kinds, ids = _vocabulary(meta, path)
-    scores = meta.get("tokenizer.ggml.scores")
-    if getattr(getattr(scores, "dtype", None), "kind", "") not in ("f", "i", "u") or len(scores) != len(tokens):
-        raise TokvizError("tokenizer.ggml.scores: a 't5' tokenizer needs one score per token", path)
+    scores = _scores(meta, len(tokens), "t5", path)
     blob = meta.get("tokenizer.ggml.precompiled_charsmap")
     charsmap = None
     if blob is not None and len(blob):
@@ -337,8 +342,7 @@ def _unigram(meta: dict, path: Path) -> Tokenizer:
     single += [("special", tokens[eos])] if add_eos and eos < len(tokens) else []
     specials = {tokens[i]: [(i, tokens[i])] for i in (bos if add_bos else None, eos if add_eos else None)
                 if i is not None and i < len(tokens)}
-    added = [AddedToken(t["content"], t["id"], special=t["special"], rstrip=t["rstrip"], normalized=False)
-             for t in _added_tokens(tokens, kinds, meta)]
+    added = _added_token_objects(tokens, kinds, meta)
     model = LlamaUGM(tokens, scores, kinds, charsmap, unk_id=unk if unk < len(tokens) else None,
                      add_space_prefix=add_space_prefix,
                      remove_extra_whitespaces=bool(meta.get("tokenizer.ggml.remove_extra_whitespaces", False)))
