@@ -121,7 +121,10 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
     if not Path(path).expanduser().exists():
         named = hub.parse_name(os.fspath(path))
         if named is not None:
-            cached = hub.find_cached(*named)
+            try:
+                cached = hub.find_cached(*named)
+            except hub.NotCached as exc:  # (a mistyped path reads as a name too: say both)
+                raise TokvizError(f"no such file or folder; as a Hub model name: {exc.reason}", os.fspath(path)) from None
             if not hub.holds_tokenizer(cached.folder):
                 raise TokvizError(f"is in the Hugging Face cache (revision {cached.commit[:12]}) but holds no tokenizer "
                                   f"files; `tokviz fetch {cached.repo_id}` adds them", cached.repo_id)
