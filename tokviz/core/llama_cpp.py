@@ -155,28 +155,29 @@ class LlamaSPM(Model):
                                                                                    pos + min(k + 1, len(piece))))
 
 
-def _cp_class(c: str) -> str:
-    """llama.cpp's class of a character: whitespace "W" (its own set), control "C" (Cc Cf Co Cs),
-    punctuation "P", symbol "S", mark "M", or "" (letters, numbers, unassigned...)."""
-    cp = ord(c)
-    if c in " \t\n\x0b\x0c\r" or cp in _WIDE_SPACES:
-        return "W"
-    for name, pattern in _CLASS_PATTERNS:
-        if pattern.match(c):
-            return name
-    return ""
+_CATEGORY = None  # compiled on first use: one named group per class of llama.cpp's code point flags
 
 
-_CLASS_PATTERNS: list = []
-
-
-def _class_patterns():
-    if not _CLASS_PATTERNS:
+def _category(c: str) -> str:
+    """llama.cpp's Unicode class of a character: "N", "L", "P", "M", "S", "C" (Cc Cf Co Cs), or ""
+    (separators, unassigned)."""
+    global _CATEGORY
+    if _CATEGORY is None:
         import regex
 
-        _CLASS_PATTERNS.extend([("C", regex.compile(r"[\p{Cc}\p{Cf}\p{Co}\p{Cs}]")), ("P", regex.compile(r"\p{P}")),
-                                ("S", regex.compile(r"\p{S}")), ("M", regex.compile(r"\p{M}"))])
-    return _CLASS_PATTERNS
+        _CATEGORY = regex.compile(r"(?P<N>\p{N})|(?P<L>\p{L})|(?P<P>\p{P})|(?P<M>\p{M})|(?P<S>\p{S})"
+                                  r"|(?P<C>[\p{Cc}\p{Cf}\p{Co}\p{Cs}])")
+    m = _CATEGORY.match(c)
+    return m.lastgroup if m else ""
+
+
+def _cp_class(c: str) -> str:
+    """The class WordPiece cuts by: whitespace "W" (llama.cpp's own set), control "C",
+    punctuation "P", symbol "S", mark "M", or "" (letters, numbers, the rest)."""
+    if c in " \t\n\x0b\x0c\r" or ord(c) in _WIDE_SPACES:
+        return "W"
+    kind = _category(c)
+    return kind if kind in ("C", "P", "S", "M") else ""
 
 
 def _is_chinese(cp: int) -> bool:
@@ -202,7 +203,6 @@ class LlamaWPM(Model):
         self.lowercase, self.strip_accents = lowercase, strip_accents
         self.max_len = max((len(t) for t in tokens), default=1)
         self._classes: dict[str, str] = {}
-        _class_patterns()
 
     def describe(self) -> str:
         return "WordPiece (llama.cpp WPM" + (", lowercase" if self.lowercase else "") + (
@@ -544,10 +544,8 @@ class _Collapsed(dict):
         elif not self.categories:
             value = cp
         else:
-            import regex
-
-            c = chr(cp)
-            value = next((ord(_CLASS_BYTE[k]) for k in "NLPMS" if regex.match(rf"\p{{{k}}}", c)), 0xD0)
+            kind = _category(chr(cp))
+            value = ord(_CLASS_BYTE[kind]) if kind in _CLASS_BYTE else 0xD0
         self[cp] = value
         return value
 

@@ -188,25 +188,45 @@ def _scores(meta: dict, count: int, model: str, path: Path):
     return scores
 
 
-def _ends(meta: dict, ids: dict[str, int], add_bos_default: bool, default_bos: int, default_eos: int):
+def _ends(meta: dict, ids: dict[str, int], add_bos_default: bool, default_bos: int | None, default_eos: int,
+          add_eos_default: bool = False):
     """(bos id, eos id, add_bos, add_eos) as llama.cpp settles them."""
     add_bos = meta.get("tokenizer.ggml.add_bos_token")
     add_eos = meta.get("tokenizer.ggml.add_eos_token")
     return (ids.get("bos", default_bos), ids.get("eos", default_eos),
-            bool(add_bos) if add_bos is not None else add_bos_default, bool(add_eos) if add_eos is not None else False)
+            bool(add_bos) if add_bos is not None else add_bos_default,
+            bool(add_eos) if add_eos is not None else add_eos_default)
 
 
-def _post_processor(tokens: list[str], bos: int | None, eos: int | None, add_bos: bool, add_eos: bool) -> dict | None:
-    """BOS / EOS around a sequence when special tokens are added (TemplateProcessing)."""
-    ends = ([("bos", bos)] if add_bos and bos is not None else []) + ([("eos", eos)] if add_eos and eos is not None else [])
-    if not ends:
+def _template(tokens: list[str], before: int | None, after: int | None):
+    """The post-processor putting token `before` ahead of a sequence and `after` behind it when
+    special tokens are added (None, or an id past the vocabulary: no token there); None if neither."""
+    from ..core.post_processors import TemplateProcessing
+
+    before, after = (i if i is not None and i < len(tokens) else None for i in (before, after))
+    if before is None and after is None:
         return None
-    single = [{"SpecialToken": {"id": tokens[i], "type_id": 0}} for name, i in ends if name == "bos"]
-    single.append({"Sequence": {"id": "A", "type_id": 0}})
-    single += [{"SpecialToken": {"id": tokens[i], "type_id": 0}} for name, i in ends if name == "eos"]
-    pair = single + [{"Sequence": {"id": "B", "type_id": 1}}]
-    return {"type": "TemplateProcessing", "single": single, "pair": pair,
-            "special_tokens": {tokens[i]: {"id": tokens[i], "ids": [i], "tokens": [tokens[i]]} for _, i in ends}}
+    single = ([("special", tokens[before])] if before is not None else []) + [("sequence", "A")]
+    single += [("special", tokens[after])] if after is not None else []
+    return TemplateProcessing(single, {tokens[i]: [(i, tokens[i])] for i in (before, after) if i is not None})
+
+
+def _llama_tokenizer(model, tokens: list[str], kinds: list[int], meta: dict, path: Path, *, normalizer=None,
+                     post_processor, extra: dict, decode: dict) -> Tokenizer:
+    """A Tokenizer around one of llama.cpp's models (SPM, WPM, UGM): its added tokens, '▁' as the
+    space, llama.cpp's detokenize (`decode`: Detokenizer's keywords)."""
+    from ..core.tokenizer import Source
+
+    return Tokenizer(
+        model,
+        normalizer=normalizer,
+        post_processor=post_processor,
+        added_tokens=_added_token_objects(tokens, kinds, meta),
+        special_in_text=True,
+        space_marker="\u2581",
+        source=Source("gguf", str(path), _name(meta, path), extra),
+        decode_fn=Detokenizer(tokens, kinds, byte_level=False, **decode),
+    )
 
 
 def _byte_level_bpe(meta: dict, path: Path) -> Tokenizer:
@@ -232,13 +252,14 @@ def _byte_level_bpe(meta: dict, path: Path) -> Tokenizer:
         "normalizer": None,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": splits + [
             {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False}]},
-        "post_processor": _post_processor(tokens, bos, eos, add_bos, add_eos),
+        "post_processor": None,
         "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
         "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
                   "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
                   "ignore_merges": pre.ignore_merges, "vocab": {t: i for i, t in enumerate(tokens)}, "merges": merges},
     }
     tok = build_hf_tokenizer(data, path, name=_name(meta, path))
+    tok.post_processor = _template(tokens, bos if add_bos else None, eos if add_eos else None)
     if pre.std_regex:
         from ..core.pre_tokenizers import ByteLevel, Sequence
 
@@ -257,70 +278,39 @@ def _byte_level_bpe(meta: dict, path: Path) -> Tokenizer:
 
 def _sentencepiece_bpe(meta: dict, path: Path) -> Tokenizer:
     from ..core.normalizers import Prepend, Replace, Sequence
-    from ..core.post_processors import TemplateProcessing
-    from ..core.tokenizer import Source
 
     tokens, kinds, ids = _vocabulary(meta, path)
     scores = _scores(meta, len(tokens), "llama", path)
     add_space_prefix = bool(meta.get("tokenizer.ggml.add_space_prefix", True))
     bos, eos, add_bos, add_eos = _ends(meta, ids, True, 1, 2)
     steps = ([Prepend("\u2581")] if add_space_prefix else []) + [Replace(" ", "\u2581")]
-    added = _added_token_objects(tokens, kinds, meta)
-    ends = [(i, "before") for i in ([bos] if add_bos and bos < len(tokens) else [])]
-    ends += [(i, "after") for i in ([eos] if add_eos and eos < len(tokens) else [])]
-    single = [("special", tokens[i]) for i, where in ends if where == "before"] + [("sequence", "A")]
-    single += [("special", tokens[i]) for i, where in ends if where == "after"]
-    post = TemplateProcessing(single, {tokens[i]: [(i, tokens[i])] for i, _ in ends}) if ends else None
-    tok = Tokenizer(
-        LlamaSPM(tokens, scores, kinds),
-        normalizer=Sequence(steps),
-        post_processor=post,
-        added_tokens=added,
-        special_in_text=True,
-        space_marker="\u2581",
-        source=Source("gguf", str(path), _name(meta, path),
-                      {"gguf_model": "llama", "add_space_prefix": add_space_prefix, "add_bos": add_bos,
-                       "add_eos": add_eos}),
-        decode_fn=Detokenizer(tokens, kinds, byte_level=False, add_space_prefix=add_space_prefix, clean_spaces=False,
-                              bos=bos, eos=eos, add_bos=add_bos, add_eos=add_eos),
-    )
-    return tok
+    return _llama_tokenizer(
+        LlamaSPM(tokens, scores, kinds), tokens, kinds, meta, path, normalizer=Sequence(steps),
+        post_processor=_template(tokens, bos if add_bos else None, eos if add_eos else None),
+        extra={"gguf_model": "llama", "add_space_prefix": add_space_prefix, "add_bos": add_bos, "add_eos": add_eos},
+        decode={"add_space_prefix": add_space_prefix, "clean_spaces": False, "bos": bos, "eos": eos,
+                "add_bos": add_bos, "add_eos": add_eos})
 
 
 def _wordpiece(meta: dict, path: Path) -> Tokenizer:
-    from ..core.post_processors import TemplateProcessing
-    from ..core.tokenizer import Source
-
     tokens, kinds, ids = _vocabulary(meta, path)
     lowercase = bool(meta.get("tokenizer.ggml.normalizer.lowercase", False))
     strip = meta.get("tokenizer.ggml.normalizer.strip_accents")
     strip_accents = lowercase if strip is None else bool(strip)
     unk, bos, sep = ids.get("unknown", 100), ids.get("bos", 101), ids.get("seperator", 102)
     add_bos = bool(meta.get("tokenizer.ggml.add_bos_token", True))  # (decode reads it; encode adds both always)
-    ends = [t for t in (bos, sep) if t < len(tokens)]
-    post = None
-    if len(ends) == 2:
-        post = TemplateProcessing([("special", tokens[bos]), ("sequence", "A"), ("special", tokens[sep])],
-                                  {tokens[bos]: [(bos, tokens[bos])], tokens[sep]: [(sep, tokens[sep])]})
-    added = _added_token_objects(tokens, kinds, meta)
-    space_prefix = bool(meta.get("tokenizer.ggml.add_space_prefix", False))
-    return Tokenizer(
+    both = bos < len(tokens) and sep < len(tokens)
+    return _llama_tokenizer(
         LlamaWPM(tokens, unk if unk < len(tokens) else None, lowercase=lowercase, strip_accents=strip_accents),
-        post_processor=post,
-        added_tokens=added,
-        special_in_text=True,
-        space_marker="\u2581",
-        source=Source("gguf", str(path), _name(meta, path),
-                      {"gguf_model": "bert", "lowercase": lowercase, "strip_accents": strip_accents}),
-        decode_fn=Detokenizer(tokens, kinds, byte_level=False, add_space_prefix=space_prefix, clean_spaces=True,
-                              bos=bos, eos=None, add_bos=add_bos, add_eos=False),
-    )
+        tokens, kinds, meta, path,
+        post_processor=_template(tokens, bos, sep) if both else None,
+        extra={"gguf_model": "bert", "lowercase": lowercase, "strip_accents": strip_accents},
+        decode={"add_space_prefix": bool(meta.get("tokenizer.ggml.add_space_prefix", False)), "clean_spaces": True,
+                "bos": bos, "eos": None, "add_bos": add_bos, "add_eos": False})
 
 
 def _unigram(meta: dict, path: Path) -> Tokenizer:
     from ..core.charsmap import CharsMap
-    from ..core.post_processors import TemplateProcessing
-    from ..core.tokenizer import Source
 
     tokens, kinds, ids = _vocabulary(meta, path)
     scores = _scores(meta, len(tokens), "t5", path)
@@ -335,28 +325,16 @@ def _unigram(meta: dict, path: Path) -> Tokenizer:
             raise TokvizError(f"tokenizer.ggml.precompiled_charsmap: {exc.reason}", path) from None
     add_space_prefix = bool(meta.get("tokenizer.ggml.add_space_prefix", False))
     unk = ids.get("unknown", 2)
-    bos, eos, add_bos, add_eos = ids.get("bos"), ids.get("eos", 1), meta.get("tokenizer.ggml.add_bos_token"), \
-        meta.get("tokenizer.ggml.add_eos_token")
-    add_bos, add_eos = bool(add_bos) if add_bos is not None else False, bool(add_eos) if add_eos is not None else True
-    single = ([("special", tokens[bos])] if add_bos and bos is not None else []) + [("sequence", "A")]
-    single += [("special", tokens[eos])] if add_eos and eos < len(tokens) else []
-    specials = {tokens[i]: [(i, tokens[i])] for i in (bos if add_bos else None, eos if add_eos else None)
-                if i is not None and i < len(tokens)}
-    added = _added_token_objects(tokens, kinds, meta)
+    bos, eos, add_bos, add_eos = _ends(meta, ids, False, None, 1, add_eos_default=True)
     model = LlamaUGM(tokens, scores, kinds, charsmap, unk_id=unk if unk < len(tokens) else None,
                      add_space_prefix=add_space_prefix,
                      remove_extra_whitespaces=bool(meta.get("tokenizer.ggml.remove_extra_whitespaces", False)))
-    return Tokenizer(
-        model,
-        post_processor=TemplateProcessing(single, specials) if specials else None,
-        added_tokens=added,
-        special_in_text=True,
-        space_marker="\u2581",
-        source=Source("gguf", str(path), _name(meta, path),
-                      {"gguf_model": "t5", "add_space_prefix": add_space_prefix, "add_eos": add_eos}),
-        decode_fn=Detokenizer(tokens, kinds, byte_level=False, add_space_prefix=add_space_prefix, clean_spaces=False,
-                              bos=bos, eos=eos, add_bos=add_bos, add_eos=add_eos),
-    )
+    return _llama_tokenizer(
+        model, tokens, kinds, meta, path,
+        post_processor=_template(tokens, bos if add_bos else None, eos if add_eos else None),
+        extra={"gguf_model": "t5", "add_space_prefix": add_space_prefix, "add_eos": add_eos},
+        decode={"add_space_prefix": add_space_prefix, "clean_spaces": False, "bos": bos, "eos": eos,
+                "add_bos": add_bos, "add_eos": add_eos})
 
 
 def _name(meta: dict, path: Path) -> str:

@@ -33,7 +33,6 @@ from PySide6.QtWidgets import (
 from ..formats import hub
 from ..formats.discover import (FOLDER, HF_CACHE, OLLAMA, PACKAGES, RECENT, SHIPPED, TIKTOKEN_CACHE, Found,
                                 discover, hf_cache_dir, tokenizer_in)
-from ..errors import TokvizError
 from .open_tokenizers import open_found
 from .workers import TaskRunner, describe_error
 
@@ -251,19 +250,30 @@ class LibraryPanel(QWidget):
             self._say(f"No tokenizer here is called {text!r}, and it is not a Hub name (owner/model).")
             return
         self._wanted = None
-        folder = hf_cache_dir(self._env if self._env is not None else os.environ)
-        try:
-            cached = hub.find_cached(*named, folder=folder)
-        except hub.NotCached:
-            self._wanted = named
-            revision = f" at {named[1]}" if named[1] else ""
-            self._say(f"{named[0]}{revision} is not in the Hugging Face cache ({folder}). Download its tokenizer "
-                      "files (no weights) from the Hub?", offer=True)
-            return
-        self._open_cached(cached)
+        self._look_up(named, offer=True)
 
-    def _open_cached(self, cached) -> None:
-        hit = tokenizer_in(cached.folder)
+    def _look_up(self, named: tuple[str, str | None], offer: bool) -> None:
+        """Find `named` in the Hugging Face cache on the worker (the scan reads the whole cache),
+        then open it; a name the cache lacks offers Download when `offer`, else its reason is said."""
+        folder = hf_cache_dir(self._env if self._env is not None else os.environ)
+
+        def find():
+            cached = hub.find_cached(*named, folder=folder)
+            return cached, tokenizer_in(cached.folder)
+
+        def failed(exc: BaseException) -> None:
+            if offer and isinstance(exc, hub.NotCached):
+                self._wanted = named
+                revision = f" at {named[1]}" if named[1] else ""
+                self._say(f"{named[0]}{revision} is not in the Hugging Face cache ({folder}). Download its tokenizer "
+                          "files (no weights) from the Hub?", offer=True)
+            else:
+                self._say(describe_error(exc))
+
+        self._runner.submit(find, self._open_cached, failed)
+
+    def _open_cached(self, found) -> None:
+        cached, hit = found
         if hit is None:
             self._wanted = (cached.repo_id, cached.commit)
             self._say(f"{cached.repo_id} is in the Hugging Face cache but holds no tokenizer files.", offer=True)
@@ -294,10 +304,7 @@ class LibraryPanel(QWidget):
                 return
             self._downloading = 0
             self.refresh()
-            try:
-                self._open_cached(hub.find_cached(repo_id, revision, folder=folder))
-            except TokvizError as exc:
-                self._say(str(exc))
+            self._look_up((repo_id, revision), offer=False)
 
         def failed(exc: BaseException) -> None:
             if ticket != self._downloading:
