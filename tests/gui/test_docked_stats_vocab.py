@@ -373,3 +373,82 @@ def test_plots_follow_the_theme(qtbot, panels, theme):
             assert not axis.labelText or axis.labelStyle["color"] == theme.text
     assert all(stats.zipf.getAxis(name).labelText for name in ("left", "bottom"))
     assert stats.zipf.getPlotItem().titleLabel.opts["color"] == theme.text
+
+
+# -- the health filter ---------------------------------------------------------------------------------------
+
+
+def _mistral_view(qtbot, tmp_path):
+    import lzma
+    from pathlib import Path
+
+    path = tmp_path / "mistral-v1.model"
+    path.write_bytes(lzma.decompress((Path(__file__).parents[1] / "data" / "real" / "mistral-v1.model.xz").read_bytes()))
+    view = VocabView()
+    qtbot.addWidget(view)
+    view.resize(900, 700)
+    view.show()
+    with qtbot.waitSignal(view.ready, timeout=60_000):
+        view.set_tokenizer(tokviz.load(path))
+    return view, path
+
+
+def _shown_ids(view) -> set[int]:
+    return set(view.model.table().ids[view.proxy.visible_rows()].tolist())
+
+
+def test_health_filter_is_computed_on_a_worker_then_filters(qtbot, tmp_path):
+    spm = pytest.importorskip("sentencepiece")
+    view, path = _mistral_view(qtbot, tmp_path)
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    try:
+        with qtbot.waitSignal(view.healthReady, timeout=60_000):
+            view.set_health_filter("same decode")
+            # the call returned at once: the check runs on its worker, with progress and Cancel
+            assert view.is_checking_health() and view.token_health is None
+            assert view.health_progress.isVisible() and view.health_cancel.isVisible()
+            assert "checking health" in view.count_label.text()
+        assert not view.health_progress.isVisible() and not view.is_checking_health()
+        # the ids sentencepiece decodes alike (the text each adds after the anchor 'x')
+        anchor = sp.encode("x")
+        head = sp.decode(anchor)
+        groups: dict[str, list[int]] = {}
+        for i in range(sp.get_piece_size()):
+            text = sp.decode([i])
+            if sp.is_control(i) or sp.is_unknown(i) or ("\ufffd" in text and "\ufffd" not in sp.id_to_piece(i)):
+                continue
+            groups.setdefault(sp.decode(anchor + [i])[len(head):], []).append(i)
+        want = {i for ids in groups.values() if len(ids) > 1 for i in ids}
+        assert _shown_ids(view) == want
+        a, byte_a = sp.piece_to_id("A"), sp.piece_to_id("<0x41>")
+        row = int(view.proxy.mapFromSource(view.model.index(byte_a, 0)).row())
+        assert view.proxy.index(row, 7).data() == f"decodes as 'A', like {a}"
+        # the health notes sit right after the token while a health filter is on
+        assert view.table.horizontalHeader().visualIndex(7) == 2
+        # another section needs no second check
+        view.set_health_filter("stray bytes")
+        assert not view.is_checking_health()
+        assert _shown_ids(view) == {i for i in range(sp.get_piece_size()) if sp.is_byte(i) and i - 3 >= 0x80}
+        view.category_box.setCurrentIndex(view.category_box.findData("byte piece"))
+        assert len(_shown_ids(view)) == 128  # (and the other filters still apply)
+        view.category_box.setCurrentIndex(0)
+        view.set_health_filter("")
+        assert view.proxy.rowCount() == view.model.rowCount() == 32000
+        assert view.table.horizontalHeader().visualIndex(7) == 7
+    finally:
+        view.shutdown()
+
+
+def test_health_check_can_be_cancelled_from_the_view(qtbot, tmp_path):
+    view, _ = _mistral_view(qtbot, tmp_path)
+    try:
+        with qtbot.waitSignal(view.healthCancelled, timeout=60_000):
+            view.set_health_filter("undecodable")
+            view.health_cancel.click()
+        assert view.token_health is None and view.health_box.currentData() == ""
+        assert view.proxy.rowCount() == view.model.rowCount() and not view.health_progress.isVisible()
+        with qtbot.waitSignal(view.healthReady, timeout=60_000):  # chosen again: checked again
+            view.set_health_filter("undecodable")
+        assert view.proxy.rowCount() == 0 == len(view.token_health.undecodable)
+    finally:
+        view.shutdown()

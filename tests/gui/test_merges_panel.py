@@ -293,3 +293,50 @@ def test_a_byte_level_word_is_listed_as_its_text(panel):
     panel.trace_text(" 分词器吗")
     assert panel.word_box.count() == 1
     assert panel.word_box.itemText(0).endswith("→ ·分词器吗")
+
+
+def _mistral(tmp_path):
+    """Mistral 7B's sentencepiece model from tests/data/real, unpacked (byte pieces, byte fallback)."""
+    import lzma
+    from pathlib import Path
+
+    path = tmp_path / "mistral-v1.model"
+    src = Path(__file__).parents[1] / "data" / "real" / "mistral-v1.model.xz"
+    path.write_bytes(lzma.decompress(src.read_bytes()))
+    return path
+
+
+def test_health_tab_adds_token_health_and_charts_the_counts(qtbot, panel, tmp_path):
+    import math
+
+    import pyqtgraph as pg
+
+    spm = pytest.importorskip("sentencepiece")
+    path = _mistral(tmp_path)
+    sp = spm.SentencePieceProcessor(model_file=str(path))
+    panel.set_tokenizer(tokviz.load(path))
+    panel.tabs.setCurrentIndex(1)
+    assert panel.health_plot.isHidden()  # (no chart before a check)
+    with qtbot.waitSignal(panel.healthFinished, timeout=60_000) as blocker:
+        panel.check_health()
+    report = blocker.args[0]
+    counts = report.counts()
+    # byte pieces 0x80-0xFF decode to U+FFFD alone (sentencepiece): the stray bytes
+    stray = {i for i in range(sp.get_piece_size()) if sp.is_byte(i) and "\ufffd" in sp.decode([i])}
+    assert counts["stray bytes"] == len(stray) == 128
+    titles = [panel.health_tree.topLevelItem(k).text(0) for k in range(panel.health_tree.topLevelItemCount())]
+    assert len(titles) == len(counts) == 11
+    assert any(t.startswith("Stray bytes") and t.endswith("(128)") for t in titles)
+    same = next(panel.health_tree.topLevelItem(k) for k, t in enumerate(titles) if t.startswith("Ids that decode alike"))
+    rows = {same.child(k).text(0): same.child(k).text(1) for k in range(same.childCount())}
+    assert set(rows["'A'"].removeprefix("ids ").split(", ")) == {str(sp.piece_to_id("<0x41>")), str(sp.piece_to_id("A"))}
+    # the chart: a bar per non-zero finding on a log axis, every count written beside it
+    assert panel.health_plot.isVisible() and panel.health_axis.names == list(counts)
+    bars = [i for i in panel.health_plot.getPlotItem().items if isinstance(i, pg.BarGraphItem)]
+    assert len(bars) == 1
+    ends = bars[0].opts["x0"] + bars[0].opts["width"]
+    assert sorted(10 ** ends) == pytest.approx(sorted(v for v in counts.values() if v))
+    labels = sorted(i.textItem.toPlainText().strip() for i in panel.health_plot.getPlotItem().items
+                    if isinstance(i, pg.TextItem))
+    assert labels == sorted(f"{v:,}" for v in counts.values())
+    assert math.isclose(panel.health_plot.getViewBox().viewRange()[0][0], math.log10(0.5))

@@ -39,15 +39,17 @@ class HealthReport:
     duplicates: list[tuple[str, list[int]]] = field(default_factory=list)  # token string, its ids
     split_specials: list[tuple[int, str, list[str]]] = field(default_factory=list)  # id, content, pieces
     notes: list[str] = field(default_factory=list)
+    tokens: object = None  # token_health.TokenHealth, when `full_health` made the report
 
     def counts(self) -> dict[str, int]:
-        return {
+        counts = {
             "unreachable": len(self.unreachable),
             "bad merges": len(self.bad_merges),
             "partial UTF-8": len(self.partial_utf8),
             "duplicates": len(self.duplicates),
             "split specials": len(self.split_specials),
         }
+        return counts if self.tokens is None else {**counts, **self.tokens.counts()}
 
     def as_dict(self) -> dict:
         return {
@@ -61,7 +63,14 @@ class HealthReport:
             "duplicates": [{"token": t, "ids": ids} for t, ids in self.duplicates],
             "split_specials": [{"id": i, "content": c, "pieces": p} for i, c, p in self.split_specials],
             "notes": self.notes,
-        }
+        } | ({} if self.tokens is None else self._token_sections())
+
+    def _token_sections(self) -> dict:
+        extra = self.tokens.as_dict()
+        extra.pop("counts")
+        extra["token_checked"] = extra.pop("checked")
+        extra["notes"] = self.notes + extra["notes"]
+        return extra
 
 
 def _check(cancel) -> None:

@@ -10,15 +10,22 @@
   or for a Unigram model the lattice with the best path and the N best segmentations with their
   probabilities.
 
-"Health" tab: `analysis.health.vocab_health` on a worker, with a progress bar and Cancel; the
-findings in a tree (unreachable tokens, bad merges, partial UTF-8 tokens, duplicates, added tokens
-the pre-tokenizer would split); double-click an unreachable token to see its tree.
+"Health" tab: `analysis.token_health.full_health` (`vocab_health` and `token_health`) on a
+worker, with a progress bar and Cancel; a bar chart of the count per finding (log scale: a few
+split specials beside 50k bad merges) and the findings in a tree (unreachable tokens, bad merges,
+partial UTF-8 tokens, duplicates, added tokens the pre-tokenizer would split, undecodable tokens,
+specials text never produces, intermediate-only tokens, added tokens duplicating model tokens, ids
+that decode alike, stray-byte tokens); double-click a token to see its tree.
 """
 from __future__ import annotations
 
 import re
 import threading
 
+import math
+
+import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
@@ -44,7 +51,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..analysis.health import HealthReport, vocab_health
+from ..analysis.health import HealthReport
+from ..analysis.token_health import full_health
 from ..analysis.merges import merge_tree, trace_bpe, used_by
 from ..analysis.segments import unigram_lattice, word_spans, wordpiece_trace, words_of
 from ..core.bytelevel import unicode_to_bytes
@@ -55,6 +63,7 @@ from ..core.models.wordpiece import WordPiece
 from ..core.sentencepiece import SentencePieceBPE
 from ..errors import Cancelled
 from .merge_tree_view import MergeTreeView
+from .stats_view import MIN_PLOT_HEIGHT, CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import runs_display, text_runs
 from .trace_view import LatticeBar, TraceRow, TraceView
@@ -64,6 +73,7 @@ N_BEST = 8
 MIN_TREE_HEIGHT = 150  # below this the Build tab scrolls rather than squash the tree
 MIN_TRACE_HEIGHT = 80
 USED_BY_HEIGHT = 140
+MIN_HEALTH_TREE_HEIGHT = 180
 _LONG_RUN = re.compile(r"(\S{12})(?=\S)")
 
 
@@ -89,6 +99,7 @@ class MergesPanel(QWidget):
         self._health_cancel: threading.Event | None = None
         self._health_job = 0
         self.report: HealthReport | None = None
+        self.theme = theme
 
         # -- build tab: token and tree
         self.token_input = QLineEdit()
@@ -209,11 +220,25 @@ class MergesPanel(QWidget):
         self._health_timer.setInterval(50)
         self._health_timer.timeout.connect(lambda: self.health_progress.setValue(self._health_done["value"]))
         self.health_summary = QLabel("Finds unreachable tokens, merges that cannot work, partial UTF-8 tokens, "
-                                     "duplicates and added tokens the pre-tokenizer would split.")
+                                     "duplicates, added tokens the pre-tokenizer would split, undecodable tokens, "
+                                     "specials text never produces, intermediate-only tokens (IoS on the sample "
+                                     "texts), added tokens duplicating model tokens, ids that decode alike and "
+                                     "stray-byte tokens.")
         self.health_summary.setWordWrap(True)
         self.health_tree = QTreeWidget()
         self.health_tree.setHeaderLabels(["finding", "detail"])
         self.health_tree.itemActivated.connect(self._on_health_item)
+        self.health_axis = CategoryAxis("left")
+        count_axis = FittedAxis("bottom")
+        count_axis.setLogMode(True)
+        self.health_plot = make_plot("", {"bottom": count_axis, "left": self.health_axis})
+        self.health_plot.setTitle(None)
+        self.health_plot.setLabel("bottom", "count (log scale)")
+        self.health_plot.getViewBox().invertY(True)
+        self.health_plot.setMouseEnabled(x=False, y=False)
+        self.health_plot.hideButtons()
+        self.health_plot.hide()
+        theme_plot(self.health_plot, theme)
         health = QWidget()
         h_layout = QVBoxLayout(health)
         h_row = QHBoxLayout()
@@ -222,8 +247,24 @@ class MergesPanel(QWidget):
         h_row.addStretch(1)
         h_layout.addLayout(h_row)
         h_layout.addWidget(self.health_progress)
-        h_layout.addWidget(self.health_summary)
-        h_layout.addWidget(self.health_tree, 1)
+        self.health_split = QSplitter(Qt.Orientation.Vertical)
+        self.health_split.setChildrenCollapsible(False)
+        self.health_split.addWidget(self.health_plot)
+        self.health_split.addWidget(self.health_tree)
+        self.health_split.setStretchFactor(0, 0)
+        self.health_split.setStretchFactor(1, 1)
+        self.health_tree.setMinimumHeight(MIN_HEALTH_TREE_HEIGHT)
+        # the findings and the chart scroll together in a short dock rather than squash the list
+        findings = QWidget()
+        f_layout = QVBoxLayout(findings)
+        f_layout.setContentsMargins(0, 0, 0, 0)
+        f_layout.addWidget(self.health_summary)
+        f_layout.addWidget(self.health_split, 1)
+        health_scroll = QScrollArea()
+        health_scroll.setWidgetResizable(True)
+        health_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        health_scroll.setWidget(findings)
+        h_layout.addWidget(health_scroll, 1)
 
         self.tabs = QTabWidget()
         self.tabs.setUsesScrollButtons(False)  # (two short tabs always fit; the arrows only inflate the minimum)
@@ -252,6 +293,8 @@ class MergesPanel(QWidget):
         self._history = []
         self.report = None
         self.health_tree.clear()
+        self.health_plot.clear()
+        self.health_plot.hide()
         self.tree_view.set_tree(None)
         self.used_by.clear()
         self.used_toggle.setText("Used by")
@@ -268,8 +311,12 @@ class MergesPanel(QWidget):
         return self._tokenizer is not None and isinstance(self._tokenizer.model, (BPE, SentencePieceBPE))
 
     def set_theme(self, theme: TokenTheme) -> None:
+        self.theme = theme
         self.tree_view.set_theme(theme)
         self.trace_view.set_theme(theme)
+        theme_plot(self.health_plot, theme)
+        if self.report is not None:
+            self._plot_counts(self.report.counts())
 
     def _update_enabled(self) -> None:
         bpe = self.is_bpe()
@@ -483,8 +530,8 @@ class MergesPanel(QWidget):
         progress = self._health_done = {"value": 0}
 
         def work():
-            return vocab_health(tokenizer, progress=lambda d, t: progress.__setitem__("value", d * 1000 // max(1, t)),
-                                cancel=cancel)
+            return full_health(tokenizer, progress=lambda d, t: progress.__setitem__("value", d * 1000 // max(1, t)),
+                               cancel=cancel)
 
         def done(report) -> None:
             if job == self._health_job:
@@ -527,9 +574,11 @@ class MergesPanel(QWidget):
     def _show_report(self, report: HealthReport) -> None:
         self.report = report
         counts = report.counts()
-        summary = ", ".join(f"{v:,} {k}" for k, v in counts.items())
+        found = sum(1 for v in counts.values() if v)
         self.health_summary.setText(f"{report.model}, {report.vocab_size:,} tokens ({report.checked:,} checked for "
-                                    f"reachability): {summary}." + "".join(f"\n{n}" for n in report.notes))
+                                    f"reachability): {found} of {len(counts)} kinds of finding (the chart; the "
+                                    f"list below)." + "".join(f"\n{n}" for n in report.notes))
+        self.health_summary.setToolTip(", ".join(f"{v:,} {k}" for k, v in counts.items()))
         tree = self.health_tree
         tree.clear()
 
@@ -556,12 +605,58 @@ class MergesPanel(QWidget):
         section("Duplicate token strings", [(repr(t), "ids " + ", ".join(map(str, ids)), None) for t, ids in report.duplicates])
         section("Added tokens the pre-tokenizer would split",
                 [(f"{i}  {c}", " | ".join(p), None) for i, c, p in report.split_specials])
+        th = report.tokens
+        if th is not None:
+            def ids(seq) -> str:
+                return ", ".join(map(str, seq))
+
+            def tok(i: int) -> str:
+                return self.label_of(self._tokenizer.id_to_token(i) or "")
+
+            section("Undecodable: decode, then encode, never gives the token back",
+                    [(f"{i}  {self.label_of(t)}", "; ".join(f"{form} → [{ids(got)}]" for form, got in forms.items()), t)
+                     for i, t, _, forms in th.undecodable])
+            section("Specials text never produces", [(f"{i}  {c}", f"only from {who}", None)
+                                                    for i, c, who in th.unproduced_specials])
+            section(f"Intermediate-only (IoS ≥ {th.ios_threshold:g} in {th.corpus})",
+                    [(f"{i}  {self.label_of(t)}", f"IoS {ios:.2f}: {k:,} of {n:,} merged again", t)
+                     for i, t, ios, n, k in th.intermediate])
+            section("Added tokens duplicating model tokens", [(f"{a}  {c}", f"model token {m}", None)
+                                                              for a, c, m in th.added_duplicates])
+            section("Ids that decode alike", [(repr(t), "ids " + ids(group), None) for t, group in th.same_decode])
+            section("Stray bytes: text only with their neighbours", [(f"{i}  {tok(i)}", f"[{h}] {why}", None)
+                                                                    for i, _, h, why in th.stray_bytes])
+        self._plot_counts(counts)
         # the findings fit, but in a narrow dock the detail column stays in sight
         fm = tree.fontMetrics()
         labels = [top.child(k).text(0) for top in map(tree.topLevelItem, range(tree.topLevelItemCount()))
                   for k in range(min(top.childCount(), 200))]
         wanted = max(map(fm.horizontalAdvance, labels), default=0) + 2 * tree.indentation() + 16
         tree.setColumnWidth(0, max(120, min(wanted, int(tree.viewport().width() * 0.6))))
+
+    def _plot_counts(self, counts: dict[str, int]) -> None:
+        """Horizontal bars of the count per finding on a log axis, each labelled with its count."""
+        plot = self.health_plot
+        plot.clear()
+        names = list(counts)
+        self.health_axis.set_names(names)
+        values = np.array([counts[n] for n in names], float)
+        y = np.arange(len(names), dtype=float)
+        low = math.log10(0.5)  # (a bar starts at 0.5, so that a count of 1 shows)
+        shown = values > 0
+        if shown.any():
+            plot.addItem(pg.BarGraphItem(x0=low, y=y[shown], height=0.7, width=np.log10(values[shown]) - low,
+                                         brush=pg.mkBrush(self.theme.palette[1])))
+        top = max(1.0, math.log10(max(values.max(initial=1), 1)))
+        for k, v in enumerate(values):
+            label = pg.TextItem(f" {int(v):,}", color=self.theme.text, anchor=(0, 0.5))
+            label.setPos(math.log10(v) if v > 0 else low, k)
+            plot.addItem(label)
+        plot.setXRange(low, top * 1.15 + 0.3, padding=0)
+        plot.setYRange(-0.6, len(names) - 0.4, padding=0)
+        line = self.health_axis.label_extent("x")
+        plot.setMinimumHeight(max(MIN_PLOT_HEIGHT, int(len(names) * line) + 50))
+        plot.show()
 
     def _on_health_item(self, item: QTreeWidgetItem) -> None:
         token = item.data(0, Qt.ItemDataRole.UserRole)

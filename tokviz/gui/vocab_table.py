@@ -17,7 +17,7 @@ from PySide6.QtCore import QAbstractProxyModel, QAbstractTableModel, QModelIndex
 from ..analysis.vocab_stats import CATEGORIES, TokenTable
 from .token_view import runs_display, text_runs
 
-COLUMNS = ("id", "token", "text", "bytes", "chars", "category", "rank / score")
+COLUMNS = ("id", "token", "text", "bytes", "chars", "category", "rank / score", "health")
 
 
 class VocabModel(QAbstractTableModel):
@@ -26,6 +26,13 @@ class VocabModel(QAbstractTableModel):
     def __init__(self, table: TokenTable | None = None, parent=None):
         super().__init__(parent)
         self._table = TokenTable.empty() if table is None else table
+        self._notes: dict[int, str] = {}  # id -> why the chosen health section names it
+
+    def set_notes(self, notes: dict[int, str] | None) -> None:
+        """The "health" column's text by token id (None: empty)."""
+        self._notes = notes or {}
+        if len(self._table):
+            self.dataChanged.emit(self.index(0, 7), self.index(len(self._table) - 1, 7))
 
     def set_table(self, table: TokenTable | None) -> None:
         """Show `table` (None: no rows)."""
@@ -57,6 +64,8 @@ class VocabModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole and col in (1, 2):
             return repr(self._table.token(row)) if col == 1 else repr(self._table.text(row))
+        if role == Qt.ItemDataRole.ToolTipRole and col == 7:
+            return self.cell(row, col) or None
         return None
 
     def cell(self, row: int, col: int) -> str:
@@ -74,6 +83,8 @@ class VocabModel(QAbstractTableModel):
             return str(t.n_chars[row])
         if col == 5:
             return t.category_name(row)
+        if col == 7:
+            return self._notes.get(int(t.ids[row]), "")
         rank = t.rank[row]
         if np.isnan(rank):
             return ""
@@ -88,6 +99,8 @@ class VocabProxy(QAbstractProxyModel):
         self._visible = np.zeros(0, np.int64)  # proxy row -> source row
         self._source_to_proxy = np.zeros(0, np.int64)
         self._filter = ("", "", 0, 0)
+        self._ids: np.ndarray | None = None  # only these token ids (a health section), or all
+        self._keys: dict[int, np.ndarray] = {}
         self._sort = (0, Qt.SortOrder.AscendingOrder)
         self.last_error = ""
 
@@ -102,10 +115,14 @@ class VocabProxy(QAbstractProxyModel):
         self._apply()
 
     # ---- filter and sort --------------------------------------------------------------------------
-    def set_filter(self, text: str = "", category: str = "", min_bytes: int = 0, max_bytes: int = 0) -> None:
+    def set_filter(self, text: str = "", category: str = "", min_bytes: int = 0, max_bytes: int = 0, *,
+                   ids: np.ndarray | None = None) -> None:
         """Show the tokens whose string or text contains `text` (case-insensitive; /.../ for a
-        regex), of `category` (all if empty), and of min_bytes..max_bytes bytes (0: no bound)."""
+        regex), of `category` (all if empty), of min_bytes..max_bytes bytes (0: no bound) and, if
+        given, among `ids` (e.g. `TokenHealth.ids(section)`)."""
         self._filter = (text, category, min_bytes, max_bytes)
+        self._ids = None if ids is None else np.asarray(ids, np.int64)
+        self._keys.pop(7, None)  # (the health notes may have changed)
         self._apply()
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
@@ -132,6 +149,8 @@ class VocabProxy(QAbstractProxyModel):
             keep &= t.n_bytes >= lo
         if hi:
             keep &= t.n_bytes <= hi
+        if self._ids is not None:
+            keep &= np.isin(t.ids, self._ids)
         visible = np.flatnonzero(keep)
         column, order = self._sort
         if len(visible):

@@ -5,17 +5,22 @@
   0-999 are one token, the longest tokens;
 * charts (pyqtgraph): token length in bytes (histogram) and the scripts of the tokens (bars);
 * the table of every token (id, token string, text, bytes, characters, category, merge rank or
-  score), filtered by text or /regex/, category and length, sorted by any column.
+  score), filtered by text or /regex/, category, length and health (`analysis.token_health`:
+  undecodable, unproduced specials, intermediate-only, added duplicates, same decode, stray
+  bytes), sorted by any column.
 
 The figures and the table (`analysis.vocab_stats`: numpy columns, no object per token) are
 computed on a worker (about a second for a 150k vocabulary); the figures equal `tokviz stats
---json`'s "vocab".
+--json`'s "vocab".  The health findings are computed on a worker too, with a progress bar and
+Cancel, the first time a health filter is chosen (about a second for a 150k vocabulary).
 
 In a narrow dock (300 px and up) the table, the figures and the charts are tabs (from 720 px the
 figures and charts stand side by side above the table), the filters wrap onto two rows and long
 names and messages are elided, so nothing the view shows can widen the window.
 """
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 import pyqtgraph as pg
@@ -27,14 +32,18 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QProgressBar,
     QSpinBox,
     QStyle,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from ..analysis.token_health import SECTIONS, TokenHealth, token_health
 from ..analysis.vocab_stats import CATEGORIES, TokenTable, VocabStats, token_table, vocab_stats
+from ..errors import Cancelled
 from .stats_view import (
     MIN_PLOT_HEIGHT,
     PLOT_TITLE_SIZE,
@@ -55,20 +64,35 @@ from .workers import TaskRunner, describe_error
 
 LENGTH_TITLE = "Token length"
 SCRIPTS_TITLE = "Scripts"
+HEALTH_COLUMN = 7
+HEALTH_TIPS = {
+    "undecodable": "decode([id]) encoded again never gives the id (plain, after a space, or after a word)",
+    "unproduced specials": "special / control tokens that encoding text never gives (templates, post-processor)",
+    "intermediate-only": "IoS >= 0.9 on the sample texts: almost always merged again into a longer token",
+    "added duplicates": "added tokens whose content is also a model token with another id (both ids shown)",
+    "same decode": "several ids that decode to the same text (e.g. <0x41> and 'A')",
+    "stray bytes": "tokens that are not UTF-8 alone: they make text only with their neighbours",
+}
 
 
 class VocabView(QWidget):
     """`set_tokenizer(tok)` computes everything on a worker; `ready` follows with the VocabStats."""
 
     ready = Signal(object)
+    healthReady = Signal(object)  # TokenHealth
+    healthCancelled = Signal()
 
     def __init__(self, parent=None, theme: TokenTheme = DEFAULT_THEME):
         super().__init__(parent)
         self.theme = theme
         self.stats: VocabStats | None = None
+        self.token_health: TokenHealth | None = None
         self._tokenizer = None
         self._job = 0
         self._runner = TaskRunner(1, self)
+        self._health_runner = TaskRunner(1, self)
+        self._health_cancel: threading.Event | None = None
+        self._health_done = {"value": 0}
 
         self.summary = ElidedLabel("No tokenizer.")
         bold = self.summary.font()
@@ -83,6 +107,25 @@ class VocabView(QWidget):
         self.category_box.addItem("All categories", "")
         for c in CATEGORIES:
             self.category_box.addItem(c, c)
+        self.health_box = QComboBox()
+        self.health_box.addItem("Any health", "")
+        for k, name in enumerate(SECTIONS, 1):
+            self.health_box.addItem(name, name)
+            self.health_box.setItemData(k, HEALTH_TIPS[name], Qt.ItemDataRole.ToolTipRole)
+        self.health_box.setToolTip("Token health (Land & Bartolo 2024; IoS: Chizhov et al. 2024): checked "
+                                   "on a worker the first time one is chosen")
+        self.health_progress = QProgressBar()
+        self.health_progress.setRange(0, 100)
+        self.health_progress.setTextVisible(False)
+        self.health_progress.setMaximumWidth(90)
+        self.health_progress.hide()
+        self.health_cancel = QToolButton()
+        self.health_cancel.setText("Cancel")
+        self.health_cancel.clicked.connect(self.cancel_health)
+        self.health_cancel.hide()
+        self._health_timer = QTimer(self)
+        self._health_timer.setInterval(50)
+        self._health_timer.timeout.connect(lambda: self.health_progress.setValue(self._health_done["value"]))
         self.min_bytes = QSpinBox()
         self.max_bytes = QSpinBox()
         for box, tip in ((self.min_bytes, "at least this many bytes (0: any)"), (self.max_bytes, "at most (0: any)")):
@@ -96,6 +139,7 @@ class VocabView(QWidget):
         self._filter_timer.timeout.connect(self.apply_filter)
         self.filter_input.textChanged.connect(self._filter_timer.start)
         self.category_box.currentIndexChanged.connect(self.apply_filter)
+        self.health_box.currentIndexChanged.connect(self._health_chosen)
         self.min_bytes.valueChanged.connect(self.apply_filter)
         self.max_bytes.valueChanged.connect(self.apply_filter)
 
@@ -136,7 +180,11 @@ class VocabView(QWidget):
         limits.addWidget(self.min_bytes)
         limits.addWidget(QLabel("–"))
         limits.addWidget(self.max_bytes)
-        self.filters = ReflowRow([(search, 4), (limits, 1)], wide_width=640)
+        health = QHBoxLayout()
+        health.addWidget(self.health_box, 1)
+        health.addWidget(self.health_progress)
+        health.addWidget(self.health_cancel)
+        self.filters = ReflowRow([(search, 4), (limits, 1), (health, 1)], wide_width=820)
         table_box = QWidget()
         tl = QVBoxLayout(table_box)
         tl.setContentsMargins(0, 0, 0, 0)
@@ -160,10 +208,16 @@ class VocabView(QWidget):
     # ---- content ----------------------------------------------------------------------------------
     def set_tokenizer(self, tokenizer) -> None:
         """Compute the vocabulary's figures and table on a worker, then show them."""
+        self.cancel_health()
+        self._health_ended()  # (the old check's callbacks see a new job and do nothing)
         self._tokenizer = tokenizer
         self._job += 1
         job = self._job
         self.stats = None
+        self.token_health = None
+        self.health_box.blockSignals(True)
+        self.health_box.setCurrentIndex(0)
+        self.health_box.blockSignals(False)
         self.model.set_table(None)
         self.figures.setRowCount(0)
         self._content_widths = None
@@ -189,7 +243,71 @@ class VocabView(QWidget):
         self._runner.submit(work, done, failed)
 
     def is_busy(self) -> bool:
-        return self._runner.pending() > 0
+        return self._runner.pending() > 0 or self._health_runner.pending() > 0
+
+    # ---- token health ---------------------------------------------------------------------------------
+    def set_health_filter(self, section: str) -> None:
+        """Show only the tokens of a health section (one of `SECTIONS`; "" for all), checking the
+        vocabulary on a worker first if it was not yet."""
+        self.health_box.setCurrentIndex(max(0, self.health_box.findData(section)))
+
+    def _health_chosen(self) -> None:
+        if self.health_box.currentData() and self.token_health is None and self._health_cancel is None:
+            self.check_health()
+        self.apply_filter()
+
+    def check_health(self) -> None:
+        """Find the token health sections on a worker (progress bar, Cancel); `healthReady` follows."""
+        tokenizer = self._tokenizer
+        if tokenizer is None:
+            return
+        self.cancel_health()
+        job = self._job
+        cancel = self._health_cancel = threading.Event()
+        progress = self._health_done = {"value": 0}
+
+        def work():
+            return token_health(tokenizer, progress=lambda d, t: progress.__setitem__("value", d * 100 // max(1, t)),
+                                cancel=cancel)
+
+        def done(result: TokenHealth) -> None:
+            if job == self._job and cancel is self._health_cancel:
+                self._health_ended()
+                self.token_health = result
+                self.apply_filter()
+                self.healthReady.emit(result)
+
+        def failed(exc) -> None:
+            if job != self._job or cancel is not self._health_cancel:
+                return
+            self._health_ended()
+            if isinstance(exc, Cancelled):
+                self.health_box.blockSignals(True)
+                self.health_box.setCurrentIndex(0)
+                self.health_box.blockSignals(False)
+                self.apply_filter()
+                self.healthCancelled.emit()
+            else:
+                self.count_label.setText(f"health check failed: {describe_error(exc)}")
+
+        self.health_progress.setValue(0)
+        self.health_progress.show()
+        self.health_cancel.show()
+        self._health_timer.start()
+        self._health_runner.submit(work, done, failed)
+
+    def cancel_health(self) -> None:
+        if self._health_cancel is not None:
+            self._health_cancel.set()
+
+    def is_checking_health(self) -> bool:
+        return self._health_cancel is not None
+
+    def _health_ended(self) -> None:
+        self._health_cancel = None
+        self._health_timer.stop()
+        self.health_progress.hide()
+        self.health_cancel.hide()
 
     def _show(self, table: TokenTable, stats: VocabStats) -> None:
         self.stats = stats
@@ -218,8 +336,10 @@ class VocabView(QWidget):
                 table.setColumnWidth(0, max(table.columnWidth(0), id_width))
                 self._content_widths = [table.columnWidth(c) for c in range(table.model().columnCount())]
             cap = max(90, min(260, table.viewport().width() // 3))
+            moved = table.horizontalHeader().visualIndex(HEALTH_COLUMN) != HEALTH_COLUMN
             for col, width in enumerate(self._content_widths):
-                table.setColumnWidth(col, min(width, cap) if col in (1, 2) else width)
+                if not (moved and col == HEALTH_COLUMN):  # (sized to its notes when shown)
+                    table.setColumnWidth(col, min(width, cap) if col in (1, 2) else width)
         finally:
             self._fitting = False
 
@@ -302,12 +422,37 @@ class VocabView(QWidget):
     # ---- filtering ----------------------------------------------------------------------------------
     def apply_filter(self) -> None:
         self._filter_timer.stop()
+        section = self.health_box.currentData() or ""
+        ids = self.token_health.ids(section) if section and self.token_health is not None else None
+        self.model.set_notes(self.token_health.notes_by_id(section) if ids is not None else None)
+        self._place_health_column(ids is not None)
         self.proxy.set_filter(self.filter_input.text().strip(), self.category_box.currentData() or "",
-                              self.min_bytes.value(), self.max_bytes.value())
+                              self.min_bytes.value(), self.max_bytes.value(), ids=ids)
         shown, total = self.proxy.rowCount(), self.model.rowCount()
         note = f" ({self.proxy.last_error})" if self.proxy.last_error else ""
+        if section and ids is None:
+            note += " (checking health…)"
         self.count_label.setText(f"{shown:,} of {total:,}{note}")
+
+    def _place_health_column(self, shown: bool) -> None:
+        """With a health filter, its "health" notes right after the token (in a narrow dock they
+        would be out of sight at the end); without, the empty column last."""
+        header = self.table.horizontalHeader()
+        where = header.visualIndex(HEALTH_COLUMN)
+        if shown and where != 2:
+            header.moveSection(where, 2)
+            self._fitting = True
+            try:
+                self.table.resizeColumnToContents(HEALTH_COLUMN)
+                cap = max(160, self.table.viewport().width() // 2)
+                self.table.setColumnWidth(HEALTH_COLUMN, min(self.table.columnWidth(HEALTH_COLUMN), cap))
+            finally:
+                self._fitting = False
+        elif not shown and where != HEALTH_COLUMN:
+            header.moveSection(where, HEALTH_COLUMN)
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
         self._job += 1
+        self.cancel_health()
+        self._health_runner.shutdown(timeout_ms)
         self._runner.shutdown(timeout_ms)
