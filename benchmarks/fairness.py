@@ -5,7 +5,7 @@ cl100k_base and Llama 3 from ../shared/tokenizers.
 
 Two sets of parallel text:
 
-* the shipped set, tests/data/parallel (whatis(1) in 18 languages, ~100 KB);
+* the shipped set, resources/parallel (whatis(1) in 18 languages, ~100 KB);
 * a larger one made here from the installed man pages: every man-db page of section 1 that exists
   in English and in each of the languages (man, apropos, whatis, lexgrog...), rendered as the shipped
   set is (`MANWIDTH=80 man --nh --nj -l FILE | col -bx`, whole pages), one file per language.
@@ -103,7 +103,7 @@ def main(argv=None) -> int:
     if missing:
         print(f"shared tokenizers missing: {', '.join(missing)} (../shared is absent)", file=sys.stderr)
         return 1
-    report = {"shipped": measure([ROOT / "tests" / "data" / "parallel"])}
+    report = {"shipped": measure([ROOT / "resources" / "parallel"])}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.keep) if args.keep else Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)

@@ -88,12 +88,13 @@ def test_core_never_imports_qt():
 
 
 def test_health_json_is_the_report(capsys):
-    from tokviz.analysis.health import vocab_health
+    from tokviz.analysis.token_health import full_health
 
     code, out, _ = run(capsys, "health", "-t", DEMO, "--json")
     data = json.loads(out)
-    report = vocab_health(tokviz.load(DEMO))
-    assert code == 0 and data["counts"] == report.counts()
+    report = full_health(tokviz.load(DEMO))
+    assert code == 0 and data["counts"] == report.counts() and "undecodable" in data["counts"]
+    assert sorted(u["id"] for u in data["undecodable"]) == report.tokens.ids("undecodable").tolist()
     assert [u["token"] for u in data["unreachable"]] == [t for _, t, _ in report.unreachable]
     code, out, _ = run(capsys, "health", "-t", DEMO, "--show", "1")
     assert code == 0 and "unreachable:" in out and "partial UTF-8:" in out

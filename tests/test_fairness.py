@@ -1,5 +1,5 @@
 """Fairness across languages (`analysis.fairness`, `tokviz fairness`) on the parallel man pages of
-tests/data/parallel and the real tokenizers of tests/data/real: counts, premiums, unknown and
+the parallel sample in resources/parallel and the real tokenizers of tests/data/real: counts, premiums, unknown and
 byte-fallback counts against the reference libraries, split characters and STRR computed
 independently, the file rules and their errors."""
 from __future__ import annotations
@@ -25,10 +25,11 @@ from tokviz.analysis.fairness import (
 from tokviz.cli import main
 from tokviz.core import Tokenizer
 from tokviz.core.models.bpe import BPE
+from tokviz.defaults import parallel_sample_path
 from tokviz.errors import Cancelled, TokvizError
 
 DATA = Path(__file__).parent / "data"
-PARALLEL = DATA / "parallel"
+PARALLEL = parallel_sample_path()
 REAL = DATA / "real"
 LANGUAGES = ("en", "da", "de", "es", "fr", "id", "ja", "ko", "nl", "pl", "pt", "pt_BR", "ro", "ru", "sr", "sv", "tr",
              "zh_CN")
@@ -313,6 +314,10 @@ def test_cli_json_markdown_and_csv(real, capsys):
     assert main(["fairness", "-t", str(cl100k), str(PARALLEL / "whatis.en.txt"), str(PARALLEL / "whatis.ja.txt")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("| language |") and "| ja |" in out and "n/a" in out and "ja:" in out
+
+    assert main(["fairness", "-t", str(cl100k), "--table", "csv"]) == 0  # no files: the shipped sample
+    rows = capsys.readouterr().out.splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == sorted(LANGUAGES, key=lambda lang: (lang != "en", lang))
 
     assert main(["fairness", "-t", str(cl100k), str(PARALLEL), "--pivot", "ru", "--table", "csv", "--long"]) == 0
     lines = capsys.readouterr().out.splitlines()

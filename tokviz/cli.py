@@ -8,9 +8,13 @@
     tokviz bench -t TOK FILE... [--against fastokens,tokie,...] [--threads N] [--json]  cold / warm-unseen / repeat MB/s
     tokviz train --model {bpe,bytelevel-bpe,wordpiece,unigram} --vocab-size N [options] -o OUT FILE...
     tokviz export -t TOK --format FORMAT -o OUT [--scrub] [--force]
-    tokviz health -t TOK [--json]
+    tokviz health -t TOK [--corpus FILE] [--ios 0.9] [--min-count 3] [--json]
     tokviz compare -t A -t B [...] [FILE|-] [--json]
     tokviz stats -t TOK [-t TOK2 ...] [--corpus [LABEL=]PATH ...] [--table markdown|csv] [--json]
+    tokviz fairness -t TOK [-t TOK ...] [FILES|DIR] [--pivot LANG] [--table markdown|csv] [--long] [--json]  token premium across languages
+    tokviz robustness -t TOK [-t TOK ...] [FILE|-] [--perturbation NAME ...] [--rate R] [--seed S] [--table markdown|csv] [--json]
+    tokviz overlap -t A -t B [-t C ...] [--table markdown|csv] [--json]  shared tokens, merge order: derived?
+    tokviz roundtrip -t TOK [FILE|-] [--json] [--show N]  normalizer changes and where decode(encode(x)) != x
     tokviz screenshot explorer|window|merges|vocab|stats|compare|train|chat -t TOK [-t TOK2 ...] [--text FILE] -o out.png
 """
 from __future__ import annotations
@@ -156,10 +160,12 @@ def cmd_bench(args) -> int:
 
 
 def cmd_health(args) -> int:
-    from .analysis.health import vocab_health
+    from .analysis.token_health import full_health, section_lines
 
     tok = _load(args.tokenizer, args.pattern)
-    report = vocab_health(tok)
+    corpus = _read_input(args.corpus) if args.corpus else None
+    report = full_health(tok, corpus=corpus, corpus_name=args.corpus or "", ios_threshold=args.ios,
+                         min_count=args.min_count)
     if args.json:
         json.dump(report.as_dict(), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -174,7 +180,14 @@ def cmd_health(args) -> int:
         ("partial UTF-8", [f"{i} {t!r}" for i, t in report.partial_utf8]),
         ("duplicates", [f"{t!r}: ids {', '.join(map(str, ids))}" for t, ids in report.duplicates]),
         ("split specials", [f"{i} {c!r} -> {' | '.join(p)}" for i, c, p in report.split_specials]),
+        *section_lines(report.tokens),
     ]
+    th = report.tokens
+    print(f"  round trip of {th.checked:,} tokens: " + ", ".join(f"{n:,} {form}" for form, n in th.round_trip.items()))
+    print(f"  intermediate-only: IoS >= {th.ios_threshold:g}, made >= {th.min_count} times in {th.corpus} "
+          f"({th.corpus_chars:,} characters)")
+    for note in th.notes:
+        print(f"  note: {note}")
     for title, lines in sections:
         print(f"{title}: {len(lines):,}")
         for line in lines[:shown]:
@@ -267,6 +280,141 @@ def cmd_compare(args) -> int:
         for w in result.split_words:
             counts = ", ".join(f"{n} {c}" for n, c in w["pieces"].items())
             print(f"  {w['word']!r}: {counts}")
+    return 0
+
+
+def cmd_fairness(args) -> int:
+    from .analysis.corpus_stats import table_csv, table_markdown, unique_name
+    from .analysis.fairness import fairness_files
+    from .defaults import parallel_sample_path
+
+    paths = args.tokenizer or []
+    if not paths:
+        raise TokvizError("give at least one tokenizer with -t")
+    tokenizers = {}
+    for p in paths:
+        tok = _load(p, args.pattern)
+        tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
+    result = fairness_files(tokenizers, args.files or [parallel_sample_path()], args.pivot)
+    if args.json:
+        json.dump(result.as_dict(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    rows = result.long_rows() if args.long else result.rows()
+    sys.stdout.write(table_csv(rows) if args.table == "csv" else table_markdown(rows))
+    if args.table != "csv":
+        print(f"\nPremium: tokens over {result.pivot}'s tokens for the same content (the pivot is 1.000). "
+              "STRR: share of words that are one token (n/a: a language written mostly without spaces); "
+              "unk/byte: unknown and byte-fallback tokens over all tokens.")
+        for line in result.notes + result.warnings:
+            print(f"  {line}")
+    elif result.warnings:
+        for line in result.warnings:
+            print(f"tokviz: warning: {line}", file=sys.stderr)
+    return 0
+
+
+def cmd_robustness(args) -> int:
+    from .analysis.corpus_stats import table_csv, table_markdown, unique_name
+    from .analysis.perturb import PERTURBATIONS
+    from .analysis.robustness import corpus_robustness
+    from .defaults import sample_text
+
+    paths = args.tokenizer or []
+    if not paths:
+        raise TokvizError("give at least one tokenizer with -t")
+    if not 0.0 <= args.rate <= 1.0:
+        raise TokvizError(f"--rate must be between 0 and 1, got {args.rate}")
+    names = [n for arg in args.perturbation or [] for n in arg.split(",") if n] or list(PERTURBATIONS)
+    unknown = [n for n in names if n not in PERTURBATIONS]
+    if unknown:
+        raise TokvizError(f"unknown perturbation {unknown[0]!r}: choose from {', '.join(PERTURBATIONS)}")
+    tokenizers = {}
+    for p in paths:
+        tok = _load(p, args.pattern)
+        tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
+    text = sample_text() if args.file is None else _read_input(args.file)
+    bar = TerminalProgress() if len(text) > 256 * 1024 else None
+    report = corpus_robustness(tokenizers, text, names, rate=args.rate, seed=args.seed,
+                               progress=(lambda d, t: bar(d / max(1, t), "perturbing and encoding")) if bar else None)
+    if bar is not None:
+        bar.close()
+    if args.json:
+        json.dump(report.as_dict(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    sys.stdout.write(table_csv(report.rows()) if args.table == "csv" else table_markdown(report.rows()))
+    if args.table != "csv":
+        originals = ", ".join(f"{n} {v:,}" for n, v in report.original_tokens.items())
+        print(f"\n{report.chars:,} characters in {report.pieces:,} pieces, rate {report.rate:g}, seed {report.seed}; "
+              f"original tokens: {originals}.  mean ×: perturbed / original tokens averaged over pieces; "
+              f"corpus ×: of the totals.")
+    return 0
+
+
+def cmd_overlap(args) -> int:
+    from .analysis.corpus_stats import table_csv, table_markdown, unique_name
+    from .analysis.overlap import overlap
+
+    paths = args.tokenizer or []
+    if len(paths) < 2:
+        raise TokvizError("give at least two tokenizers with -t")
+    tokenizers = {}
+    for p in paths:
+        tok = _load(p, args.pattern)
+        tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
+    report = overlap(tokenizers)
+    if args.json:
+        json.dump(report.as_dict(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    rows = report.rows()
+    if args.table == "csv":
+        sys.stdout.write(table_csv(rows))
+        return 0
+    sys.stdout.write(table_markdown([{k: "—" if v is None else v for k, v in r.items() if k != "verdict"}
+                                     for r in rows]))
+    print()
+    for t in report.tokenizers:
+        print(f"{t.name}: {t.model}, {t.tokens:,} tokens, {t.special:,} special/added, merges: "
+              + (f"{t.merges:,} ({t.merge_source})" if t.merges else t.merge_source))
+    for pair in report.pairs:
+        print(f"\n{pair.a} vs {pair.b}: {pair.verdict}")
+        print(f"  special/added tokens: {pair.special_shared:,} shared, {pair.special_only_a:,} only in {pair.a}, "
+              f"{pair.special_only_b:,} only in {pair.b}")
+    if len(report.pairs) == 1:
+        pair = report.pairs[0]
+        print()
+        sys.stdout.write(table_markdown([{"category": k, "shared": s, f"only {pair.a}": oa, f"only {pair.b}": ob}
+                                         for k, (s, oa, ob) in pair.scripts.items()]))
+    return 0
+
+
+def cmd_roundtrip(args) -> int:
+    from .analysis.roundtrip import round_trip
+
+    tok = _load(args.tokenizer, args.pattern)
+    text = _read_input(args.file)
+    report = round_trip(tok, text)
+    if args.json:
+        json.dump({"tokenizer": tok.source.name, **report.as_dict(args.show)}, sys.stdout, ensure_ascii=False,
+                  indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(report.summary())
+    for stage, title, items in (("decode", "decode(encode(text)) differs", report.decode_differences),
+                                ("normalizer", "the normalizer changes", report.normalizer_changes)):
+        counts = report.counts(stage)
+        print(f"\n{title}: {len(items):,}" + (f" ({', '.join(f'{k} {n:,}' for k, n in counts.items())})"
+                                             if counts else ""))
+        for d in items[: args.show]:
+            shown = f"{d.original!r} -> {d.decoded!r}" if stage == "decode" else f"{d.original!r} -> {d.normalized!r}"
+            extra = f"  (normalized {d.normalized!r})" if stage == "decode" and d.kind != "normalizer" and \
+                d.normalized != d.original else ""
+            span = f"{d.start:,}" if d.end - d.start == 1 else f"{d.start:,}-{d.end:,}"
+            print(f"  {span:<15} {d.label:<28} {shown}{extra}")
+        if len(items) > args.show:
+            print(f"  ... {len(items) - args.show:,} more (--show N)")
     return 0
 
 
@@ -441,9 +589,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_info)
 
-    p = sub.add_parser("health", help="vocabulary health: unreachable tokens, bad merges, duplicates, ...")
+    p = sub.add_parser("health", help="vocabulary health: unreachable, undecodable, intermediate-only tokens, ...")
     tok_arg(p)
     p.add_argument("--show", type=int, default=5, help="examples to print per finding (default 5)")
+    p.add_argument("--corpus", metavar="FILE", help="text for intermediate-only tokens (IoS); default: the sample texts in resources/")
+    p.add_argument("--ios", type=float, default=0.9, help="IoS threshold of intermediate-only tokens (default 0.9)")
+    p.add_argument("--min-count", type=int, default=3, help="times a token must be made in the corpus (default 3)")
     p.add_argument("--json", action="store_true", help="the whole report as JSON")
     p.set_defaults(func=cmd_health)
 
@@ -517,15 +668,55 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the format and the files written as JSON")
     p.set_defaults(func=cmd_export)
 
+    p = sub.add_parser("fairness", help="parallel text in several languages: token premium against a pivot "
+                                        "language, chars/bytes per token, single-token word rate, unknown share")
+    tok_arg(p, many=True)
+    p.add_argument("files", nargs="*", help="one file per language (de.txt, page.pt_BR.txt...) or a folder of *.txt "
+                                            "(default: the shipped sample, whatis(1) in 18 languages)")
+    p.add_argument("--pivot", default="en", help="the language the premium is relative to (default en)")
+    p.add_argument("--table", choices=["markdown", "csv"], help="format of the table (default markdown)")
+    p.add_argument("--long", action="store_true", help="one row per tokenizer and language with every figure")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_fairness)
+
+    p = sub.add_parser("robustness", help="token-count inflation under perturbations (homoglyphs, styled letters, "
+                                          "case, diacritics, OCR typos, full-width, LaTeX)")
+    tok_arg(p, many=True)
+    p.add_argument("file", nargs="?", help="text file ('-': standard input; nothing: the shipped sample text)")
+    p.add_argument("--perturbation", action="append", metavar="NAME",
+                   help="perturbation to apply (repeatable or comma-separated; default all): homoglyph, styled-bold, styled-italic, "
+                        "styled-sans, styled-mono, fullwidth, diacritics-add, diacritics-remove, upper, lower, "
+                        "random-case, ocr, latex")
+    p.add_argument("--rate", type=float, default=0.3, help="share of eligible characters changed, 0..1 (default 0.3)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--table", choices=["markdown", "csv"], help="format of the table (default markdown)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_robustness)
+
+    p = sub.add_parser("overlap", help="vocabulary overlap and merge-order agreement: was one tokenizer derived "
+                                       "from another?")
+    tok_arg(p, many=True)
+    p.add_argument("--table", choices=["markdown", "csv"], help="format of the table (default markdown)")
+    p.add_argument("--json", action="store_true", help="the whole report as JSON")
+    p.set_defaults(func=cmd_overlap)
+
+    p = sub.add_parser("roundtrip", help="what the normalizer changes and where decode(encode(text)) != text")
+    tok_arg(p)
+    p.add_argument("file", nargs="?", help="text file ('-' or nothing: standard input)")
+    p.add_argument("--show", type=int, default=20, help="differences listed of each kind of list (default 20)")
+    p.add_argument("--json", action="store_true", help="the report as JSON (--show differences of each list)")
+    p.set_defaults(func=cmd_roundtrip)
+
     p = sub.add_parser("screenshot", help="render a view to a PNG (offscreen)")
-    p.add_argument("view", help="explorer, window, merges, vocab, stats, compare, train or chat")
+    p.add_argument("view", help="explorer, window, merges, vocab, stats, compare, train, chat, robustness, fairness or overlap")
     tok_arg(p, many=True)
     p.add_argument("--text", help="text file to show (default: the sample text; chat: a JSON conversation)")
     p.add_argument("-o", "--output", required=True, help="PNG file to write")
     p.add_argument("--size", type=_size, default=(1200, 800), help="window size, e.g. 1200x800")
     p.add_argument("--dock", default="merges",
-                   help="window: the right-hand dock raised (merges, vocab, stats, train or edit)")
-    p.add_argument("--tab", default="explorer", help="window: the tab showing (explorer, compare or chat)")
+                   help="window: the right-hand dock raised (merges, vocab, stats, train, edit or roundtrip)")
+    p.add_argument("--tab", default="explorer", help="window: the tab showing (explorer, compare, chat, or the "
+                                                    "Analyses tab run on a page: fairness, robustness, overlap)")
     p.set_defaults(func=cmd_screenshot)
     return parser
 

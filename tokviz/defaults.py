@@ -6,6 +6,7 @@ from pathlib import Path
 
 DEFAULT_TOKENIZER = "tokviz-demo.model"
 SAMPLE_TEXT = "sample.txt"
+PARALLEL_SAMPLE = "parallel"
 
 
 def resource_path(name: str) -> Path:
@@ -24,6 +25,11 @@ def default_tokenizer_path() -> Path:
 
 def sample_text_path() -> Path:
     return resource_path(SAMPLE_TEXT)
+
+
+def parallel_sample_path() -> Path:
+    """A folder of parallel text: whatis(1) in 18 languages (see resources/parallel/README.md)."""
+    return resource_path(PARALLEL_SAMPLE)
 
 
 def sample_text() -> str:

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 import tokviz
+from tokviz.defaults import parallel_sample_path
 from tokviz.gui.fairness_view import FairnessView
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-PARALLEL = DATA / "parallel"
+PARALLEL = parallel_sample_path()
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +110,9 @@ def test_errors_are_shown_not_raised(qtbot, view, tokenizers, tmp_path):
     with qtbot.waitSignal(view.failed, timeout=5_000) as blocker:
         view.run()  # no tokenizer yet
     assert "No tokenizer" in blocker.args[0]
+    assert view.files() == [str(PARALLEL)]  # (it starts on the shipped sample)
     view.set_tokenizers(tokenizers)
+    view.set_files([])
     with qtbot.waitSignal(view.failed, timeout=5_000) as blocker:
         view.run()  # no files
     assert "Add parallel files" in blocker.args[0]

@@ -2,7 +2,7 @@
 unfairness between languages"): the same content in several languages, and what each costs in
 tokens.
 
-    >>> files = parallel_files(["tests/data/parallel"])   # language -> file, from the file names
+    >>> files = parallel_files(["resources/parallel"])   # language -> file, from the file names
     >>> result = fairness({"qwen": qwen, "cl100k": cl100k}, read_parallel(files), pivot="en")
     >>> round(result.figures["qwen"]["ru"].premium, 2), round(result.figures["cl100k"]["ru"].premium, 2)
     (1.4, 1.73)

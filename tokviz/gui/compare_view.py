@@ -184,7 +184,7 @@ class CompareView(QWidget):
         self.empty = QLabel("Add tokenizers to compare (Add…, or drop tokenizer files or Library entries here).")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.add_button = QPushButton("Add tokenizer…")
-        self.add_button.clicked.connect(self._ask_add)
+        self.add_button.clicked.connect(self.ask_add)
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.table = QTableWidget(0, 0)
@@ -237,6 +237,10 @@ class CompareView(QWidget):
     def paths(self) -> list[dict]:
         """The panes' sources, in order (what the window keeps in its settings)."""
         return [{"path": p.source.path, "name": p.source.name, "encoding": p.source.encoding} for p in self.panes]
+
+    def tokenizers(self) -> dict:
+        """name -> Tokenizer of the panes whose tokenizer has loaded, in pane order."""
+        return {p.name(): p.tokenizer for p in self.panes if p.tokenizer is not None}
 
     def add_path(self, path: str | os.PathLike, name: str | None = None, encoding: str | None = None) -> bool:
         """Add a pane for the tokenizer at `path` (loaded on a worker); False when 8 are open."""
@@ -491,7 +495,7 @@ class CompareView(QWidget):
                     self.add_path(url.toLocalFile())
         event.acceptProposedAction()
 
-    def _ask_add(self) -> None:
+    def ask_add(self) -> None:
         name, _ = QFileDialog.getOpenFileName(self, "Add a tokenizer to compare")
         if name:
             self.add_path(name)

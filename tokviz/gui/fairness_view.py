@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from ..analysis.corpus_stats import table_csv, table_markdown
 from ..analysis.fairness import WORD_DEFINITION, FairnessResult, fairness_files, language_of
+from ..defaults import parallel_sample_path
 from ..errors import Cancelled, TokvizError
 from .stats_view import CategoryAxis, FittedAxis, WrappedLabel, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
@@ -191,7 +192,7 @@ class FairnessView(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.splitter)
         self.set_theme(theme)
-        self._files_changed()
+        self.set_files([parallel_sample_path()])  # (a start: whatis(1) in 18 languages, shipped)
 
     # ---- the container's interface ----------------------------------------------------------------
     def set_tokenizers(self, tokenizers: dict) -> None:
@@ -214,6 +215,7 @@ class FairnessView(QWidget):
         self.cancel()
         self._job += 1
         self._runner.shutdown(timeout_ms)
+        self._stop()
 
     def set_theme(self, theme: TokenTheme) -> None:
         self.theme = theme

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -30,28 +30,35 @@ from PySide6.QtWidgets import (
 )
 
 from .. import defaults
+from ..analysis.roundtrip import tokens_touched
 from ..analysis.token_info import token_facts
 from ..core import Tokenizer
 from ..core.gcpause import freeze_long_lived
+from ..core.token_array import offsets_arrays
 from ..errors import TokvizError
 from . import files
 from . import fonts
 from .about import about_html
+from .analyses_view import AnalysesView
 from .color_legend import ColorLegend
 from .coloring import MODES as COLOR_MODES
 from .coloring import rank_function, unknown_id
 from .chat_view import ChatView
 from .compare_view import CompareView
 from .export_dialog import ExportDialog
+from .fairness_view import FairnessView
 from .library_panel import LibraryPanel
 from .open_tokenizers import open_found
+from .overlap_view import OverlapView
+from .robustness_view import RobustnessView
+from .roundtrip_panel import DECODE_COLOR, NORMALIZER_COLOR
 from .settings import Settings
 from .style import DARK, LIGHT, chrome_qss, dark_palette, mono_font, system_prefers_dark
 from .token_view import TokenView
 from .window.actions import build_menus
 from .window.big_file import BIG_FILE_BYTES, PREVIEW_BYTES, BigFileMode
 from .window.docks import build_docks
-from .window.editor import TextEditor
+from .window.editor import TextEditor, qt_pos
 from .window.find_bar import FindBar
 from .window.idle import IdleCleanup
 from .window.link import EditorTokenLink
@@ -141,13 +148,15 @@ class MainWindow(QMainWindow):
         self.library_dock, self.ids_dock, self.merges_dock = self.docks.library, self.docks.ids, self.docks.merges
         self.vocab_dock, self.stats_dock, self.train_dock = self.docks.vocab, self.docks.stats, self.docks.train
         self.edit_dock = self.docks.edit
+        self.roundtrip_dock = self.docks.roundtrip
         self.library.openRequested.connect(self.open_found)
         QTimer.singleShot(0, self.library.refresh)
         build_menus(self)
         self._workers = TaskRunner(1, self)  # keeping unsaved tokenizers
         self.unsaved = UnsavedTokenizers(self.settings.data_dir() / "unsaved")
         self.session = SessionKeeper(self, SessionStore(self.settings.session_path()), self.unsaved)
-        self.idle = IdleCleanup(lambda: self.is_busy() or self.compare_view.is_busy() or self.chat_view.is_busy(), self)
+        self.idle = IdleCleanup(lambda: (self.is_busy() or self.compare_view.is_busy() or self.chat_view.is_busy()
+                                         or self.analyses_view.is_busy()), self)
         self._font_timer = QTimer(self)
         self._font_timer.setSingleShot(True)
         self._font_timer.setInterval(FONT_CHECK_MS)
@@ -194,6 +203,8 @@ class MainWindow(QMainWindow):
         self.compare_view = CompareView()
         self._compare_restored = False  # the saved panes are loaded when the Compare tab is first shown
         self.compare_view.panesChanged.connect(self._save_compare_set)
+        for signal in (self.compare_view.panesChanged, self.compare_view.paneEncoded):
+            signal.connect(lambda *_: self._push_analysis_set())
         self.tabs = QTabWidget()
         self.tabs.setObjectName("MainTabs")
         self.tabs.setDocumentMode(True)
@@ -201,6 +212,10 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.compare_view, "Compare")
         self.chat_view = ChatView()
         self.tabs.addTab(self.chat_view, "Chat")
+        self.analyses_view = AnalysesView([("Fairness", FairnessView()), ("Robustness", RobustnessView()),
+                                           ("Overlap", OverlapView())])
+        self.analyses_view.addRequested.connect(self._add_to_analysis_set)
+        self.tabs.addTab(self.analyses_view, "Analyses")
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.setCentralWidget(self.tabs)
 
@@ -217,6 +232,11 @@ class MainWindow(QMainWindow):
         self.edit_panel.applied.connect(self._use_edited_tokenizer)
         self._vocab_stale = True  # the Vocabulary view is filled when shown (a big vocabulary takes seconds)
         self.vocab_dock.visibilityChanged.connect(self._fill_vocab_view)
+        # the Round trip panel computes only while shown; its result is marked in the token view
+        self.roundtrip_dock.visibilityChanged.connect(self.roundtrip_panel.set_active)
+        self.roundtrip_dock.visibilityChanged.connect(self._round_trip_shown)
+        self.roundtrip_panel.finished.connect(self._mark_round_trip)
+        self.roundtrip_panel.spanActivated.connect(self.select_text_span)
         for signal in (c.tokenizerLoaded, self.compare_view.panesChanged, self.train_panel.trained,
                        self.edit_panel.applied):
             signal.connect(self.idle.needed)
@@ -503,8 +523,10 @@ class MainWindow(QMainWindow):
         token_theme = DARK if dark else LIGHT
         self.setStyleSheet(chrome_qss(dark))
         for view in (self.token_view, self.merges_panel, self.vocab_view, self.stats_view, self.train_panel,
-                     self.compare_view, self.chat_view, self.ids_panel.decoded_tokens, self.legend):
+                     self.compare_view, self.chat_view, self.analyses_view, self.ids_panel.decoded_tokens,
+                     self.legend):
             view.set_theme(token_theme)
+        self.roundtrip_panel.set_theme(token_theme)
         for action in self.theme_actions.actions():
             action.setChecked(action.data() == name)
         self.settings.set_value("view/theme", name)
@@ -775,6 +797,8 @@ class MainWindow(QMainWindow):
         self.edit_panel.set_tokenizer(tok)
         self.stats_view.set_tokenizer(tok)
         self.chat_view.set_tokenizer(tok)
+        self.roundtrip_panel.set_tokenizer(tok)
+        self._push_analysis_set()
         self._vocab_stale = True
         self._fill_vocab_view(self.vocab_dock.isVisible())
         self.token_view.set_details_provider(lambda token_id: token_facts(tok, token_id))
@@ -798,8 +822,11 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_encoded(self, result: EncodeResult) -> None:
         self.edit_panel.set_text(result.text)
+        self.roundtrip_panel.set_text(result.text, result.encoding)
         if self.tabs.currentWidget() is self.compare_view:
             self.compare_view.set_text(self.current_text())
+        elif self.tabs.currentWidget() is self.analyses_view:
+            self.analyses_view.set_text(self.current_text())
         self._font_timer.start()
         if self.big.is_active():
             self.big.preview_encoded(result)  # (the whole file's tokens, once there, stay)
@@ -853,21 +880,85 @@ class MainWindow(QMainWindow):
     # ---- compare tab and docks ------------------------------------------------------------------------
     @Slot(int)
     def _on_tab_changed(self, index: int) -> None:
-        if self.tabs.widget(index) is not self.compare_view:
+        shown = self.tabs.widget(index)
+        if shown is self.compare_view:
+            self._restore_compare_set()
+            self.compare_view.set_text(self.current_text())
+        elif shown is self.analyses_view:
+            self._restore_compare_set()
+            self._push_analysis_set()
+            self.analyses_view.set_text(self.current_text())
+
+    def _restore_compare_set(self) -> None:
+        """The Compare set of the last run, loaded the first time the Compare or Analyses tab shows
+        (else the explorer's tokenizer)."""
+        if self._compare_restored:
             return
-        if not self._compare_restored:
-            self._compare_restored = True
-            saved = [e for e in self.settings.compare_tokenizers() if e["path"] and Path(e["path"]).exists()]
-            for entry in saved:
-                self.compare_view.add_path(entry["path"], entry["name"], entry["encoding"])
-            if not saved and self.controller.tokenizer is not None:
-                self.compare_view.add_tokenizer(self.controller.tokenizer)
-        self.compare_view.set_text(self.current_text())
+        self._compare_restored = True
+        saved = [e for e in self.settings.compare_tokenizers() if e["path"] and Path(e["path"]).exists()]
+        for entry in saved:
+            self.compare_view.add_path(entry["path"], entry["name"], entry["encoding"])
+        if not saved and self.controller.tokenizer is not None:
+            self.compare_view.add_tokenizer(self.controller.tokenizer)
+
+    def _push_analysis_set(self) -> None:
+        """The Analyses tab analyses the Compare set's loaded tokenizers, or the explorer's alone."""
+        tokenizers = self.compare_view.tokenizers()
+        if tokenizers:
+            self.analyses_view.set_tokenizers(tokenizers, from_compare=True)
+        elif self.controller.tokenizer is not None:
+            tok = self.controller.tokenizer
+            self.analyses_view.set_tokenizers({self._tok_name(tok): tok}, from_compare=False)
+
+    def _add_to_analysis_set(self) -> None:
+        self._restore_compare_set()
+        self.compare_view.ask_add()
 
     def _save_compare_set(self) -> None:
         if self._compare_restored:
             # (a tokenizer with no file yet — trained, being kept — is saved once it has one)
             self.settings.set_compare_tokenizers([e for e in self.compare_view.paths() if e["path"]])
+
+    def _round_trip_shown(self, visible: bool) -> None:
+        report = self.roundtrip_panel.report
+        if visible and report is not None and not self.roundtrip_panel.is_busy():
+            self._mark_round_trip(report)
+        elif not visible:
+            self.token_view.set_underlines([])
+
+    def _mark_round_trip(self, report) -> None:
+        """Underline in the token view the tokens the normalizer changed (orange) and those that do
+        not come back from decode (red), when it shows the analysed text."""
+        enc = self.token_view.encoding()
+        if enc is None or len(enc.text) != report.text_length or not self.roundtrip_dock.isVisible():
+            self.token_view.set_underlines([])
+            return
+        starts, ends = offsets_arrays(enc)
+        self.token_view.set_underlines([
+            (NORMALIZER_COLOR, tokens_touched(report.normalizer_changes, starts, ends)),
+            (DECODE_COLOR, tokens_touched(report.decode_differences, starts, ends))])
+
+    def select_text_span(self, start: int, end: int) -> None:
+        """Select characters [start, end) in the editor and their tokens in the token view (an
+        empty span: the characters on either side)."""
+        enc = self.token_view.encoding()
+        if enc is None or not 0 <= start <= end <= len(enc.text):
+            return
+        if end == start:
+            start, end = max(0, start - 1), min(len(enc.text), end + 1)
+        span = self.link.tokens_in_range(start, end)
+        if span is None:  # (text no token covers: the token before it)
+            before = self.link.tokens_in_range(0, start)
+            span = (before[1], before[1]) if before else None
+        if self.link.editor_chars(enc) >= end:
+            cursor = self.editor.textCursor()
+            cursor.setPosition(qt_pos(enc.text, start))
+            cursor.setPosition(qt_pos(enc.text, end), QTextCursor.MoveMode.KeepAnchor)
+            self.editor.setTextCursor(cursor)
+            self.editor.ensureCursorVisible()
+        if span is not None:
+            self.token_view.set_selection(*span)
+            self.token_view.ensure_visible(span[0])
 
     @Slot(bool)
     def _fill_vocab_view(self, visible: bool) -> None:
@@ -966,6 +1057,7 @@ class MainWindow(QMainWindow):
         self._font_timer.stop()
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         for part in (self.library, self.merges_panel, self.train_panel, self.edit_panel, self.compare_view,
-                     self.chat_view, self.vocab_view, self.stats_view, self.big.job, self._workers, self.controller):
+                     self.chat_view, self.analyses_view, self.roundtrip_panel, self.vocab_view, self.stats_view,
+                     self.big.job, self._workers, self.controller):
             part.shutdown()
         super().closeEvent(event)

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -287,6 +287,14 @@ class MergesPanel(QWidget):
         self.used_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
 
     # ---- tokenizer ------------------------------------------------------------------------------
+    def sizeHint(self) -> QSize:
+        """As wide as the Build tab asks: the Health tab's chart and summary take the width they get
+        (their own hints would open the dock twice as wide)."""
+        hint = super().sizeHint()
+        build = self.tabs.widget(0).sizeHint().width() + self.width() - self.tabs.width()
+        hint.setWidth(min(hint.width(), max(build, self.minimumSizeHint().width())))
+        return hint
+
     def set_tokenizer(self, tokenizer) -> None:
         self.cancel_health()
         self._tokenizer = tokenizer

@@ -16,6 +16,7 @@ Interface for the Analyses container: `set_tokenizers(dict)`, `set_text(str)`, `
 """
 from __future__ import annotations
 
+import html
 import threading
 from pathlib import Path
 
@@ -45,7 +46,7 @@ from ..analysis.perturb import DEFAULT_RATE, PERTURBATIONS
 from ..analysis.robustness import RobustnessReport, TextRobustness, compare_perturbed, corpus_robustness
 from ..core.token_array import offsets_arrays
 from ..errors import Cancelled, TokvizError
-from .stats_view import CategoryAxis, FittedAxis, make_plot, theme_plot
+from .stats_view import CategoryAxis, FittedAxis, ReflowRow, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import TokenView
 from .workers import TaskRunner, describe_error
@@ -94,7 +95,7 @@ class RobustnessView(QWidget):
             self.perturbation_box.setItemData(self.perturbation_box.count() - 1, p.description,
                                               Qt.ItemDataRole.ToolTipRole)
         self.perturbation_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.perturbation_box.setMinimumContentsLength(28)
+        self.perturbation_box.setMinimumContentsLength(16)
         self.rate_box = QDoubleSpinBox()
         self.rate_box.setRange(0.0, 1.0)
         self.rate_box.setSingleStep(0.05)
@@ -117,12 +118,15 @@ class RobustnessView(QWidget):
         self.seed_box.valueChanged.connect(self._schedule_preview)
         self.tokenizer_box.currentIndexChanged.connect(self._show_pair)
 
-        top = QHBoxLayout()
-        for label, widget, stretch in (("Perturbation", self.perturbation_box, 3), ("Rate", self.rate_box, 0),
-                                       ("Seed", self.seed_box, 0), ("Tokenizer", self.tokenizer_box, 1)):
-            top.addWidget(QLabel(label))
-            top.addWidget(widget, stretch)
-            top.addSpacing(8)
+        # one row when there is room, else the perturbation above the rest (the window never grows)
+        which, how = QHBoxLayout(), QHBoxLayout()
+        for row, label, widget, stretch in ((which, "Perturbation", self.perturbation_box, 1),
+                                            (how, "Rate", self.rate_box, 0), (how, "Seed", self.seed_box, 0),
+                                            (how, "Tokenizer", self.tokenizer_box, 1)):
+            row.addWidget(QLabel(label))
+            row.addWidget(widget, stretch)
+            row.addSpacing(8)
+        top = ReflowRow([(which, 3), (how, 2)], wide_width=760)
 
         # -- side by side
         self.original_label = QLabel("Original")
@@ -179,7 +183,7 @@ class RobustnessView(QWidget):
         self.source_box = QComboBox()
         self.source_box.addItem(CURRENT_TEXT, None)
         self.source_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.source_box.setMinimumContentsLength(22)
+        self.source_box.setMinimumContentsLength(12)
         self.source_box.setToolTip("What the corpus run measures: the current text or a text file")
         self.file_button = QPushButton("File…")
         self.file_button.clicked.connect(self._choose_file)
@@ -223,12 +227,21 @@ class RobustnessView(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.getPlotItem().invertY(True)
         self.value_axis.setLabel("× tokens (1 = no change)")
-        self.legend = self.plot.getPlotItem().addLegend(offset=(-10, -10))
+        # the key above the plot, not inside it: in a narrow plot an inner legend covers the bars
+        self.key = QLabel()
+        self.key.setTextFormat(Qt.TextFormat.RichText)
+        self.key.setWordWrap(True)
+        chart = QWidget()
+        chart_layout = QVBoxLayout(chart)
+        chart_layout.setContentsMargins(0, 0, 0, 0)
+        chart_layout.setSpacing(2)
+        chart_layout.addWidget(self.key)
+        chart_layout.addWidget(self.plot, 1)
         self.results_table = QTableWidget(0, 0)
         self._fit_table(self.results_table)
         self.results_split = QSplitter(Qt.Orientation.Horizontal)
         self.results_split.setChildrenCollapsible(False)
-        self.results_split.addWidget(self.plot)
+        self.results_split.addWidget(chart)
         self.results_split.addWidget(self.results_table)
         self.results_split.setStretchFactor(0, 3)
         self.results_split.setStretchFactor(1, 2)
@@ -250,7 +263,7 @@ class RobustnessView(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addLayout(top)
+        layout.addWidget(top)
         layout.addWidget(self.main_split, 1)
         self.set_theme(theme)
         self._update_enabled()
@@ -345,7 +358,8 @@ class RobustnessView(QWidget):
             self._corpus_cancel.set()
 
     def is_busy(self) -> bool:
-        return self._corpus_runner.pending() > 0 or self._preview_runner.pending() > 0
+        return (self._corpus_runner.pending() > 0 or self._preview_runner.pending() > 0
+                or self._preview_timer.isActive())
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
         """Stop the workers (cancel what runs) and wait for them."""
@@ -363,7 +377,6 @@ class RobustnessView(QWidget):
         self.original_view.set_theme(theme)
         self.perturbed_view.set_theme(theme)
         theme_plot(self.plot, theme)
-        self.legend.setLabelTextColor(theme.text)
         if self.report is not None:
             self._draw_chart(self.report)
 
@@ -536,7 +549,6 @@ class RobustnessView(QWidget):
     def _draw_chart(self, report: RobustnessReport) -> None:
         plot = self.plot.getPlotItem()
         plot.clear()
-        self.legend.clear()
         means = report.mean_matrix()
         n_p, n_t = len(report.perturbations), len(report.tokenizers)
         self.category_axis.set_names([PERTURBATIONS[p].label for p in report.perturbations])
@@ -548,7 +560,9 @@ class RobustnessView(QWidget):
             bars = pg.BarGraphItem(x0=1.0, y=y, width=lengths, height=thickness * 0.9, brush=color,
                                    pen=pg.mkPen(color.darker(130)))
             plot.addItem(bars)
-            self.legend.addItem(bars, name)
+        self.key.setText("&nbsp;&nbsp; ".join(
+            f"<span style='color: {BAR_COLORS[j % len(BAR_COLORS)]}'>■</span>&nbsp;{html.escape(name)}"
+            for j, name in enumerate(report.tokenizers)))
         plot.addItem(pg.InfiniteLine(pos=1.0, angle=90, pen=pg.mkPen(self.theme.marker, style=Qt.PenStyle.DashLine)))
         top = float(means.max()) if means.size else 1.0
         low = min(1.0, float(means.min()) if means.size else 1.0)

@@ -7,11 +7,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..defaults import default_tokenizer_path
+from ..defaults import default_tokenizer_path, parallel_sample_path
 from ..errors import TokvizError
 
-VIEWS = ("explorer", "window", "merges", "vocab", "stats", "compare", "train", "chat")
-DOCKS = ("merges", "vocab", "stats", "train", "edit")  # the right-hand docks, tabbed: one is raised
+ANALYSIS_PAGES = ("fairness", "robustness", "overlap")  # the Analyses tab's pages, in order
+VIEWS = ("explorer", "window", "merges", "vocab", "stats", "compare", "train", "chat", "robustness", "fairness", "overlap")
+DOCKS = ("merges", "vocab", "stats", "train", "edit", "roundtrip")  # the right-hand docks, tabbed: one is raised
 PLANNED_VIEWS: tuple[str, ...] = ()  # views of issues still to come
 
 
@@ -77,7 +78,9 @@ def screenshot(
     a pane per tokenizer (at least two; the shipped default is added to a single one) on the text.
     "train": the Training panel after training a byte-level BPE of 2,000 tokens on `text_file` (or the
     shipped training text).  "chat": the Chat tab on tokenizers[0] (which needs a chat template), with
-    the conversation of `text_file` (a JSON file of messages) or the tab's starter conversation.  "window": the whole main window exactly width x height, as a user sees it,
+    the conversation of `text_file` (a JSON file of messages) or the tab's starter conversation. "robustness": the Robustness page
+    on every tokenizer given, the text side by side under homoglyphs and the corpus run on the text.  "fairness": the Fairness page on every
+    tokenizer given, run on the parallel files of `text_file` (a folder) or the shipped sample (resources/parallel).  "overlap": the Overlap page on every tokenizer given (at least two), run.  "window": the whole main window exactly width x height, as a user sees it,
     with every dock open (the right-hand ones tabbed, `dock` raised), the Compare tab holding every
     tokenizer given and `tab` ("explorer", "compare" or "chat") showing.  Raises ValueError for an unknown
     view and TokvizError when a tokenizer or the text cannot be opened, or the window cannot be
@@ -94,6 +97,8 @@ def screenshot(
 
     if view == "chat":
         return _chat(ensure_application(), tokenizers, text_file, Path(out), width, height, timeout)
+    if view == "fairness":  # (its --text is a folder or file of parallel texts, read by the page)
+        return _fairness(ensure_application(), tokenizers, text_file, Path(out), width, height, timeout)
     if text_file is not None:  # a TokvizError naming the file, before any window exists
         from .main_window import BIG_FILE_BYTES, PREVIEW_BYTES
 
@@ -107,6 +112,10 @@ def screenshot(
         return _merges(app, tokenizers, text_file, Path(out), width, height)
     if view == "train":
         return _train(app, text_file, Path(out), width, height, timeout)
+    if view == "overlap":
+        return _overlap(app, tokenizers, Path(out), width, height, timeout)
+    if view == "robustness":
+        return _robustness(app, tokenizers, text_file, Path(out), width, height, timeout)
     if view == "compare":
         return _compare(app, tokenizers, text_file, Path(out), width, height, timeout)
     if view in ("vocab", "stats"):
@@ -114,8 +123,9 @@ def screenshot(
     if view == "window":
         if dock not in DOCKS:
             raise ValueError(f"unknown dock {dock!r}; the right-hand docks: {', '.join(DOCKS)}")
-        if tab not in ("explorer", "compare", "chat"):
-            raise ValueError(f"unknown tab {tab!r} (explorer, compare or chat)")
+        if tab not in ("explorer", "compare", "chat", *ANALYSIS_PAGES):
+            raise ValueError(f"unknown tab {tab!r} (explorer, compare, chat, or the Analyses tab's pages: "
+                             f"{', '.join(ANALYSIS_PAGES)})")
         return _whole_window(app, tokenizers, text_file, Path(out), width, height, timeout, dock, tab)
     from .main_window import MainWindow
     from .settings import Settings
@@ -172,11 +182,14 @@ def _whole_window(app, tokenizers, text_file, out: Path, width: int, height: int
             window.tabs.setCurrentIndex(0)
         elif tab == "chat":
             window.tabs.setCurrentWidget(window.chat_view)
+        elif tab in ANALYSIS_PAGES:
+            _run_analysis_page(window, tab, errors, timeout)
         window.resize(width, height)
         done = wait_until(lambda: bool(errors) or (window.is_up_to_date() and not window.library.is_busy()
                                                    and not window.compare_view.is_busy()
                                                    and not window.chat_view.is_busy()
-                                                   and not window.vocab_view.is_busy()), timeout)
+                                                   and not window.vocab_view.is_busy()
+                                                   and not window.roundtrip_panel.is_busy()), timeout)
         if errors:
             raise errors[0]
         if not done:
@@ -193,6 +206,23 @@ def _whole_window(app, tokenizers, text_file, out: Path, width: int, height: int
         window.close()
         window.deleteLater()
         scratch.cleanup()
+
+
+def _run_analysis_page(window, name: str, errors: list, timeout: float) -> None:
+    """Show the Analyses tab on the page called `name` (once the Compare set has loaded) and run it."""
+    if not wait_until(lambda: not window.compare_view.is_busy() and window.is_up_to_date(), timeout):
+        raise TokvizError(f"the tokenizers did not load within {timeout:.0f} s")
+    window.tabs.setCurrentWidget(window.analyses_view)
+    tabs = window.analyses_view.tabs
+    index = [tabs.tabText(i).lower() for i in range(tabs.count())].index(name)
+    tabs.setCurrentIndex(index)
+    page = window.analyses_view.pages[index]
+    results: list = []
+    page.finished.connect(results.append)
+    page.failed.connect(lambda reason: errors.append(TokvizError(reason)))
+    page.run()
+    if not wait_until(lambda: bool(errors) or (bool(results) and not page.is_busy()), timeout):
+        raise TokvizError(f"the {name} analysis did not finish within {timeout:.0f} s")
 
 
 def _merges(app, tokenizers: list[str], text_file: str | None, out: Path, width: int, height: int) -> Path:
@@ -278,6 +308,107 @@ def _compare(app, tokenizers, text_file, out: Path, width: int, height: int, tim
             view.add_tokenizer(tok)
         if not wait_until(lambda: bool(done), timeout):
             raise TokvizError(f"the compare view did not finish within {timeout:.0f} s")
+        return _save_png(app, view, out)
+    finally:
+        _dispose(view)
+
+
+def _robustness(app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
+    """The Robustness page on every tokenizer given (or the shipped default) and the text: the
+    homoglyph perturbation side by side on the first tokenizer, and the corpus run on the text."""
+    from .. import load
+    from ..analysis.corpus_stats import unique_name
+    from ..defaults import sample_text
+    from . import files
+    from .robustness_view import RobustnessView
+
+    loaded: dict = {}
+    for p in list(tokenizers) or [str(default_tokenizer_path())]:
+        tok = load(p)
+        loaded[unique_name(tok.source.name or Path(p).name, loaded)] = tok
+    text = files.read_text_head(text_file, 64 * 1024) if text_file else sample_text()
+    view = RobustnessView()
+    previewed: list = []
+    done: list = []
+    try:
+        view.resize(width, height)
+        view.show()
+        view.previewed.connect(previewed.append)
+        for signal in (view.finished, view.failed, view.cancelled):
+            signal.connect(lambda *args: done.append(args))
+        view.set_tokenizers(loaded)
+        view.set_text(text)
+        view.run()
+        if not wait_until(lambda: bool(done) and bool(previewed) and not view.is_busy(), timeout):
+            raise TokvizError(f"the robustness view did not finish within {timeout:.0f} s")
+        if view.report is None:
+            raise TokvizError(view.status.text())
+        return _save_png(app, view, out)
+    finally:
+        _dispose(view)
+
+
+def _fairness(app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
+    """The Fairness page on every tokenizer given (or the shipped default), run on `text_file` (a
+    folder of parallel files, or one file) or the shipped parallel sample (resources/parallel)."""
+    from .. import load
+    from ..analysis.corpus_stats import unique_name
+    from .fairness_view import FairnessView
+
+    loaded: dict = {}
+    for p in list(tokenizers) or [str(default_tokenizer_path())]:
+        tok = load(p)
+        loaded[unique_name(tok.source.name or Path(p).name, loaded)] = tok
+    source = Path(text_file) if text_file else parallel_sample_path()
+    if not source.exists():
+        raise TokvizError("no parallel files: give --text a folder of them (one file per language)", source)
+    _quiet_offscreen_warnings()
+    view = FairnessView()
+    done: list = []
+    try:
+        view.resize(width, height)
+        view.show()
+        view.finished.connect(done.append)
+        view.failed.connect(lambda reason: done.append(TokvizError(reason)))
+        view.set_tokenizers(loaded)
+        view.set_files([source])
+        view.run()
+        if not wait_until(lambda: bool(done), timeout):
+            raise TokvizError(f"the fairness view did not finish within {timeout:.0f} s")
+        if isinstance(done[0], TokvizError):
+            raise done[0]
+        return _save_png(app, view, out)
+    finally:
+        _dispose(view)
+
+
+def _overlap(app, tokenizers, out: Path, width: int, height: int, timeout: float) -> Path:
+    """The Overlap page on every tokenizer given (at least two; the shipped default is added to a
+    single one), run, the first pair selected."""
+    from .. import load
+    from ..analysis.corpus_stats import unique_name
+    from .overlap_view import OverlapView
+
+    paths = list(tokenizers) or [str(default_tokenizer_path())]
+    if len(paths) < 2:
+        paths.append(str(default_tokenizer_path()))
+    loaded: dict = {}
+    for p in paths:
+        tok = load(p)
+        loaded[unique_name(tok.source.name or Path(p).name, loaded)] = tok
+    view = OverlapView()
+    done: list = []
+    try:
+        view.resize(width, height)
+        view.show()
+        for signal in (view.finished, view.failed, view.cancelled):
+            signal.connect(lambda *args: done.append(args))
+        view.set_tokenizers(loaded)
+        view.run()
+        if not wait_until(lambda: bool(done) and not view.is_busy(), timeout):
+            raise TokvizError(f"the overlap view did not finish within {timeout:.0f} s")
+        if view.report is None:
+            raise TokvizError(view.status.text())
         return _save_png(app, view, out)
     finally:
         _dispose(view)

@@ -186,6 +186,7 @@ class TokenView(QAbstractScrollArea):
         self._block_sizes = None  # (blocks, chars, tokens, extra rows, empty) of each block, for estimates
         self._painting = False
         self._marks: np.ndarray | None = None  # per token: marked (see set_marks)
+        self._underlines: list[tuple[QColor, np.ndarray]] = []  # (colour, per token: underlined) (set_underlines)
         self._show_whitespace = True
         self.setFont(mono_font())
         self.viewport().setMouseTracking(True)
@@ -205,6 +206,7 @@ class TokenView(QAbstractScrollArea):
         self._encoding = encoding
         self._selection = None
         self._marks = None
+        self._underlines = []
         self._hover = -1
         self._current = -1 if encoding is None or self._current >= len(encoding) else self._current
         if encoding is None:
@@ -412,6 +414,25 @@ class TokenView(QAbstractScrollArea):
 
     def marks(self) -> set[int]:
         return set() if self._marks is None else {int(i) for i in np.flatnonzero(self._marks)}
+
+    def set_underlines(self, layers) -> None:
+        """Underline tokens: `layers` is [(colour, token indices)], each layer a line of its colour
+        under its tokens, the later ones below (the Round trip panel's normalizer changes and decode
+        differences); [] clears them."""
+        n = len(self._encoding) if self._encoding is not None else 0
+        out = []
+        for color, indices in layers:
+            mask = np.zeros(n, bool)
+            idx = np.asarray(indices, dtype=np.int64)
+            mask[idx[(idx >= 0) & (idx < n)]] = True
+            if mask.any():
+                out.append((QColor(color), mask))
+        self._underlines = out
+        self.viewport().update()
+
+    def underlined(self) -> list[set[int]]:
+        """The underlined token indices of each layer set by `set_underlines` (empty ones left out)."""
+        return [{int(i) for i in np.flatnonzero(mask)} for _color, mask in self._underlines]
 
     def top_token(self) -> int:
         """Index of the first token at the top of the viewport (-1 when nothing is shown)."""
@@ -974,6 +995,15 @@ class TokenView(QAbstractScrollArea):
                     tok = layout.tok[j]
                     if tok >= 0 and marks[tok] and (j == 0 or layout.tok[j - 1] != tok):
                         painter.drawRect(QRectF(layout.x[j] - 1.5, top - 1.0, 2.0, self._box_h + 2.0))
+        for k, (color, mask) in enumerate(self._underlines):
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(color)
+            y = self._box_h + 0.5 + 2.0 * k
+            for layout, row, top in rows_drawn:
+                for j in layout.row_range(row):
+                    tok = layout.tok[j]
+                    if tok >= 0 and mask[tok]:
+                        painter.drawRect(QRectF(layout.x[j], top + y, layout.w[j], 2.0))
         for rect, hovered in emphasis:
             color = QColor(theme.hover_outline if hovered else theme.current_outline)
             painter.setPen(QPen(color, 2.0))

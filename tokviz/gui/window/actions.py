@@ -144,7 +144,8 @@ def _view_menu(window) -> None:
                   (docks.merges, "&Merges, traces and health", "Ctrl+M"),
                   (docks.vocab, "&Vocabulary", "Ctrl+Shift+V"),
                   (docks.stats, "&Statistics and comparison", "Ctrl+Shift+T"),
-                  (docks.train, "&Training", "Ctrl+Shift+R"), (docks.edit, "&Edit vocabulary", "Ctrl+Shift+E"))
+                  (docks.train, "&Training", "Ctrl+Shift+R"), (docks.edit, "&Edit vocabulary", "Ctrl+Shift+E"),
+                  (docks.roundtrip, "Round tri&p (normalizer, decode)", "Ctrl+Shift+D"))
     window.dock_actions = []
     for dock, label, key in dock_items:
         action = dock.toggleViewAction()

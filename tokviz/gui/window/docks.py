@@ -1,5 +1,6 @@
 """Every dock of the main window and its panel: the Library on the left, the ids at the bottom, and
-on the right, tabbed together, merges, vocabulary, statistics, training and vocabulary editing.
+on the right, tabbed together, merges, vocabulary, statistics, training, vocabulary editing and the
+round trip (normalizer changes, decode differences).
 
 Each panel keeps its minimum size small (at most DOCK_MIN_WIDTH x DOCK_MIN_HEIGHT), so that the
 window with every dock open still fits a small screen; panels reflow or scroll below their
@@ -15,6 +16,7 @@ from ..edit_panel import EditPanel
 from ..ids_panel import IdsPanel
 from ..library_panel import LibraryPanel
 from ..merges_panel import MergesPanel
+from ..roundtrip_panel import RoundTripPanel
 from ..stats_view import StatsView
 from ..train_panel import TrainPanel
 from ..vocab_view import VocabView
@@ -33,14 +35,15 @@ class Docks:
     stats: QDockWidget
     train: QDockWidget
     edit: QDockWidget
+    roundtrip: QDockWidget
     right_sized: bool = False  # the right-hand docks were given their first width
 
     def all(self) -> list[QDockWidget]:
-        return [self.library, self.ids, self.merges, self.vocab, self.stats, self.train, self.edit]
+        return [self.library, self.ids, self.merges, self.vocab, self.stats, self.train, self.edit, self.roundtrip]
 
     def right(self) -> list[QDockWidget]:
         """The right-hand docks, tabbed together."""
-        return [self.merges, self.vocab, self.stats, self.train, self.edit]
+        return [self.merges, self.vocab, self.stats, self.train, self.edit, self.roundtrip]
 
 
 def _dock(window: QMainWindow, title: str, name: str, panel: QWidget) -> QDockWidget:
@@ -58,6 +61,7 @@ def build_docks(window: QMainWindow, library: LibraryPanel) -> Docks:
     window.stats_view = StatsView()
     window.train_panel = TrainPanel()
     window.edit_panel = EditPanel()
+    window.roundtrip_panel = RoundTripPanel()
     docks = Docks(
         library=_dock(window, "Library", "LibraryDock", library),
         ids=_dock(window, "Ids", "IdsDock", window.ids_panel),
@@ -66,6 +70,7 @@ def build_docks(window: QMainWindow, library: LibraryPanel) -> Docks:
         stats=_dock(window, "Statistics", "StatsDock", window.stats_view),
         train=_dock(window, "Training", "TrainDock", window.train_panel),
         edit=_dock(window, "Edit vocabulary", "EditDock", window.edit_panel),
+        roundtrip=_dock(window, "Round trip", "RoundTripDock", window.roundtrip_panel),
     )
     docks.library.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
     window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, docks.library)
