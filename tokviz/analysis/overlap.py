@@ -35,7 +35,7 @@ from ..core.models.bpe import BPE
 from ..core.sentencepiece import SentencePieceBPE
 from ..errors import Cancelled
 from .merges import merge_index
-from .vocab_stats import CATEGORIES, _decoded_rows, _text_categories
+from .vocab_stats import CATEGORIES, decoded_rows, text_categories
 
 CONTINUATION = "##"  # the first element of a continuation piece's key: (CONTINUATION, bytes)
 SCATTER_POINTS = 20_000  # most points of the rank-in-A vs rank-in-B sample
@@ -232,8 +232,8 @@ class _Coded:
 def _categories(keys: list) -> np.ndarray:
     blobs = [k[1] if isinstance(k, tuple) else k for k in keys]
     n_bytes = np.fromiter(map(len, blobs), np.int32, len(blobs))
-    text, starts = _decoded_rows(blobs, n_bytes)
-    return _text_categories(text, starts)[0]
+    text, starts = decoded_rows(blobs, n_bytes)
+    return text_categories(text, starts)[0]
 
 
 def _code(side: _Side, codes: dict) -> _Coded:

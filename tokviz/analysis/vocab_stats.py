@@ -183,9 +183,9 @@ def token_table(tokenizer) -> TokenTable:
     n = len(ids)
     blobs = [tokenizer.token_bytes(i) for i in ids.tolist()]
     n_bytes = np.fromiter(map(len, blobs), np.int32, n)
-    text, text_starts = _decoded_rows(blobs, n_bytes)
+    text, text_starts = decoded_rows(blobs, n_bytes)
     del blobs
-    category, n_chars, single_han = _text_categories(text, text_starts)
+    category, n_chars, single_han = text_categories(text, text_starts)
 
     joined = "\n".join(tokens)  # ('\n' can be in a token, but no pattern used on it matches it)
     token_lengths = np.fromiter(map(len, tokens), np.int64, n)
@@ -234,7 +234,7 @@ def _starts(lengths: np.ndarray) -> np.ndarray:
     return out
 
 
-def _decoded_rows(blobs: list[bytes], n_bytes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def decoded_rows(blobs: list[bytes], n_bytes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every row's bytes decoded as UTF-8: the code points of all rows, each byte that is not part of
     a character as U+DC80..U+DCFF ('surrogateescape'; valid UTF-8 never decodes to those), and
     where each row starts in them."""
@@ -267,8 +267,8 @@ def _char_classes(cp: np.ndarray) -> np.ndarray:
     return lookup[cp]
 
 
-def _text_categories(cp: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`token_category` of every row's text (from `_decoded_rows`), its length in characters (0 if
+def text_categories(cp: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`token_category` of every row's text (from `decoded_rows`), its length in characters (0 if
     not UTF-8) and whether it is one Han character with only spaces around it."""
     n = len(starts) - 1
     lengths = np.diff(starts)
@@ -310,7 +310,7 @@ def _text_categories(cp: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np
 
 
 def _display_code_points(cp: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows of `_decoded_rows` as `core.encoding.display_string` shows them: each byte that is
+    """The rows of `decoded_rows` as `core.encoding.display_string` shows them: each byte that is
     not UTF-8 as a chip ⟨e6⟩."""
     escaped = (cp >= 0xDC80) & (cp <= 0xDCFF)
     if not escaped.any():
