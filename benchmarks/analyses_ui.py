@@ -108,13 +108,12 @@ def main(argv=None) -> int:
         print(f"missing tokenizer files: {', '.join(missing)}", file=sys.stderr)
         return 2
 
-    from PySide6.QtWidgets import QApplication
-
     import tokviz
+    from tokviz.gui.app import ensure_application
     from tokviz.gui.main_window import MainWindow
     from tokviz.gui.settings import Settings
 
-    app = QApplication.instance() or QApplication([])
+    app = ensure_application()  # (as the app makes it: allocator and thread switching tuned)
     loaded = [tokviz.load(p).prepare() for p in paths]
     text = (SHARED / "corpus" / "multi.txt").read_text(encoding="utf-8")[: int(args.text_kb * 1024)]
     scratch = tempfile.TemporaryDirectory()

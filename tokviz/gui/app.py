@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .platform import display_problem, tune_allocator
+from .platform import display_problem, tune_allocator, tune_thread_switching
 
 APP_NAME = "tokviz"
 
@@ -21,6 +21,7 @@ def ensure_application(argv: list[str] | None = None):
         QApplication.setOrganizationName(APP_NAME)
         QApplication.setDesktopFileName(APP_NAME)
         app = QApplication(list(argv) if argv is not None else [sys.argv[0] if sys.argv else APP_NAME])
+    tune_thread_switching()
     return app
 
 

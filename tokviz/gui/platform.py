@@ -73,6 +73,19 @@ def _glibc():
         return None
 
 
+GIL_SWITCH_SECONDS = 0.001
+
+
+def tune_thread_switching() -> None:
+    """Hand the GIL between threads every millisecond rather than every 5.
+
+    A worker running Python (a vocabulary check decoding 150k tokens, say) holds the GIL up to the
+    switch interval each time the UI thread asks for it, and a table or token view being painted
+    asks once per cell it reads from Python: at 5 ms a paint of a few hundred cells waits about half
+    a second (benchmarks/analyses_ui.py measured 440-610 ms stalls), at 1 ms 20-50 ms."""
+    sys.setswitchinterval(GIL_SWITCH_SECONDS)
+
+
 def tune_allocator() -> bool:
     """Keep a long session's memory from creeping up (glibc only; True if applied).
 
