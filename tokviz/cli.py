@@ -15,7 +15,7 @@
     tokviz robustness -t TOK [-t TOK ...] [FILE|-] [--perturbation NAME ...] [--rate R] [--seed S] [--table markdown|csv] [--json]
     tokviz overlap -t A -t B [-t C ...] [--table markdown|csv] [--json]  shared tokens, merge order: derived?
     tokviz roundtrip -t TOK [FILE|-] [--json] [--show N]  normalizer changes and where decode(encode(x)) != x
-    tokviz screenshot explorer|window|merges|vocab|stats|compare|train|chat -t TOK [-t TOK2 ...] [--text FILE] -o out.png
+    tokviz screenshot explorer|window|merges|vocab|stats|compare|train|chat|fairness|robustness|overlap -t TOK [-t TOK2 ...] [--text FILE] -o out.png
 """
 from __future__ import annotations
 
@@ -33,6 +33,21 @@ def _load(path: str, pattern: str | None = None):
     from .formats import load
 
     return load(path, pattern=pattern)
+
+
+def _load_named(paths: list[str] | None, pattern: str | None, at_least: int = 1) -> dict:
+    """name -> Tokenizer for every -t, names made unique; TokvizError when fewer than `at_least`."""
+    from .analysis.corpus_stats import unique_name
+
+    paths = paths or []
+    if len(paths) < at_least:
+        raise TokvizError("give at least one tokenizer with -t" if at_least == 1 else
+                          f"give at least {'two' if at_least == 2 else at_least} tokenizers with -t")
+    tokenizers: dict = {}
+    for p in paths:
+        tok = _load(p, pattern)
+        tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
+    return tokenizers
 
 
 def _read_input(source: str | None) -> str:
@@ -209,7 +224,7 @@ def _corpora(specs: list[str]) -> dict[str, list[str]]:
 
 
 def cmd_stats(args) -> int:
-    from .analysis.corpus_stats import comparison_rows, corpus_stats, table_csv, table_markdown, unique_name
+    from .analysis.corpus_stats import comparison_rows, corpus_stats, table_csv, table_markdown
     from .analysis.vocab_stats import vocab_stats
 
     paths = args.tokenizer or []
@@ -217,10 +232,7 @@ def cmd_stats(args) -> int:
         raise TokvizError("give at least one tokenizer with -t")
     corpora = _corpora(args.corpus or [])
     if len(paths) > 1 or args.table:
-        tokenizers = {}
-        for p in paths:
-            tok = _load(p, args.pattern)
-            tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
+        tokenizers = _load_named(paths, args.pattern)
         rows = comparison_rows(tokenizers, corpora)
         if args.json:
             json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
@@ -257,15 +269,9 @@ def cmd_stats(args) -> int:
 
 def cmd_compare(args) -> int:
     from .analysis.compare import compare_text
-    from .analysis.corpus_stats import table_csv, table_markdown, unique_name
+    from .analysis.corpus_stats import table_csv, table_markdown
 
-    paths = args.tokenizer or []
-    if len(paths) < 2:
-        raise TokvizError("give at least two tokenizers with -t")
-    tokenizers = {}
-    for p in paths:
-        tok = _load(p, args.pattern)
-        tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
+    tokenizers = _load_named(args.tokenizer, args.pattern, at_least=2)
     text = _read_input(args.file)
     result = compare_text(tokenizers, text, top_words=args.words)
     if args.json:
@@ -284,17 +290,11 @@ def cmd_compare(args) -> int:
 
 
 def cmd_fairness(args) -> int:
-    from .analysis.corpus_stats import table_csv, table_markdown, unique_name
+    from .analysis.corpus_stats import table_csv, table_markdown
     from .analysis.fairness import fairness_files
     from .defaults import parallel_sample_path
 
-    paths = args.tokenizer or []
-    if not paths:
-        raise TokvizError("give at least one tokenizer with -t")
-    tokenizers = {}
-    for p in paths:
-        tok = _load(p, args.pattern)
-        tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
+    tokenizers = _load_named(args.tokenizer, args.pattern)
     result = fairness_files(tokenizers, args.files or [parallel_sample_path()], args.pivot)
     if args.json:
         json.dump(result.as_dict(), sys.stdout, ensure_ascii=False, indent=2)
@@ -315,24 +315,18 @@ def cmd_fairness(args) -> int:
 
 
 def cmd_robustness(args) -> int:
-    from .analysis.corpus_stats import table_csv, table_markdown, unique_name
+    from .analysis.corpus_stats import table_csv, table_markdown
     from .analysis.perturb import PERTURBATIONS
     from .analysis.robustness import corpus_robustness
     from .defaults import sample_text
 
-    paths = args.tokenizer or []
-    if not paths:
-        raise TokvizError("give at least one tokenizer with -t")
     if not 0.0 <= args.rate <= 1.0:
         raise TokvizError(f"--rate must be between 0 and 1, got {args.rate}")
     names = [n for arg in args.perturbation or [] for n in arg.split(",") if n] or list(PERTURBATIONS)
     unknown = [n for n in names if n not in PERTURBATIONS]
     if unknown:
         raise TokvizError(f"unknown perturbation {unknown[0]!r}: choose from {', '.join(PERTURBATIONS)}")
-    tokenizers = {}
-    for p in paths:
-        tok = _load(p, args.pattern)
-        tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
+    tokenizers = _load_named(args.tokenizer, args.pattern)
     text = sample_text() if args.file is None else _read_input(args.file)
     bar = TerminalProgress() if len(text) > 256 * 1024 else None
     report = corpus_robustness(tokenizers, text, names, rate=args.rate, seed=args.seed,
@@ -353,16 +347,10 @@ def cmd_robustness(args) -> int:
 
 
 def cmd_overlap(args) -> int:
-    from .analysis.corpus_stats import table_csv, table_markdown, unique_name
+    from .analysis.corpus_stats import table_csv, table_markdown
     from .analysis.overlap import overlap
 
-    paths = args.tokenizer or []
-    if len(paths) < 2:
-        raise TokvizError("give at least two tokenizers with -t")
-    tokenizers = {}
-    for p in paths:
-        tok = _load(p, args.pattern)
-        tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
+    tokenizers = _load_named(args.tokenizer, args.pattern, at_least=2)
     report = overlap(tokenizers)
     if args.json:
         json.dump(report.as_dict(), sys.stdout, ensure_ascii=False, indent=2)
