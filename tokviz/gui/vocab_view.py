@@ -20,6 +20,7 @@ names and messages are elided, so nothing the view shows can widen the window.
 """
 from __future__ import annotations
 
+import itertools
 import threading
 
 import numpy as np
@@ -424,8 +425,9 @@ class VocabView(QWidget):
         self._filter_timer.stop()
         section = self.health_box.currentData() or ""
         ids = self.token_health.ids(section) if section and self.token_health is not None else None
-        self.model.set_notes(self.token_health.notes_by_id(section) if ids is not None else None)
-        self._place_health_column(ids is not None)
+        notes = self.token_health.notes_by_id(section) if ids is not None else None
+        self.model.set_notes(notes)
+        self._place_health_column(notes)
         self.proxy.set_filter(self.filter_input.text().strip(), self.category_box.currentData() or "",
                               self.min_bytes.value(), self.max_bytes.value(), ids=ids)
         shown, total = self.proxy.rowCount(), self.model.rowCount()
@@ -434,21 +436,26 @@ class VocabView(QWidget):
             note += " (checking health…)"
         self.count_label.setText(f"{shown:,} of {total:,}{note}")
 
-    def _place_health_column(self, shown: bool) -> None:
+    def _place_health_column(self, notes: dict[int, str] | None) -> None:
         """With a health filter, its "health" notes right after the token (in a narrow dock they
-        would be out of sight at the end); without, the empty column last."""
+        would be out of sight at the end), as wide as the first notes need up to half the table;
+        without, the empty column last."""
         header = self.table.horizontalHeader()
         where = header.visualIndex(HEALTH_COLUMN)
-        if shown and where != 2:
+        if notes is not None and where != 2:
             header.moveSection(where, 2)
+            # measured on a sample of the notes: Qt's resizeColumnToContents would ask the model for
+            # thousands of cells through Python (about 70 ms on Qwen2.5's undecodable tokens)
+            metrics = self.table.fontMetrics()
+            sample = itertools.islice(notes.values(), 200)
+            wanted = max((metrics.horizontalAdvance(n) for n in sample), default=0) + 16
+            cap = max(160, self.table.viewport().width() // 2)
             self._fitting = True
             try:
-                self.table.resizeColumnToContents(HEALTH_COLUMN)
-                cap = max(160, self.table.viewport().width() // 2)
-                self.table.setColumnWidth(HEALTH_COLUMN, min(self.table.columnWidth(HEALTH_COLUMN), cap))
+                self.table.setColumnWidth(HEALTH_COLUMN, max(80, min(wanted, cap)))
             finally:
                 self._fitting = False
-        elif not shown and where != HEALTH_COLUMN:
+        elif notes is None and where != HEALTH_COLUMN:
             header.moveSection(where, HEALTH_COLUMN)
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
