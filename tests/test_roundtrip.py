@@ -7,6 +7,8 @@ reference decode, and putting each normalizer change's normalized string in plac
 reference normalized text."""
 from __future__ import annotations
 
+import csv
+import io
 import json
 import lzma
 import unicodedata
@@ -244,6 +246,11 @@ def test_cli_human_and_json(bert_path, tmp_path, capsys):
     assert data["round_trips"] is False and data["decoded_length"] == len(decoded)
     assert len(data["decode_differences"]) == 1 and data["totals"]["decode"] > 1
     assert data["decode_differences"][0]["original"] == "C"
+    assert main(["roundtrip", "-t", str(bert_path), str(f), "--table", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["stage"] for r in rows].count("decode") == data["totals"]["decode"]
+    assert [r["stage"] for r in rows].count("normalizer") == data["totals"]["normalizer"]
+    assert rows[0]["original"] == "C" and rows[0]["decoded"] == "c"
 
 
 def test_cli_missing_file(bert_path, capsys):

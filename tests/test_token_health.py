@@ -4,6 +4,9 @@ counts against a plain re-implementation of BPE over HF's own pre-tokenizer.  Ru
 tests/data/real alone (a fresh clone); `tokviz health` end to end at the bottom."""
 from __future__ import annotations
 
+import collections
+import csv
+import io
 import json
 import lzma
 import shutil
@@ -346,6 +349,11 @@ def test_cli_health_json_and_text(real, capsys, tmp_path):
     for title in ("undecodable: 0", "unproduced specials: 2", "same decode: 125", "stray bytes: 128",
                   "resources/sample.txt"):
         assert title in out
+    assert main(["health", "-t", str(path), "--table", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    counts = collections.Counter(r["finding"] for r in rows)
+    assert counts["stray bytes"] == data["counts"]["stray bytes"] and counts["same decode"] == 125
+    assert "undecodable" not in counts and set(counts) <= set(data["counts"])
 
 
 def test_full_health_reports_progress_and_both_parts(real):

@@ -8,13 +8,13 @@
     tokviz bench -t TOK FILE... [--against fastokens,tokie,...] [--threads N] [--json]  cold / warm-unseen / repeat MB/s
     tokviz train --model {bpe,bytelevel-bpe,wordpiece,unigram} --vocab-size N [options] -o OUT FILE...
     tokviz export -t TOK --format FORMAT -o OUT [--scrub] [--force]
-    tokviz health -t TOK [--corpus FILE] [--ios 0.9] [--min-count 3] [--json]
+    tokviz health -t TOK [--corpus FILE] [--ios 0.9] [--min-count 3] [--table markdown|csv] [--json]
     tokviz compare -t A -t B [...] [FILE|-] [--json]
     tokviz stats -t TOK [-t TOK2 ...] [--corpus [LABEL=]PATH ...] [--table markdown|csv] [--json]
     tokviz fairness -t TOK [-t TOK ...] [FILES|DIR] [--pivot LANG] [--table markdown|csv] [--long] [--json]  token premium across languages
     tokviz robustness -t TOK [-t TOK ...] [FILE|-] [--perturbation NAME ...] [--rate R] [--seed S] [--table markdown|csv] [--json]
     tokviz overlap -t A -t B [-t C ...] [--table markdown|csv] [--json]  shared tokens, merge order: derived?
-    tokviz roundtrip -t TOK [FILE|-] [--json] [--show N]  normalizer changes and where decode(encode(x)) != x
+    tokviz roundtrip -t TOK [FILE|-] [--show N] [--table markdown|csv] [--json]  normalizer changes and where decode(encode(x)) != x
     tokviz screenshot explorer|window|merges|vocab|stats|compare|train|chat|fairness|robustness|overlap -t TOK [-t TOK2 ...] [--text FILE] -o out.png
 """
 from __future__ import annotations
@@ -175,7 +175,8 @@ def cmd_bench(args) -> int:
 
 
 def cmd_health(args) -> int:
-    from .analysis.token_health import full_health, section_lines
+    from .analysis.corpus_stats import table_csv, table_markdown
+    from .analysis.token_health import full_health
 
     tok = _load(args.tokenizer, args.pattern)
     corpus = _read_input(args.corpus) if args.corpus else None
@@ -185,11 +186,34 @@ def cmd_health(args) -> int:
         json.dump(report.as_dict(), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
+    if args.table:  # one row per finding, every finding
+        rows = [{"finding": title, "detail": line} for title, lines in _health_sections(report) for line in lines]
+        sys.stdout.write(table_csv(rows) if args.table == "csv" else table_markdown(rows))
+        return 0
     print(f"{report.model}, {report.vocab_size:,} tokens ({report.checked:,} checked for reachability)")
     for note in report.notes:
         print(f"  note: {note}")
     shown = args.show
-    sections = [
+    th = report.tokens
+    print(f"  round trip of {th.checked:,} tokens: " + ", ".join(f"{n:,} {form}" for form, n in th.round_trip.items()))
+    print(f"  intermediate-only: IoS >= {th.ios_threshold:g}, made >= {th.min_count} times in {th.corpus} "
+          f"({th.corpus_chars:,} characters)")
+    for note in th.notes:
+        print(f"  note: {note}")
+    for title, lines in _health_sections(report):
+        print(f"{title}: {len(lines):,}")
+        for line in lines[:shown]:
+            print(f"  {line}")
+        if len(lines) > shown:
+            print(f"  … {len(lines) - shown:,} more (--show N, or --json)")
+    return 0
+
+
+def _health_sections(report) -> list[tuple[str, list[str]]]:
+    """(title, a line per finding) of every section of a full health report."""
+    from .analysis.token_health import section_lines
+
+    return [
         ("unreachable", [f"{i} {t!r} encodes to {' | '.join(got)}" for i, t, got in report.unreachable]),
         ("bad merges", [f"#{r} {a!r} + {b!r}: {why}" for r, a, b, why in report.bad_merges]),
         ("partial UTF-8", [f"{i} {t!r}" for i, t in report.partial_utf8]),
@@ -197,19 +221,6 @@ def cmd_health(args) -> int:
         ("split specials", [f"{i} {c!r} -> {' | '.join(p)}" for i, c, p in report.split_specials]),
         *section_lines(report.tokens),
     ]
-    th = report.tokens
-    print(f"  round trip of {th.checked:,} tokens: " + ", ".join(f"{n:,} {form}" for form, n in th.round_trip.items()))
-    print(f"  intermediate-only: IoS >= {th.ios_threshold:g}, made >= {th.min_count} times in {th.corpus} "
-          f"({th.corpus_chars:,} characters)")
-    for note in th.notes:
-        print(f"  note: {note}")
-    for title, lines in sections:
-        print(f"{title}: {len(lines):,}")
-        for line in lines[:shown]:
-            print(f"  {line}")
-        if len(lines) > shown:
-            print(f"  … {len(lines) - shown:,} more (--show N, or --json)")
-    return 0
 
 
 def _corpora(specs: list[str]) -> dict[str, list[str]]:
@@ -379,11 +390,16 @@ def cmd_overlap(args) -> int:
 
 
 def cmd_roundtrip(args) -> int:
+    from .analysis.corpus_stats import table_csv, table_markdown
     from .analysis.roundtrip import round_trip
 
     tok = _load(args.tokenizer, args.pattern)
     text = _read_input(args.file)
     report = round_trip(tok, text)
+    if args.table:  # one row per difference, every difference
+        rows = [d.as_dict() for d in report.decode_differences + report.normalizer_changes]
+        sys.stdout.write(table_csv(rows) if args.table == "csv" else table_markdown(rows))
+        return 0
     if args.json:
         json.dump({"tokenizer": tok.source.name, **report.as_dict(args.show)}, sys.stdout, ensure_ascii=False,
                   indent=2)
@@ -583,6 +599,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", metavar="FILE", help="text for intermediate-only tokens (IoS); default: the sample texts in resources/")
     p.add_argument("--ios", type=float, default=0.9, help="IoS threshold of intermediate-only tokens (default 0.9)")
     p.add_argument("--min-count", type=int, default=3, help="times a token must be made in the corpus (default 3)")
+    p.add_argument("--table", choices=["markdown", "csv"], help="every finding as a table row (finding, detail)")
     p.add_argument("--json", action="store_true", help="the whole report as JSON")
     p.set_defaults(func=cmd_health)
 
@@ -692,6 +709,8 @@ def build_parser() -> argparse.ArgumentParser:
     tok_arg(p)
     p.add_argument("file", nargs="?", help="text file ('-' or nothing: standard input)")
     p.add_argument("--show", type=int, default=20, help="differences listed of each kind of list (default 20)")
+    p.add_argument("--table", choices=["markdown", "csv"], help="every difference as a table row (start, end, "
+                                                              "original, normalized, decoded, kind, detail, stage)")
     p.add_argument("--json", action="store_true", help="the report as JSON (--show differences of each list)")
     p.set_defaults(func=cmd_roundtrip)
 
