@@ -77,3 +77,21 @@ def test_closing_the_window_stops_a_running_analysis(qtbot, make_window, qwen):
     assert view.is_busy()
     window.close()
     assert not view.is_busy()
+
+
+def test_window_screenshot_runs_an_analysis_page(qtbot, tmp_path):
+    from PySide6.QtGui import QImage
+
+    from tokviz import defaults
+    from tokviz.gui.screenshot import screenshot
+
+    demo = defaults.default_tokenizer_path()
+    bert_file = tmp_path / "bert" / "tokenizer.json"
+    bert_file.parent.mkdir()
+    bert_file.write_bytes(lzma.decompress((REAL / "bert-minilm" / "tokenizer.json.xz").read_bytes()))
+    out = screenshot("window", [str(demo), str(bert_file)], None, tmp_path / "overlap.png", width=1280, height=800,
+                     tab="overlap")
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1280, 800)
+    with pytest.raises(ValueError, match="fairness, robustness, overlap"):
+        screenshot("window", [str(demo)], None, tmp_path / "x.png", tab="analysis")
