@@ -73,16 +73,17 @@ def _glibc():
         return None
 
 
-GIL_SWITCH_SECONDS = 0.001
+GIL_SWITCH_SECONDS = 0.0002
 
 
 def tune_thread_switching() -> None:
-    """Hand the GIL between threads every millisecond rather than every 5.
+    """Hand the GIL between threads every 0.2 ms rather than every 5.
 
     A worker running Python (a vocabulary check decoding 150k tokens, say) holds the GIL up to the
     switch interval each time the UI thread asks for it, and a table or token view being painted
-    asks once per cell it reads from Python: at 5 ms a paint of a few hundred cells waits about half
-    a second (benchmarks/analyses_ui.py measured 440-610 ms stalls), at 1 ms 20-50 ms."""
+    asks once per cell it reads from Python.  Longest UI stall when the Vocabulary view's health
+    filter starts its check on Qwen2.5 (benchmarks/analyses_ui.py): 440-610 ms at 5 ms, 240-270 at
+    1 ms, 140 at 0.5 ms, 90 at 0.2 ms; the check itself takes as long (1.3 s) at each."""
     sys.setswitchinterval(GIL_SWITCH_SECONDS)
 
 
