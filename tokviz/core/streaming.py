@@ -354,6 +354,8 @@ def encode_file(
     piece_chars: int = 32 * 1024,
     max_chunk_bytes: int = 64 << 20,
     allow_nul: bool = False,
+    start: int = 0,
+    end: int | None = None,
 ) -> array | None:
     """Encode a UTF-8 file in bounded memory; the ids equal ``tokenizer.encode(whole_text).ids``.
 
@@ -363,13 +365,17 @@ def encode_file(
     on_chunk(Chunk): receives each piece's Encoding (not kept).  keep_ids=False (only with on_chunk):
     return None and keep nothing.  Raises TokvizError naming the file when it cannot be read or is
     not UTF-8 (with the byte offset), or when no cut is found within `max_chunk_bytes`.
-    A NUL byte anywhere marks a binary file, refused with its offset (allow_nul=True: encoded)."""
+    A NUL byte anywhere marks a binary file, refused with its offset (allow_nul=True: encoded).
+    start, end: encode only bytes [start, end) of the file (a safe cut at both ends, e.g. from
+    tokviz.cluster.ranges); progress and Chunk.byte_start then count from `start`."""
     path = os.fspath(path)
     try:
-        total = os.path.getsize(path)
+        size = os.path.getsize(path)
         fh = open(path, "rb")
     except OSError as exc:
         raise TokvizError(f"cannot read the file: {exc.strerror or exc}", path) from None
+    end = size if end is None else min(end, size)
+    total = max(0, end - start)
     if on_chunk is None:
         keep_ids = True  # else there would be nothing to show for the work
     ids = array("I") if keep_ids else None
@@ -417,12 +423,14 @@ def encode_file(
         carry_bytes = b""
         pending = ""
         pending_bytes = 0  # bytes of the file behind `pending`
-        offset = 0  # file offset of the next read
-        first = True
+        offset = start  # file offset of the next read
+        first = start == 0  # (a byte-order mark only at the start of the file)
+        if start:
+            fh.seek(start)
         while True:
             check_cancel()
             try:
-                data = fh.read(chunk_bytes)
+                data = fh.read(min(chunk_bytes, end - offset))
             except OSError as exc:
                 raise TokvizError(f"cannot read the file at byte {offset}: {exc.strerror or exc}", path) from None
             eof = not data

@@ -34,6 +34,8 @@ TRAINERS = {
     "unigram": ("unigram", "train_unigram"),
 }
 
+CLUSTER_MODELS = ("bpe", "bytelevel-bpe")  # whose counting step runs on a Dask cluster
+
 
 def train(
     model: str,
@@ -44,11 +46,14 @@ def train(
     progress: Progress | None = None,
     cancel: CancelCheck | None = None,
     threads: int | None = None,
+    cluster=None,
     **model_options,
 ) -> Tokenizer:
     """Train a `model` tokenizer on the text `files` (paths).  `pattern` (byte-level BPE only): a split
     pattern name (gpt2, cl100k, o200k, llama3, qwen2) or a regex; `model_options`: what that
-    trainer alone takes (bpe: end_of_word="separate" | "glued"; wordpiece: lowercase=True)."""
+    trainer alone takes (bpe: end_of_word="separate" | "glued"; wordpiece: lowercase=True).
+    `cluster`: a tokviz.cluster.Cluster that counts the pieces (bpe and bytelevel-bpe only; the
+    merges are learned here)."""
     if model not in TRAINERS:
         raise TokvizError(f"unknown model {model!r} (choose from {', '.join(TRAINERS)})")
     if not files:
@@ -56,6 +61,13 @@ def train(
     module, function = TRAINERS[model]
     trainer = getattr(importlib.import_module(f".{module}", __name__), function)
     kwargs = {"progress": progress, "cancel": cancel, "threads": threads, **model_options}
+    if cluster is not None:
+        if model not in CLUSTER_MODELS:
+            raise TokvizError(f"training {model} on a Dask cluster is not supported (its counting is not a sum of "
+                              f"per-range counts here); models that can: {', '.join(CLUSTER_MODELS)}")
+        from ..cluster import count_corpus_on
+
+        kwargs["count"] = count_corpus_on(cluster)
     if model == "bytelevel-bpe":
         kwargs["pattern"] = pattern or "gpt2"
     elif pattern is not None:

@@ -53,6 +53,7 @@ def train_bytelevel_bpe(
     cancel: CancelCheck | None = None,
     threads: int | None = None,
     split_lines: bool = False,
+    count=None,
 ) -> Tokenizer:
     """A byte-level BPE tokenizer trained on files and/or texts (see bpe_core.count_corpus for which
     items are files: an os.PathLike, or a one-line str naming an existing file).
@@ -70,7 +71,8 @@ def train_bytelevel_bpe(
     collapse_whitespace.
 
     progress(fraction, message) while counting and every few merges; cancel() as often: True
-    raises Cancelled."""
+    raises Cancelled.  `count`: what counts the pieces, bpe_core.count_corpus or a drop-in for it
+    (tokviz.cluster.count_corpus_on)."""
     regex = NAMED_PATTERNS.get(pattern, pattern)
     fixed = options.fixed_tokens() + list(options.user_defined_symbols)
     n_merges = max(0, options.vocab_size - len(fixed) - 256)
@@ -81,7 +83,7 @@ def train_bytelevel_bpe(
         def count_progress(fraction: float) -> None:
             progress(COUNTING_SHARE * fraction, "counting words")
 
-    pieces, counts = bpe_core.count_corpus(
+    pieces, counts = (count or bpe_core.count_corpus)(
         corpus_paths_or_texts, regex, split_digits=options.split_digits, split_lines=split_lines, threads=threads,
         progress=count_progress, cancel=cancel, dialect=_dialect(pattern),
     )

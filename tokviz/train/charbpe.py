@@ -43,13 +43,15 @@ def train_char_bpe(
     cancel: CancelCheck | None = None,
     threads: int | None = None,
     end_of_word: str = "separate",
+    count=None,
 ) -> Tokenizer:
-    """A character-level BPE Tokenizer trained on `corpus` (file paths and/or texts)."""
+    """A character-level BPE Tokenizer trained on `corpus` (file paths and/or texts).  `count`: a
+    drop-in for bpe_core.count_corpus (tokviz.cluster.count_corpus_on)."""
     if end_of_word not in ("separate", "glued"):
         raise TokvizError(f"end_of_word must be 'separate' or 'glued', got {end_of_word!r}")
     report = progress or (lambda fraction, message: None)
     report(0.0, "counting words")
-    pieces, counts = bpe_core.count_corpus(
+    pieces, counts = (count or bpe_core.count_corpus)(
         corpus, WORD_PATTERN, split_digits=options.split_digits, threads=threads, cancel=cancel,
         progress=lambda f: report(0.3 * f, "counting words"), dialect="rust",
     )

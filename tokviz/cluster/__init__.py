@@ -1,0 +1,103 @@
+"""Corpus statistics and the counting step of training on a Dask cluster (`pip install "tokviz[cluster]"`).
+
+    >>> with Cluster(workers=2) as cluster:          # or Cluster("tcp://host:8786")
+    ...     stats = corpus_stats_on(cluster, ("tok.json", None), ["corpus/"])
+    ...     tok = train("bytelevel-bpe", files, TrainOptions(vocab_size=8000), cluster=cluster)
+
+Files are cut into byte ranges (ranges.py) where the single-machine path may cut too; each range is
+one task, which reads only its range, streamed, and counts it with the native code (tasks.py);
+partial results are combined FAN_IN at a time on the workers, adjacent ranges together, up to one
+result (tree.py); only that one comes back.  The results equal the single-machine ones: statistics
+(but the timing), and training's piece counts in order of first appearance, so the merges learned
+from them here are the same.  Files must be readable at the same paths on the workers (a shared
+file system) and, for statistics, the tokenizer too (it is sent as its path and loaded there).
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ..errors import TokvizError
+from .connect import INSTALL_HINT, Cluster, require_distributed
+from .ranges import byte_ranges, stats_cut, training_cut
+from .tree import reduce_tree, wait_result
+
+RANGE_BYTES = 64 << 20  # default size of a task's byte range
+
+__all__ = ["Cluster", "INSTALL_HINT", "RANGE_BYTES", "corpus_stats_on", "count_corpus_on", "require_distributed"]
+
+
+def corpus_stats_on(
+    cluster: Cluster,
+    spec: tuple[str, str | None],
+    paths: Iterable[str | os.PathLike],
+    *,
+    tokenizer=None,
+    progress: Callable[[int, int], None] | None = None,
+    cancel=None,
+    alpha: float = 2.5,
+    range_bytes: int = RANGE_BYTES,
+):
+    """`analysis.corpus_stats` counted on `cluster`: the same CorpusStats (seconds: the wall time
+    here).  `spec`: (path, pattern) the workers load the tokenizer from; `tokenizer`: the same,
+    loaded here (else loaded from `spec`), for the cuts and the vocabulary."""
+    import numpy as np
+
+    from ..analysis.corpus_stats import CorpusStats, corpus_files
+    from . import tasks
+
+    tok = tokenizer if tokenizer is not None else tasks.tokenizer(*spec)
+    files = corpus_files(paths)
+    find = stats_cut(tok)
+    t0 = time.perf_counter()
+    client = cluster.client
+    leaves, weights = [], []
+    for f in files:
+        for start, end in byte_ranges(f, range_bytes, find):
+            leaves.append(client.submit(tasks.stats_range, spec, str(f), start, end, alpha, pure=False))
+            weights.append(end - start)
+    if leaves:
+        root = reduce_tree(client, leaves, tasks.combine_stats)
+        part = wait_result(client, root, leaves, weights, progress=progress, cancel=cancel)
+    else:
+        part = tasks.empty_stats(tok.vocab_size)
+    stats = CorpusStats([str(f) for f in files], vocab_size=tok.vocab_size,
+                        counts=np.asarray(part["counts"], np.int64),
+                        special_ids=frozenset(tok.added.special_ids), alpha=alpha)
+    for name in tasks.STAT_FIELDS:
+        setattr(stats, name, int(part[name]))
+    stats.seconds = time.perf_counter() - t0
+    return stats
+
+
+def count_corpus_on(cluster: Cluster, *, range_bytes: int = RANGE_BYTES):
+    """A drop-in for `bpe_core.count_corpus` over files that counts on `cluster` (a trainer's
+    `count=`): the same (pieces, counts), pieces in order of first appearance.  Items must be
+    files (training by path); progress(fraction) and cancel as count_corpus's."""
+    from . import tasks
+
+    def count(corpus, pattern="gpt2", *, split_digits=False, split_lines=False, threads=None, progress=None,
+              cancel=None, use_native=None, files=None, chunk_chars=None, dialect="onig"):
+        if files is False:
+            raise TokvizError("training on a Dask cluster reads files, not texts")
+        options = {"pattern": pattern, "split_digits": split_digits, "split_lines": split_lines,
+                   "use_native": use_native, "dialect": dialect}
+        if chunk_chars is not None:
+            options["chunk_chars"] = chunk_chars
+        client = cluster.client
+        leaves, weights = [], []
+        for item in corpus:
+            if not isinstance(item, (str, os.PathLike)) or not Path(item).is_file():
+                raise TokvizError("training on a Dask cluster reads files, not texts", str(item)[:80])
+            for start, end in byte_ranges(item, range_bytes, training_cut):
+                leaves.append(client.submit(tasks.count_range, os.fspath(item), start, end, options, pure=False))
+                weights.append(end - start)
+        if not leaves:
+            return [], []
+        root = reduce_tree(client, leaves, tasks.combine_counts)
+        report = None if progress is None else (lambda done, total: progress(done / total if total else 1.0))
+        return wait_result(client, root, leaves, weights, progress=report, cancel=cancel)
+
+    return count

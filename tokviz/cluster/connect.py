@@ -1,0 +1,63 @@
+"""Reaching a Dask scheduler, or starting a LocalCluster of worker processes on this machine."""
+from __future__ import annotations
+
+import logging
+
+from ..errors import TokvizError
+
+INSTALL_HINT = 'Dask distributed is not installed: pip install "tokviz[cluster]"'
+
+
+def require_distributed():
+    """The `distributed` module, or a TokvizError saying how to install it."""
+    try:
+        import distributed
+    except ImportError:
+        raise TokvizError(INSTALL_HINT) from None
+    return distributed
+
+
+class Cluster:
+    """A Dask client, and the LocalCluster it started if any; close() (or `with`) ends what it started.
+
+    `scheduler`: "tcp://HOST:PORT" of a running scheduler; else `workers` processes are started
+    here (one thread each: the tasks are the parallelism).  `timeout`: seconds to reach the
+    scheduler before a TokvizError naming it."""
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None, *, timeout: float = 5.0):
+        distributed = require_distributed()
+        if (scheduler is None) == (workers is None):
+            raise TokvizError("give either a scheduler address or a number of workers")
+        self.local = None
+        if scheduler is None:
+            if workers < 1:
+                raise TokvizError(f"the number of workers must be at least 1, not {workers}")
+            self.local = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                  dashboard_address=":0", silence_logs=logging.ERROR)
+            self.address = self.local.scheduler_address
+            self.client = distributed.Client(self.local)
+        else:
+            self.address = scheduler
+            try:
+                self.client = distributed.Client(scheduler, timeout=f"{timeout}s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise TokvizError(f"cannot reach the Dask scheduler at {scheduler} within {timeout:g} s "
+                                  f"({type(exc).__name__}: {exc})") from None
+
+    @property
+    def dashboard_link(self) -> str | None:
+        try:
+            return self.client.dashboard_link
+        except Exception:  # no dashboard (bokeh not installed)
+            return None
+
+    def close(self) -> None:
+        self.client.close()
+        if self.local is not None:
+            self.local.close()
+
+    def __enter__(self) -> "Cluster":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
