@@ -234,17 +234,47 @@ def _corpora(specs: list[str]) -> dict[str, list[str]]:
     return corpora
 
 
-def cmd_stats(args) -> int:
-    from .analysis.corpus_stats import comparison_rows, corpus_stats, table_csv, table_markdown
-    from .analysis.vocab_stats import vocab_stats
+def _cluster(args):
+    """The Dask cluster of --scheduler / --workers, or None (TokvizError if both are given)."""
+    if args.scheduler is None and args.workers is None:
+        return None
+    if args.scheduler is not None and args.workers is not None:
+        raise TokvizError("give --scheduler or --workers, not both")
+    from .cluster import Cluster
 
+    return Cluster(args.scheduler, args.workers)
+
+
+def cmd_stats(args) -> int:
     paths = args.tokenizer or []
     if not paths:
         raise TokvizError("give at least one tokenizer with -t")
     corpora = _corpora(args.corpus or [])
+    cluster = _cluster(args)
+    try:
+        return _stats(args, paths, corpora, cluster)
+    finally:
+        if cluster is not None:
+            cluster.close()
+
+
+def _stats(args, paths, corpora, cluster) -> int:
+    from .analysis.corpus_stats import comparison_rows, corpus_stats, table_csv, table_markdown
+    from .analysis.vocab_stats import vocab_stats
+
+    measure = corpus_stats
+    if cluster is not None:
+        from .cluster import corpus_stats_on
+
+        specs: dict[int, tuple] = {}  # id(tokenizer) -> (path, pattern): what the workers load
+
+        def measure(tok, files, progress=None, cancel=None):
+            return corpus_stats_on(cluster, specs[id(tok)], files, tokenizer=tok, progress=progress, cancel=cancel)
     if len(paths) > 1 or args.table:
         tokenizers = _load_named(paths, args.pattern)
-        rows = comparison_rows(tokenizers, corpora)
+        if cluster is not None:
+            specs.update((id(tok), (p, args.pattern)) for tok, p in zip(tokenizers.values(), paths))
+        rows = comparison_rows(tokenizers, corpora, measure=measure)
         if args.json:
             json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
             sys.stdout.write("\n")
@@ -252,8 +282,10 @@ def cmd_stats(args) -> int:
             sys.stdout.write(table_csv(rows) if args.table == "csv" else table_markdown(rows))
         return 0
     tok = _load(paths[0], args.pattern)
+    if cluster is not None:
+        specs[id(tok)] = (paths[0], args.pattern)
     result = {"tokenizer": tok.source.name or paths[0], "vocab": vocab_stats(tok).as_dict(),
-              "corpus": {label: corpus_stats(tok, files).as_dict() for label, files in corpora.items()}}
+              "corpus": {label: measure(tok, files).as_dict() for label, files in corpora.items()}}
     if args.json:
         json.dump(result, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -508,14 +540,22 @@ def cmd_train(args) -> int:
         raise TokvizError("--end-of-word applies to --model bpe only")
     if out.exists() and not args.force:  # (said before training, not after)
         raise TokvizError("the file exists: use --force to replace it", out)
+    from .train import CLUSTER_MODELS
+
+    if (args.scheduler is not None or args.workers is not None) and args.model not in CLUSTER_MODELS:
+        raise TokvizError(f"training {args.model} on a Dask cluster is not supported; models that can: "
+                          f"{', '.join(CLUSTER_MODELS)}")
+    cluster = _cluster(args)
     bar = None if args.quiet else TerminalProgress()
     started = time.perf_counter()
     try:
         tok = train(args.model, args.files, options, pattern=args.pattern, progress=bar, threads=args.threads,
-                    **model_options)
+                    cluster=cluster, **model_options)
     finally:
         if bar is not None:
             bar.close()
+        if cluster is not None:
+            cluster.close()
     seconds = time.perf_counter() - started
     save(tok, out, overwrite=args.force)
     report = {"model": args.model, "output": str(out), "vocab_size": tok.vocab_size, "seconds": round(seconds, 3),
@@ -556,6 +596,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="open the app on this tokenizer (file or folder, or a Hub name in the HF cache)")
     parser.add_argument("--text", help="open the app on this text file")
     sub = parser.add_subparsers(dest="command")
+
+    def cluster_args(p, what="count the tokens"):
+        p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                       help=f"{what} on the Dask cluster of this scheduler (pip install \"tokviz[cluster]\")")
+        p.add_argument("--workers", type=int, metavar="N",
+                       help=f"{what} on a Dask LocalCluster of N worker processes started here")
 
     def tok_arg(p, many=False):
         if many:
@@ -609,6 +655,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="file or folder to measure on (repeatable; LABEL groups files, e.g. zh=zh.txt)")
     p.add_argument("--table", choices=["markdown", "csv"], help="print the comparison table in this format")
     p.add_argument("--json", action="store_true")
+    cluster_args(p)
     p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser("compare", help="several tokenizers on one text: counts, boundary differences, split words")
@@ -659,6 +706,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, help="threads (default: one per core)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    cluster_args(p, "count the words (bpe, bytelevel-bpe)")
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("export", help="write a tokenizer in another format (refused, with the reason, when the "

@@ -297,14 +297,16 @@ def unique_name(name: str, taken) -> str:
     return f"{name} ({k})"
 
 
-def comparison_rows(tokenizers: dict[str, object], corpora: dict[str, list], *, progress=None, cancel=None) -> list[dict]:
+def comparison_rows(tokenizers: dict[str, object], corpora: dict[str, list], *, progress=None, cancel=None,
+                    measure=corpus_stats) -> list[dict]:
     """One row per tokenizer in the seed's layout: name, vocabulary size, and for each corpus
-    (label -> files) its tokens, chars/token and time in seconds."""
+    (label -> files) its tokens, chars/token and time in seconds.  `measure`: corpus_stats or a
+    drop-in for it (a Dask cluster's, see cli)."""
     rows = []
     for name, tok in tokenizers.items():
         row: dict[str, object] = {"tokenizer": name, "vocab size": tok.vocab_size}
         for label, paths in corpora.items():
-            s = corpus_stats(tok, paths, progress=progress, cancel=cancel)
+            s = measure(tok, paths, progress=progress, cancel=cancel)
             row[f"{label} tokens"] = s.tokens
             row[f"{label} chars/token"] = round(s.chars_per_token, 3)
             if s.han_chars:
