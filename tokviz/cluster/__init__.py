@@ -24,9 +24,7 @@ from .connect import INSTALL_HINT, Cluster, require_distributed
 from .ranges import byte_ranges, stats_cut, training_cut
 from .tree import reduce_tree, wait_result
 
-RANGE_BYTES = 64 << 20  # default size of a task's byte range
-
-__all__ = ["Cluster", "INSTALL_HINT", "RANGE_BYTES", "corpus_stats_on", "count_corpus_on", "require_distributed"]
+__all__ = ["Cluster", "INSTALL_HINT", "corpus_stats_on", "count_corpus_on", "require_distributed"]
 
 
 def corpus_stats_on(
@@ -38,11 +36,12 @@ def corpus_stats_on(
     progress: Callable[[int, int], None] | None = None,
     cancel=None,
     alpha: float = 2.5,
-    range_bytes: int = RANGE_BYTES,
+    range_bytes: int | None = None,
 ):
     """`analysis.corpus_stats` counted on `cluster`: the same CorpusStats (seconds: the wall time
     here).  `spec`: (path, pattern) the workers load the tokenizer from; `tokenizer`: the same,
-    loaded here (else loaded from `spec`), for the cuts and the vocabulary."""
+    loaded here (else loaded from `spec`), for the cuts and the vocabulary.  range_bytes: default
+    cluster.range_bytes."""
     import numpy as np
 
     from ..analysis.corpus_stats import CorpusStats, corpus_files
@@ -55,7 +54,7 @@ def corpus_stats_on(
     client = cluster.client
     leaves, weights = [], []
     for f in files:
-        for start, end in byte_ranges(f, range_bytes, find):
+        for start, end in byte_ranges(f, range_bytes or cluster.range_bytes, find):
             leaves.append(client.submit(tasks.stats_range, spec, str(f), start, end, alpha, pure=False))
             weights.append(end - start)
     if leaves:
@@ -72,7 +71,7 @@ def corpus_stats_on(
     return stats
 
 
-def count_corpus_on(cluster: Cluster, *, range_bytes: int = RANGE_BYTES):
+def count_corpus_on(cluster: Cluster, *, range_bytes: int | None = None):
     """A drop-in for `bpe_core.count_corpus` over files that counts on `cluster` (a trainer's
     `count=`): the same (pieces, counts), pieces in order of first appearance.  Items must be
     files (training by path); progress(fraction) and cancel as count_corpus's."""
@@ -91,13 +90,13 @@ def count_corpus_on(cluster: Cluster, *, range_bytes: int = RANGE_BYTES):
         for item in corpus:
             if not isinstance(item, (str, os.PathLike)) or not Path(item).is_file():
                 raise TokvizError("training on a Dask cluster reads files, not texts", str(item)[:80])
-            for start, end in byte_ranges(item, range_bytes, training_cut):
+            for start, end in byte_ranges(item, range_bytes or cluster.range_bytes, training_cut):
                 leaves.append(client.submit(tasks.count_range, os.fspath(item), start, end, options, pure=False))
                 weights.append(end - start)
         if not leaves:
             return [], []
         root = reduce_tree(client, leaves, tasks.combine_counts)
         report = None if progress is None else (lambda done, total: progress(done / total if total else 1.0))
-        return wait_result(client, root, leaves, weights, progress=report, cancel=cancel)
+        return tasks.unpack(wait_result(client, root, leaves, weights, progress=report, cancel=cancel))
 
     return count

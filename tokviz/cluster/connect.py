@@ -22,10 +22,12 @@ class Cluster:
 
     `scheduler`: "tcp://HOST:PORT" of a running scheduler; else `workers` processes are started
     here (one thread each: the tasks are the parallelism).  `timeout`: seconds to reach the
-    scheduler before a TokvizError naming it."""
+    scheduler before a TokvizError naming it.  `range_bytes`: the size of a task's byte range."""
 
-    def __init__(self, scheduler: str | None = None, workers: int | None = None, *, timeout: float = 5.0):
+    def __init__(self, scheduler: str | None = None, workers: int | None = None, *, timeout: float = 5.0,
+                 range_bytes: int = 64 << 20):
         distributed = require_distributed()
+        self.range_bytes = range_bytes
         if (scheduler is None) == (workers is None):
             raise TokvizError("give either a scheduler address or a number of workers")
         self.local = None

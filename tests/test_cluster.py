@@ -1,0 +1,253 @@
+"""Corpus statistics and BPE training on a real Dask LocalCluster (2 worker processes, one thread
+each) give what the single-machine path gives: every statistic but the timing, and byte-identical
+tokenizer files.  Also: a worker killed mid-run, an unreachable scheduler, cancel, and the message
+without Dask.  Skipped without `distributed`, except under CI=true (.ci/run installs it)."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tokviz import cli
+from tokviz.analysis.corpus_stats import corpus_stats
+from tokviz.cluster import INSTALL_HINT, require_distributed
+from tokviz.cluster.ranges import byte_ranges, stats_cut, training_cut
+from tokviz.errors import Cancelled, TokvizError
+from tokviz.formats import load, save
+from tokviz.train import train
+from tokviz.train.options import TrainOptions
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = [ROOT / "resources" / "training.txt", ROOT / "resources" / "sample.txt",
+           *sorted((ROOT / "resources" / "parallel").glob("*.txt")), ROOT / "tests" / "data" / "real" / "texts.txt"]
+SHARED = ROOT.parent / "shared"
+SHARED_CORPUS = sorted((SHARED / "corpus").glob("*.txt"))
+TIMING = {"seconds", "mb_per_second"}
+
+
+def _distributed():
+    if os.environ.get("CI") == "true":
+        import distributed
+
+        return distributed
+    return pytest.importorskip("distributed", reason='Dask distributed is not installed (pip install "tokviz[cluster]")')
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    _distributed()
+    from tokviz.cluster import Cluster
+
+    with Cluster(workers=2, range_bytes=2048) as c:
+        # the workers import this tree's tokviz, not another installed one
+        assert set(c.client.run(lambda: __import__("tokviz").__file__).values()) == {
+            str(ROOT / "tokviz" / "__init__.py")}
+        yield c
+
+
+@pytest.fixture(scope="module")
+def bytelevel_json(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tok") / "bytelevel.json"
+    save(train("bytelevel-bpe", SHIPPED, TrainOptions(vocab_size=600)), path)
+    return path
+
+
+def _same_stats(a, b):
+    da, db = a.as_dict(), b.as_dict()
+    assert {k: v for k, v in da.items() if k not in TIMING} == {k: v for k, v in db.items() if k not in TIMING}
+    assert np.array_equal(a.counts, b.counts)
+    assert a.tokens > 0
+
+
+def _stats_on(cluster, spec, files, **kw):
+    from tokviz.cluster import corpus_stats_on
+
+    return corpus_stats_on(cluster, (str(spec), None), files, **kw)
+
+
+# ---- ranges ---------------------------------------------------------------------------------------
+
+
+def test_ranges_cover_the_file_and_end_at_line_cuts():
+    data = SHIPPED[0].read_bytes()
+    for find in (training_cut, stats_cut(load(ROOT / "resources" / "tokviz-demo.model"))):
+        ranges = byte_ranges(SHIPPED[0], 500, find)
+        assert len(ranges) > 3
+        assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
+        assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+        for _, end in ranges[:-1]:
+            assert data[end - 1:end] == b"\n" and data[end - 2:end - 1] not in (b" ", b"\n")
+
+
+# ---- statistics -----------------------------------------------------------------------------------
+
+
+def test_stats_equal_single_machine_on_shipped_text(cluster, bytelevel_json):
+    for spec in (bytelevel_json, ROOT / "resources" / "tokviz-demo.model"):
+        tok = load(spec)
+        assert sum(len(byte_ranges(f, cluster.range_bytes, stats_cut(tok))) for f in SHIPPED) > 2 * len(SHIPPED)
+        seen = []
+        _same_stats(_stats_on(cluster, spec, SHIPPED, progress=lambda d, t: seen.append((d, t))),
+                    corpus_stats(tok, SHIPPED))
+        assert seen[-1][0] == seen[-1][1] == sum(f.stat().st_size for f in SHIPPED)
+
+
+@pytest.mark.skipif(not SHARED_CORPUS, reason="../shared/corpus is absent")
+@pytest.mark.parametrize("name", ["qwen2.5", "llama3", "bert-minilm"])
+def test_stats_equal_single_machine_on_shared_corpus(cluster, name):
+    spec = SHARED / "tokenizers" / name
+    if not spec.exists():
+        pytest.skip(f"{spec} is absent")
+    tok = load(spec)
+    _same_stats(_stats_on(cluster, spec, SHARED_CORPUS, range_bytes=1 << 20), corpus_stats(tok, SHARED_CORPUS))
+
+
+def test_stats_cli_equal_single_machine(cluster, bytelevel_json, capsys):
+    import json
+
+    args = ["stats", "-t", str(bytelevel_json), "--corpus", str(SHIPPED[0]), "--json"]
+    assert cli.main(args) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert cli.main(args + ["--scheduler", cluster.address]) == 0
+    there = json.loads(capsys.readouterr().out)
+    for result in (alone, there):
+        for key in TIMING:
+            result["corpus"]["training"].pop(key)
+    assert alone == there
+
+
+# ---- training -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model,kw", [
+    ("bytelevel-bpe", {}),
+    ("bytelevel-bpe", {"pattern": "o200k"}),
+    ("bpe", {"end_of_word": "glued"}),
+])
+def test_training_writes_identical_files(cluster, tmp_path, model, kw):
+    files = SHIPPED + SHARED_CORPUS[:1]
+    options = TrainOptions(vocab_size=3000, special_tokens=["<|endoftext|>"])
+    save(train(model, files, options, cluster=cluster, **kw), tmp_path / "cluster.json")
+    save(train(model, files, options, **kw), tmp_path / "alone.json")
+    assert (tmp_path / "cluster.json").read_bytes() == (tmp_path / "alone.json").read_bytes()
+
+
+def test_training_cli_identical_and_refusals(cluster, tmp_path, capsys):
+    base = ["train", *map(str, SHIPPED), "--model", "bytelevel-bpe", "--vocab-size", "700", "-q"]
+    assert cli.main(base + ["-o", str(tmp_path / "a.json")]) == 0
+    assert cli.main(base + ["-o", str(tmp_path / "b.json"), "--scheduler", cluster.address]) == 0
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    capsys.readouterr()
+    for model in ("wordpiece", "unigram"):
+        out = tmp_path / f"{model}.json"
+        assert cli.main(["train", str(SHIPPED[0]), "--model", model, "--vocab-size", "300", "-q", "-o", str(out),
+                         "--scheduler", cluster.address]) == 2
+        assert f"training {model} on a Dask cluster is not supported" in capsys.readouterr().err
+        assert not out.exists()
+        with pytest.raises(TokvizError, match=model):
+            train(model, [SHIPPED[0]], TrainOptions(vocab_size=300), cluster=cluster)
+
+
+@pytest.mark.skipif(not SHARED_CORPUS, reason="../shared/corpus is absent")
+def test_training_on_shared_corpus_identical(cluster, tmp_path):
+    options = TrainOptions(vocab_size=1000)
+    from tokviz.cluster import count_corpus_on
+    from tokviz.train.bpe_core import count_corpus
+
+    assert count_corpus_on(cluster, range_bytes=1 << 20)(SHARED_CORPUS, "o200k", dialect="rust") == \
+        count_corpus(SHARED_CORPUS, "o200k", dialect="rust")
+    save(train("bytelevel-bpe", SHARED_CORPUS, options, cluster=cluster, pattern="llama3"), tmp_path / "c.json")
+    save(train("bytelevel-bpe", SHARED_CORPUS, options, pattern="llama3"), tmp_path / "a.json")
+    assert (tmp_path / "c.json").read_bytes() == (tmp_path / "a.json").read_bytes()
+
+
+# ---- faults -----------------------------------------------------------------------------------------
+
+
+def _big_corpus(tmp_path) -> Path:
+    """About 3 MB of shipped text: enough 16 KB ranges that tasks still run when a worker dies."""
+    text = "".join(f.read_text(encoding="utf-8") for f in SHIPPED)
+    path = tmp_path / "big.txt"
+    path.write_text(text * (3_000_000 // len(text.encode("utf-8")) + 1), encoding="utf-8")
+    return path
+
+
+def test_worker_killed_mid_run_changes_nothing(cluster, tmp_path):
+    from tokviz.cluster import count_corpus_on
+    from tokviz.train.bpe_core import count_corpus
+
+    corpus = _big_corpus(tmp_path)
+    client = cluster.client
+    victim, pid = sorted(client.run(os.getpid).items())[0]
+    killed_at = []
+
+    def progress(fraction):
+        if not killed_at and 0 < fraction < 1:
+            killed_at.append(fraction)
+            os.kill(pid, signal.SIGKILL)
+
+    result = count_corpus_on(cluster, range_bytes=16 << 10)([corpus], "gpt2", progress=progress)
+    assert killed_at, "the worker was not killed while tasks ran"
+    assert result == count_corpus([corpus], "gpt2")
+    assert victim not in client.scheduler_info()["workers"]
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts it: the next tests have two workers again
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_scheduler_names_it_and_writes_nothing(tmp_path, capsys):
+    _distributed()
+    from tokviz.cluster import Cluster
+
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    with pytest.raises(TokvizError, match=f"cannot reach the Dask scheduler at {address}"):
+        Cluster(address, timeout=1)
+    out = tmp_path / "t.json"
+    assert cli.main(["train", str(SHIPPED[0]), "--model", "bytelevel-bpe", "--vocab-size", "300", "-q",
+                     "-o", str(out), "--scheduler", address]) == 2
+    assert address in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_cancel_cancels_the_cluster_tasks(cluster, bytelevel_json, tmp_path):
+    corpus = _big_corpus(tmp_path)
+    client = cluster.client
+    stop = threading.Event()
+
+    def progress(done, total):
+        if 0 < done < total:
+            stop.set()
+
+    with pytest.raises(Cancelled):
+        _stats_on(cluster, bytelevel_json, [corpus], progress=progress, cancel=stop, range_bytes=16 << 10)
+    assert stop.is_set()
+
+    def tokviz_tasks(dask_scheduler):
+        return sum(1 for ts in dask_scheduler.tasks.values() if "stats_range" in str(ts.key)
+                   or "tokviz-combine" in str(ts.key))
+
+    deadline = time.monotonic() + 60
+    while client.run_on_scheduler(tokviz_tasks) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert client.run_on_scheduler(tokviz_tasks) == 0
+
+
+def test_without_dask_the_options_say_how_to_get_it(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # what `import distributed` meets when it is absent
+    with pytest.raises(TokvizError) as info:
+        require_distributed()
+    assert 'pip install "tokviz[cluster]"' in str(info.value)
+    assert cli.main(["stats", "-t", str(ROOT / "resources" / "tokviz-demo.model"), "--corpus", str(SHIPPED[0]),
+                     "--workers", "2"]) == 2
+    assert INSTALL_HINT in capsys.readouterr().err
