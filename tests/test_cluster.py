@@ -99,6 +99,18 @@ def test_stats_equal_single_machine_on_shipped_text(cluster, bytelevel_json):
         assert seen[-1][0] == seen[-1][1] == sum(f.stat().st_size for f in SHIPPED)
 
 
+def test_byte_order_mark_and_crlf_lines(cluster, bytelevel_json, tmp_path):
+    text = SHIPPED[0].read_text(encoding="utf-8")
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + (text.replace("\n", "\r\n") + text).encode("utf-8"))
+    assert len(byte_ranges(path, cluster.range_bytes, training_cut)) > 2
+    _same_stats(_stats_on(cluster, bytelevel_json, [path]), corpus_stats(load(bytelevel_json), [path]))
+    from tokviz.cluster import count_corpus_on
+    from tokviz.train.bpe_core import count_corpus
+
+    assert count_corpus_on(cluster)([path], "gpt2") == count_corpus([path], "gpt2")
+
+
 @pytest.mark.skipif(not SHARED_CORPUS, reason="../shared/corpus is absent")
 @pytest.mark.parametrize("name", ["qwen2.5", "llama3", "bert-minilm"])
 def test_stats_equal_single_machine_on_shared_corpus(cluster, name):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Sequence
 
 from ..errors import Cancelled
@@ -19,12 +20,13 @@ def _is_cancelled(cancel) -> bool:
 def reduce_tree(client, leaves: Sequence, combine: Callable, *, fan_in: int = FAN_IN, key: str = "tokviz-combine"):
     """The future of combine(...) over `leaves` (futures, in order), combining groups of `fan_in`
     adjacent ones level by level on the workers (order kept: combine need only be associative)."""
+    run = uuid.uuid4().hex  # (keys unique per run: a reused key would return an older result)
     level = list(leaves)
     depth = 0
     while len(level) > 1:
         depth += 1
         level = [level[i] if len(level[i:i + fan_in]) == 1 else
-                 client.submit(combine, *level[i:i + fan_in], key=f"{key}-{depth}-{i}-{id(level)}", pure=False)
+                 client.submit(combine, *level[i:i + fan_in], key=f"{key}-{depth}-{i}-{run}")
                  for i in range(0, len(level), fan_in)]
     return level[0]
 
