@@ -356,6 +356,7 @@ def encode_file(
     allow_nul: bool = False,
     start: int = 0,
     end: int | None = None,
+    encode: Callable | None = None,
 ) -> array | None:
     """Encode a UTF-8 file in bounded memory; the ids equal ``tokenizer.encode(whole_text).ids``.
 
@@ -367,7 +368,9 @@ def encode_file(
     not UTF-8 (with the byte offset), or when no cut is found within `max_chunk_bytes`.
     A NUL byte anywhere marks a binary file, refused with its offset (allow_nul=True: encoded).
     start, end: encode only bytes [start, end) of the file (a safe cut at both ends, e.g. from
-    tokviz.cluster.ranges); progress and Chunk.byte_start then count from `start`."""
+    tokviz.cluster.ranges); progress and Chunk.byte_start then count from `start`.
+    encode: what makes each piece's Encoding for on_chunk (default tokenizer.encode; a caller that
+    needs only some fields may return less)."""
     path = os.fspath(path)
     try:
         size = os.path.getsize(path)
@@ -409,7 +412,7 @@ def encode_file(
             if on_chunk is None:
                 ids.extend(encode_ids(piece))  # no Encoding needed: ids only
             else:
-                enc = tokenizer.encode(piece)
+                enc = (encode or tokenizer.encode)(piece)
                 if ids is not None:
                     ids.extend(enc.ids)
                 on_chunk(Chunk(enc, state["chars"], state["bytes"]))
