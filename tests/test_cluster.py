@@ -1,7 +1,7 @@
 """Corpus statistics and BPE training on a real Dask LocalCluster (2 worker processes, one thread
 each) give what the single-machine path gives: every statistic but the timing, and byte-identical
 tokenizer files.  Also: a worker killed mid-run, an unreachable scheduler, cancel, and the message
-without Dask.  Skipped without `distributed`, except under CI=true (.ci/run installs it)."""
+without Dask.  Skipped without `distributed` (the test extra has it), except under CI=true."""
 from __future__ import annotations
 
 import os
