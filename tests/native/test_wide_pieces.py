@@ -51,3 +51,25 @@ def test_tokenizer_json(tmp_path):
         assert tok.encode_ids(text) == want, text
     joined = "\n".join(wide_pieces(6))
     assert tok.encode_ids(joined) == hf.encode(joined, add_special_tokens=False).ids
+
+
+def test_a_piece_as_long_as_the_grown_scratch_space(tmp_path):
+    """A piece of 65..85 bytes grows the per-call scratch space to about 1.5 times its length; a
+    later piece of the text as long as that space (up to 128 bytes: merge_wide, which reads and
+    writes ranks up to the next multiple of four) must stay inside it.  Found on a 1 GB corpus as
+    heap corruption (`realloc(): invalid next size`); the sanitizer run of .ci/run reports any
+    write past the space.  Qwen2.5 against HF tokenizers."""
+    tokenizers = pytest.importorskip("tokenizers")
+    path = unpacked("qwen2.5/tokenizer.json.xz", tmp_path)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    tok = tokviz.load(path)
+    rng = random.Random(7)
+    for first in range(65, 86):
+        grown = first + first // 2
+        for n in range(grown - 6, min(grown + 6, 128) + 1):
+            # made-up words: a piece the tokenizer's cache already holds would not be merged again
+            text = "".join(rng.choice("abcdefghij") for _ in range(first)) + " " + \
+                "".join(rng.choice("klmnopqrst") for _ in range(n - 1))
+            want = hf.encode(text, add_special_tokens=False).ids
+            assert tok.encode(text).ids == want, (first, n)  # (the call with offsets)
+            assert tok.encode_ids(text) == want, (first, n)

@@ -288,7 +288,12 @@ static void scratch_free(Scratch *s) {
     memset(s, 0, sizeof(*s));
 }
 
+/* Room for n symbols and SCRATCH_PAST more: merge_wide reads and writes the ranks up to the next
+ * multiple of four past the n - 1 pairs. */
+#define SCRATCH_PAST 4
+
 static int scratch_reserve(Scratch *s, size_t n) {
+    n += SCRATCH_PAST;
     if (n <= s->cap) return 0;
     size_t cap = n < 64 ? 64 : n + n / 2;
     int32_t *a = realloc(s->sym, cap * sizeof(int32_t));
