@@ -14,11 +14,12 @@ import importlib.util
 
 from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QStandardItemModel
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QComboBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout, QWidget
 
 HERE, SCHEDULER, WORKERS = "here", "scheduler", "workers"
 LABELS = {HERE: "this machine", SCHEDULER: "a Dask cluster at", WORKERS: "local worker processes"}
 DEFAULT_ADDRESS = "tcp://127.0.0.1:8786"
+NARROW = 340  # below this width the address goes under the choice
 
 
 def have_distributed() -> bool:
@@ -47,11 +48,13 @@ class RunOnBox(QWidget):
     changed = Signal(str)
     dashboardShown = Signal(str)
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, *, label: bool = True, dashboard_inside: bool = True):
+        """label: the box shows "Run on" itself (else a form row names it); dashboard_inside: the
+        dashboard link goes under the choice (else the owner places `self.dashboard`)."""
         super().__init__(parent)
         self.where = QComboBox()
-        for key, label in LABELS.items():
-            self.where.addItem(label, key)
+        for key, text in LABELS.items():
+            self.where.addItem(text, key)
         self.where.setToolTip("Where the counting runs: here, or on a Dask cluster")
         self.address = QLineEdit(DEFAULT_ADDRESS)
         self.address.setPlaceholderText("tcp://host:8786")
@@ -69,15 +72,22 @@ class RunOnBox(QWidget):
         self.dashboard.hide()
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(QLabel("Run on"))
-        row.addWidget(self.where, 1)
-        row.addWidget(self.address, 2)
-        row.addWidget(self.workers)
+        if label:
+            row.addWidget(QLabel("Run on"), 0, Qt.AlignmentFlag.AlignTop)
+        # the address beside the choice, or under it when narrow (NARROW)
+        self._fields = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self._fields.setContentsMargins(0, 0, 0, 0)
+        self._fields.addWidget(self.where)
+        self._fields.addWidget(self.address, 1)
+        self._fields.addWidget(self.workers)
+        self._fields.addStretch(0)
+        row.addLayout(self._fields, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addLayout(row)
-        layout.addWidget(self.dashboard)
+        if dashboard_inside:
+            layout.addWidget(self.dashboard)
         self._refused: str | None = None
         self._wanted = HERE  # the user's choice, kept while the cluster is refused
         self._missing = not have_distributed()
@@ -85,6 +95,13 @@ class RunOnBox(QWidget):
         self.address.editingFinished.connect(lambda: self.changed.emit(self.state()))
         self.workers.valueChanged.connect(lambda _n: self.changed.emit(self.state()))
         self._update()
+
+    def resizeEvent(self, event) -> None:
+        direction = (QBoxLayout.Direction.TopToBottom if event.size().width() < NARROW
+                     else QBoxLayout.Direction.LeftToRight)
+        if self._fields.direction() != direction:
+            self._fields.setDirection(direction)
+        super().resizeEvent(event)
 
     # ---- the choice ---------------------------------------------------------------------------------
     def choice(self) -> tuple[str, object]:
@@ -102,6 +119,7 @@ class RunOnBox(QWidget):
         """Choose (what the user does); a cluster choice while it is disabled is kept for later."""
         if where == SCHEDULER and value is not None:
             self.address.setText(str(value))
+            self.address.setCursorPosition(0)  # (a long address shows its start, tcp://…)
         elif where == WORKERS and value is not None:
             self.workers.setValue(int(value))
         self._wanted = where if where in LABELS else HERE

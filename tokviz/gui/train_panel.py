@@ -185,6 +185,7 @@ class TrainPanel(QWidget):
         self.pad_to = self._spin(0, 4096, 0, "Round the vocabulary up with reserved tokens to a multiple of this "
                                              "(64, 128...; 0: no rounding)")
         self.threads = self._spin(1, 64, max(1, os.cpu_count() or 1), "Worker threads for counting")
+        self.run_on = RunOnBox(label=False, dashboard_inside=False)
         for box in (self.max_length, self.limit_alphabet, self.pad_to):
             box.setSpecialValueText("none")
 
@@ -193,6 +194,7 @@ class TrainPanel(QWidget):
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow("Algorithm", self.model_box)
+        form.addRow("Run on", self.run_on)
         form.addRow("Split pattern", self.pattern_box)
         form.addRow("End of word", self.end_of_word)
         form.addRow(self.lowercase)
@@ -227,7 +229,6 @@ class TrainPanel(QWidget):
         self.progress.setFormat("ready")
         self.status = QLabel("Add training files, choose the parameters, then Train.")
         self.status.setWordWrap(True)
-        self.run_on = RunOnBox()
         self._timer = QTimer(self)
         self._timer.setInterval(100)
         self._timer.timeout.connect(self._drain)
@@ -273,8 +274,8 @@ class TrainPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
         layout.addWidget(self.split, 1)
-        layout.addWidget(self.run_on)
         layout.addLayout(run)
+        layout.addWidget(self.run_on.dashboard)
         layout.addWidget(self.status)
         self.set_theme(theme)
         self._update_fields()
