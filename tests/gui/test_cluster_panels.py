@@ -227,3 +227,17 @@ def test_without_dask_the_cluster_choices_say_how_to_get_it(qtbot, monkeypatch):
         assert box.choice() == (HERE, None) and 'pip install "tokviz[cluster]"' in box.where.toolTip()
     p.shutdown()
     v.shutdown()
+
+
+def test_the_window_remembers_each_views_choice(qtbot, make_window, tmp_path, distributed):
+    from tokviz.gui.settings import Settings
+
+    settings = Settings(tmp_path / "shared.ini")
+    first = make_window(settings=settings)
+    first.train_panel.run_on.set_choice(WORKERS, 3)
+    first.stats_view.run_on.set_choice(SCHEDULER, "tcp://10.0.0.9:8786")
+    first.close()
+    second = make_window(settings=Settings(tmp_path / "shared.ini"))
+    assert second.train_panel.run_on.choice() == (WORKERS, 3)
+    assert second.stats_view.run_on.state().startswith("scheduler tcp://10.0.0.9:8786")
+    second.close()

@@ -124,6 +124,7 @@ class RunOnBox(QWidget):
             self.workers.setValue(int(value))
         self._wanted = where if where in LABELS else HERE
         self._update()
+        self.changed.emit(self.state())
 
     def state(self) -> str:
         """The choice as one line for the settings: 'here', 'scheduler ADDRESS' or 'workers N'
