@@ -99,6 +99,20 @@ def test_stats_equal_single_machine_on_shipped_text(cluster, bytelevel_json):
         assert seen[-1][0] == seen[-1][1] == sum(f.stat().st_size for f in SHIPPED)
 
 
+def test_an_edited_tokenizer_unlike_its_file_is_refused(cluster, bytelevel_json):
+    from tokviz.analysis.health import with_added_tokens
+    from tokviz.cluster import corpus_stats_on
+    from tokviz.core import AddedToken
+
+    tok = load(bytelevel_json)
+    edited = with_added_tokens(tok, [AddedToken(content="the shipped", id=tok.vocab_size)])
+    with pytest.raises(TokvizError, match="not the one its file holds") as err:
+        corpus_stats_on(cluster, (str(bytelevel_json), None), SHIPPED, tokenizer=edited)
+    assert str(bytelevel_json) in str(err.value)
+    _same_stats(corpus_stats_on(cluster, (str(bytelevel_json), None), SHIPPED, tokenizer=load(bytelevel_json)),
+                corpus_stats(tok, SHIPPED))
+
+
 def test_byte_order_mark_and_crlf_lines(cluster, bytelevel_json, tmp_path):
     text = SHIPPED[0].read_text(encoding="utf-8")
     path = tmp_path / "bom.txt"

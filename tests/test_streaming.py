@@ -250,10 +250,10 @@ def test_text_without_spaces_is_cut_after_newlines(tmp_path, rel):
 
 
 def test_sentencepiece_keeps_newline_cuts_only_when_newlines_become_spaces():
-    from tokviz.core.streaming import _newline_cuts_ok
+    from tokviz.core.streaming import newline_cuts_ok
 
     sp = tokviz.load(need(TOKENIZERS / "sentencepiece" / "unigram_8k.model"))
-    assert sp.text_normalizer.normalize_spans("a\nb")[0] == "▁a▁b" and _newline_cuts_ok(sp)
+    assert sp.text_normalizer.normalize_spans("a\nb")[0] == "▁a▁b" and newline_cuts_ok(sp)
 
 
 def test_a_nul_byte_deep_in_the_file_marks_it_binary(demo, tmp_path):

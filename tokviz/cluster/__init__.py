@@ -48,6 +48,9 @@ def corpus_stats_on(
     from . import tasks
 
     tok = tokenizer if tokenizer is not None else tasks.tokenizer(*spec)
+    if tokenizer is not None and not same_tokenizer(tokenizer, tasks.tokenizer(*spec)):
+        raise TokvizError("the tokenizer is not the one its file holds (edited and not saved?): the workers "
+                          "load it from the file, so save it first, then measure it on a cluster", spec[0])
     files = corpus_files(paths)
     find = stats_cut(tok)
     t0 = time.perf_counter()
@@ -69,6 +72,24 @@ def corpus_stats_on(
         setattr(stats, name, int(part[name]))
     stats.seconds = time.perf_counter() - t0
     return stats
+
+
+_DESCRIBED_ASIDE = ("path", "name", "encoder", "encoder_detail", "chat_templates")
+
+
+def same_tokenizer(a, b) -> bool:
+    """Whether two tokenizers cut text alike as far as can be told from what they hold: the same
+    pipeline, added tokens, vocabulary (every token's bytes) and merges."""
+    if a is b:
+        return True
+    da, db = a.describe(), b.describe()
+    if any(da.get(k) != db.get(k) for k in set(da) | set(db) if k not in _DESCRIBED_ASIDE):
+        return False
+    if [(t.id, t.content, t.special) for t in a.added.tokens] != [(t.id, t.content, t.special) for t in b.added.tokens]:
+        return False
+    if any(a.token_bytes(i) != b.token_bytes(i) for i in range(a.vocab_size)):
+        return False
+    return list(getattr(a.model, "merges", None) or ()) == list(getattr(b.model, "merges", None) or ())
 
 
 def count_corpus_on(cluster: Cluster, *, range_bytes: int | None = None):

@@ -19,7 +19,7 @@ import regex
 
 from ..core import streaming
 from ..errors import TokvizError
-from ..train.bpe_core import _SAFE_CUT
+from ..train.bpe_core import SAFE_CUT
 
 #: finder(text, at) -> the first cut (a character index >= at) in `text`, or -1
 CutFinder = Callable[[str, int], int]
@@ -30,7 +30,7 @@ _BACK = 256  # bytes read before the target: the look-behinds and the added-toke
 
 def training_cut(text: str, at: int) -> int:
     """The first line-end cut of `bpe_core.cut_text` at or after `at` (the end of its match)."""
-    for m in _SAFE_CUT.finditer(text, max(0, at - 2)):
+    for m in SAFE_CUT.finditer(text, max(0, at - 2)):
         if m.group().endswith("\n") and m.end() >= at:
             return m.end()
     return -1
@@ -39,11 +39,11 @@ def training_cut(text: str, at: int) -> int:
 def stats_cut(tokenizer) -> CutFinder | None:
     """A CutFinder for `tokenizer`'s streaming cuts, or None when `core.streaming` reads its files
     whole (then each file is one range)."""
-    patterns = streaming._cut_patterns(tokenizer)
+    patterns = streaming.cut_patterns(tokenizer)
     if patterns is None:
         return None
-    guard = streaming._AddedGuard(tokenizer)
-    newline = regex.compile(streaming._NEWLINE_CUT) if streaming._newline_cuts_ok(tokenizer) else None
+    guard = streaming.AddedGuard(tokenizer)
+    newline = regex.compile(streaming.NEWLINE_CUT) if streaming.newline_cuts_ok(tokenizer) else None
     ok = (lambda text, c: guard.ok(text, c)) if guard.active else (lambda text, c: True)
 
     def find(text: str, at: int) -> int:
@@ -63,7 +63,7 @@ def _decode_window(data: bytes, lead: int) -> tuple[str, int]:
     while skip < min(len(data), 4) and data[skip] & 0xC0 == 0x80 and lead + skip > 0:
         skip += 1
     body = data[skip:]
-    tail = streaming._utf8_tail(body)
+    tail = streaming.utf8_tail(body)
     return body[: len(body) - tail].decode("utf-8", "replace"), skip
 
 

@@ -75,10 +75,10 @@ __all__ = ["Cancelled", "Chunk", "encode_file", "last_cut", "stream_plan", "safe
 # Cuts: before the space in letter ' ' letter; with newline cuts also after a newline that follows
 # a non-space and precedes a letter.
 _SPACE_CUT = r"(?<=\p{L}) (?=\p{L})"
-_NEWLINE_CUT = r"(?<=\S\n)(?=\p{L})"
+NEWLINE_CUT = r"(?<=\S\n)(?=\p{L})"
 _CUTS = {
     False: (regex.compile(_SPACE_CUT), regex.compile("(?r)" + _SPACE_CUT)),
-    True: (regex.compile(f"{_SPACE_CUT}|{_NEWLINE_CUT}"), regex.compile(f"(?r){_SPACE_CUT}|{_NEWLINE_CUT}")),
+    True: (regex.compile(f"{_SPACE_CUT}|{NEWLINE_CUT}"), regex.compile(f"(?r){_SPACE_CUT}|{NEWLINE_CUT}")),
 }
 
 _NEWLINE_PROBES = [
@@ -194,7 +194,7 @@ def _has_metaspace(pre) -> bool:
     return type(pre).__name__ == "Metaspace"
 
 
-def _newline_cuts_ok(tokenizer) -> bool:
+def newline_cuts_ok(tokenizer) -> bool:
     """Whether the newline cut applies too (see the module docstring); stream_plan must be None."""
     if tokenizer.text_normalizer is not None:
         normalized = tokenizer.text_normalizer.normalize_spans("a\nb")[0]
@@ -205,12 +205,12 @@ def _newline_cuts_ok(tokenizer) -> bool:
     return _probe(tokenizer, _NEWLINE_PROBES) is None
 
 
-def _cut_patterns(tokenizer):
+def cut_patterns(tokenizer):
     """(forward, reverse) regexes of the cut positions for `tokenizer`, or None if it cannot be cut."""
     cached = getattr(tokenizer, "_stream_cuts", False)
     if cached is not False:
         return cached
-    cuts = None if stream_plan(tokenizer) is not None else _CUTS[_newline_cuts_ok(tokenizer)]
+    cuts = None if stream_plan(tokenizer) is not None else _CUTS[newline_cuts_ok(tokenizer)]
     try:
         tokenizer._stream_cuts = cuts
     except AttributeError:
@@ -236,7 +236,7 @@ def stream_plan(tokenizer) -> str | None:
     return why
 
 
-class _AddedGuard:
+class AddedGuard:
     """Rejects cuts an added token would straddle or swallow."""
 
     def __init__(self, tokenizer):
@@ -280,10 +280,10 @@ def _spans(text: str, s: str, cut: int) -> bool:
 def safe_cuts(tokenizer, text: str, every: int):
     """Cut positions in `text`, about `every` characters apart (each at least `every` after the
     previous one), where `text` can be split for `tokenizer`.  Empty if it cannot be cut at all."""
-    cuts = _cut_patterns(tokenizer)
+    cuts = cut_patterns(tokenizer)
     if cuts is None:
         return
-    guard = _AddedGuard(tokenizer)
+    guard = AddedGuard(tokenizer)
     pos = every
     while pos < len(text):
         m = cuts[0].search(text, pos)
@@ -304,11 +304,11 @@ def last_cut(text: str, tokenizer=None) -> int:
     if tokenizer is None:
         m = _CUTS[False][1].search(text)
         return m.start() if m else 0
-    cuts = _cut_patterns(tokenizer)
-    return _last_cut(cuts, _AddedGuard(tokenizer), text) if cuts else 0
+    cuts = cut_patterns(tokenizer)
+    return _last_cut(cuts, AddedGuard(tokenizer), text) if cuts else 0
 
 
-def _last_cut(cuts, guard: _AddedGuard, text: str) -> int:
+def _last_cut(cuts, guard: AddedGuard, text: str) -> int:
     """The last usable cut in `text` (0 if none)."""
     end = len(text)
     while True:
@@ -324,7 +324,7 @@ def _last_cut(cuts, guard: _AddedGuard, text: str) -> int:
 # ---- reading ---------------------------------------------------------------------------------------
 
 
-def _utf8_tail(data: bytes) -> int:
+def utf8_tail(data: bytes) -> int:
     """How many bytes at the end of `data` start a UTF-8 sequence that is not complete yet."""
     n = len(data)
     for back in range(1, min(4, n) + 1):
@@ -392,8 +392,8 @@ def encode_file(
             f"whole ({total / 2**20:.0f} MB, limit {max_chunk_bytes / 2**20:.0f} MB)",
             path,
         )
-    guard = _AddedGuard(tokenizer)
-    cuts = _cut_patterns(tokenizer)
+    guard = AddedGuard(tokenizer)
+    cuts = cut_patterns(tokenizer)
     state = {"bytes": 0, "chars": 0}
 
     def check_cancel() -> None:
@@ -440,7 +440,7 @@ def encode_file(
             block_start = offset - len(carry_bytes)
             offset += len(data)
             data = carry_bytes + data
-            keep = 0 if eof else _utf8_tail(data)
+            keep = 0 if eof else utf8_tail(data)
             carry_bytes = data[len(data) - keep:] if keep else b""
             body = data[: len(data) - keep] if keep else data
             if first and body:

@@ -253,6 +253,9 @@ class MainWindow(QMainWindow):
         self.set_color_mode(saved_mode if saved_mode in COLOR_MODES else "token")
         self.set_show_whitespace(self.settings.value("view/whitespace", "on") != "off")
         self.set_show_legend(self.settings.value("view/legend", "off") == "on")
+        for box, key in ((self.train_panel.run_on, "train/run_on"), (self.stats_view.run_on, "stats/run_on")):
+            box.set_state(self.settings.value(key))
+            box.changed.connect(lambda state, key=key: self.settings.set_value(key, state))
         geometry, state = self.settings.window_state()
         if geometry is not None:
             self.restoreGeometry(geometry)

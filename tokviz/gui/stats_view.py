@@ -5,7 +5,10 @@ several tokenizers on the same corpora.
   with a progress bar and Cancel: bytes and characters per token, tokens per word, Han characters
   per token, unknown and byte-fallback rates, vocabulary utilisation and never-used tokens, Shannon
   and Rényi entropy and their efficiency, Gini, throughput (`analysis.corpus_stats`; the same
-  numbers as `tokviz stats --json`), and the Zipf plot of token frequencies (log-log).
+  numbers as `tokviz stats --json`), and the Zipf plot of token frequencies (log-log).  "Run on"
+  measures on a Dask cluster instead (an address, or N worker processes started here), with the
+  same progress and Cancel and the cluster's dashboard link; the workers load the tokenizer from
+  its file, so one with no file yet (trained, not kept) is measured here.
 * Compare: the current tokenizer and others you add (files or the Library's), on the corpus files
   grouped by name, in the seed material's layout (vocabulary size, tokens, chars/token, time);
   Copy as CSV or Markdown, or Save.
@@ -53,10 +56,22 @@ from PySide6.QtWidgets import (
 )
 
 from ..analysis.corpus_stats import CorpusStats, comparison_rows, corpus_stats, table_csv, table_markdown, unique_name
-from ..errors import Cancelled
+from ..errors import Cancelled, TokvizError
 from .open_tokenizers import open_tokenizer
+from .run_on import RunOnBox, open_cluster
 from .style import DEFAULT_THEME, TokenTheme
 from .workers import TaskRunner, describe_error
+
+def cluster_refusal(tokenizer) -> str | None:
+    """Why `tokenizer` cannot be measured on a Dask cluster (its workers load it from its file), or None."""
+    if tokenizer is None:
+        return "Load a tokenizer first"
+    path = tokenizer.source.path
+    if not path or not os.path.exists(path):
+        return ("The cluster's workers load the tokenizer from its file, and this one has none yet "
+                "(export it, or wait until it is kept)")
+    return None
+
 
 # (label, key of CorpusStats.as_dict, format)
 METRICS = [
@@ -574,6 +589,7 @@ class StatsView(QWidget):
         self._cancel: threading.Event | None = None
         self._job = 0
         self._progress = [0]
+        self._dashboard: list = [None]  # the running cluster's dashboard link, set on the worker
         self.result: CorpusStats | None = None
         self.rows: list[dict] = []
         self._compare_paths: list[str] = []
@@ -599,7 +615,9 @@ class StatsView(QWidget):
         self.status = WrappedLabel("Add files or folders, then Measure.")
         self._timer = QTimer(self)
         self._timer.setInterval(50)
-        self._timer.timeout.connect(lambda: self.progress.setValue(self._progress[0]))
+        self._timer.timeout.connect(self._tick)
+        self.run_on = RunOnBox()
+        self.run_on.set_refused("Load a tokenizer first")
 
         self.metrics = FigureTable(("metric", "value"))
         self.metrics.set_rows((label, "") for label, _, _ in METRICS)
@@ -636,6 +654,7 @@ class StatsView(QWidget):
         cl.addWidget(QLabel("Corpus"))
         cl.addWidget(self.corpus_list, 1)
         cl.addLayout(_button_row(add_files, add_folder, remove))
+        cl.addWidget(self.run_on)
         run_row = QHBoxLayout()
         run_row.addWidget(self.run_button)
         run_row.addWidget(self.progress, 1)
@@ -664,12 +683,18 @@ class StatsView(QWidget):
         layout.addWidget(self.tabs)
         self.set_theme(theme)
 
+    def showEvent(self, event) -> None:
+        if not self.is_running():  # (a trained tokenizer gets its file once kept)
+            self.run_on.set_refused(cluster_refusal(self._tokenizer))
+        super().showEvent(event)
+
     # ---- inputs -----------------------------------------------------------------------------------
     def set_tokenizer(self, tokenizer) -> None:
         self.cancel()
         self._tokenizer = tokenizer
         self.result = None
         self._clear_metrics()
+        self.run_on.set_refused(cluster_refusal(tokenizer))
 
     def set_corpus(self, paths) -> None:
         self.corpus_list.clear()
@@ -716,11 +741,33 @@ class StatsView(QWidget):
             self.status.setText("Load a tokenizer and add files or folders first.")
             return
         tokenizer = self._tokenizer
-        self._start("Measuring…")
-        job = self._job
+        self.run_on.set_refused(cluster_refusal(tokenizer))  # (a trained tokenizer gets its file once kept)
+        where = self.run_on.choice()
+        if where == ("scheduler", ""):
+            self.status.setText("Give the address of the Dask scheduler (tcp://host:port).")
+            return
+        self._start("Measuring…" if where[0] == "here" else
+                    f"Connecting to the Dask scheduler at {where[1]}…" if where[0] == "scheduler"
+                    else f"Starting {where[1]} worker process(es)…")
+        job, cancel = self._job, self._cancel
+        self.run_on.set_running(True)
 
         def work():
-            return corpus_stats(tokenizer, paths, progress=self._report, cancel=self._cancel)
+            if where[0] == "here":
+                return corpus_stats(tokenizer, paths, progress=self._report, cancel=cancel)
+            from ..cluster import corpus_stats_on
+
+            spec = (tokenizer.source.path, tokenizer.source.extra.get("pattern"))
+            cluster = open_cluster(where)
+            try:
+                if cancel.is_set():
+                    raise Cancelled("cancelled")
+                if job == self._job:
+                    self._dashboard[0] = cluster.dashboard_link
+                return corpus_stats_on(cluster, spec, paths, tokenizer=tokenizer, progress=self._report,
+                                       cancel=cancel)
+            finally:
+                cluster.close()
 
         def done(stats: CorpusStats) -> None:
             if job == self._job:
@@ -770,6 +817,12 @@ class StatsView(QWidget):
     def is_running(self) -> bool:
         return self._cancel is not None
 
+    def _tick(self) -> None:
+        self.progress.setValue(self._progress[0])
+        if self._dashboard[0] and self.is_running():
+            self.run_on.show_dashboard(self._dashboard[0])
+            self._dashboard[0] = None
+
     def _report(self, done: int, total: int) -> None:  # (on the worker: the timer shows it)
         self._progress[0] = 1000 if total <= 0 else min(1000, done * 1000 // total)
 
@@ -787,7 +840,10 @@ class StatsView(QWidget):
         self._timer.start()
 
     def _stop(self) -> None:
+        self._tick()  # (a run shorter than a tick still shows its dashboard link, if only for a moment)
         self._cancel = None
+        self._dashboard[0] = None
+        self.run_on.set_running(False)
         self._timer.stop()
         self.progress.hide()
         self.cancel_button.hide()

@@ -7,7 +7,9 @@ with a progress bar, Cancel, and two live plots of what the trainer does.  A BPE
 against time; a Unigram trainer shows its EM objective (log-likelihood) at each EM step and the
 pieces left after each pruning round.  The finished tokenizer is announced with
 `trained(tokenizer)`: the window opens it in the explorer and can add it to the Compare tab;
-Export… writes it (`tokviz.save`).  Docked in a narrow column the parameters scroll above the
+Export… writes it (`tokviz.save`).  "Run on" counts the words on a Dask cluster instead (an address,
+or N worker processes started here; byte-level and character BPE only), with the same progress
+and Cancel, and the cluster's dashboard link while it runs.  Docked in a narrow column the parameters scroll above the
 plots; from WIDE px on they sit side by side.
 """
 from __future__ import annotations
@@ -43,7 +45,8 @@ from PySide6.QtWidgets import (
 from ..analysis.corpus_stats import corpus_files
 from ..core.patterns import NAMED_PATTERNS
 from ..errors import Cancelled, TokvizError
-from ..train import TRAINERS, TrainOptions, train
+from ..train import TRAINERS, TrainOptions, cluster_refusal, train
+from .run_on import RunOnBox, open_cluster
 from .style import DEFAULT_THEME, TokenTheme
 from .workers import TaskRunner, describe_error
 
@@ -122,6 +125,7 @@ class TrainPanel(QWidget):
         self._job = 0
         self._events: list = []  # (seconds, fraction, message) from the worker, drained by the timer
         self._lock = threading.Lock()
+        self._dashboard: list = [None]  # the running cluster's dashboard link, set on the worker
         self._run_model: str | None = None  # the model of the running (or last) run
         self._shown: str | None = None  # the plot kind the plots are set up for
         self._series: dict[str, tuple[list, list]] = {}
@@ -181,6 +185,7 @@ class TrainPanel(QWidget):
         self.pad_to = self._spin(0, 4096, 0, "Round the vocabulary up with reserved tokens to a multiple of this "
                                              "(64, 128...; 0: no rounding)")
         self.threads = self._spin(1, 64, max(1, os.cpu_count() or 1), "Worker threads for counting")
+        self.run_on = RunOnBox(label=False, dashboard_inside=False)
         for box in (self.max_length, self.limit_alphabet, self.pad_to):
             box.setSpecialValueText("none")
 
@@ -189,6 +194,7 @@ class TrainPanel(QWidget):
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow("Algorithm", self.model_box)
+        form.addRow("Run on", self.run_on)
         form.addRow("Split pattern", self.pattern_box)
         form.addRow("End of word", self.end_of_word)
         form.addRow(self.lowercase)
@@ -269,6 +275,7 @@ class TrainPanel(QWidget):
         layout.setSpacing(4)
         layout.addWidget(self.split, 1)
         layout.addLayout(run)
+        layout.addWidget(self.run_on.dashboard)
         layout.addWidget(self.status)
         self.set_theme(theme)
         self._update_fields()
@@ -297,6 +304,7 @@ class TrainPanel(QWidget):
         for key, widget in self._rows.items():
             visible = {"pattern": model == "bytelevel-bpe", "end": model == "bpe", "lower": model == "wordpiece"}[key]
             self._form.setRowVisible(widget, visible)
+        self.run_on.set_refused(cluster_refusal(model))
         self._update_plots()
 
     # ---- inputs -------------------------------------------------------------------------------------
@@ -361,6 +369,9 @@ class TrainPanel(QWidget):
             options = self.options()
             if not files:
                 raise TokvizError("no training files: add files or folders")
+            where = self.run_on.choice()
+            if where == ("scheduler", ""):
+                raise TokvizError("give the address of the Dask scheduler (tcp://host:port)")
         except TokvizError as exc:
             self.status.setText(str(exc))
             return False
@@ -371,6 +382,7 @@ class TrainPanel(QWidget):
         cancel = self._cancel = threading.Event()
         with self._lock:
             self._events = []
+        self._dashboard[0] = None
         self._run_model = model
         self._clear_series()
         self._update_plots()
@@ -383,7 +395,20 @@ class TrainPanel(QWidget):
                     self._events.append((time.perf_counter() - t0, fraction, message))
 
         def work():
-            return train(model, files, options, progress=progress, cancel=cancel.is_set, threads=threads, **extra)
+            if where[0] == "here":
+                return train(model, files, options, progress=progress, cancel=cancel.is_set, threads=threads, **extra)
+            progress(0.0, f"Connecting to the Dask scheduler at {where[1]}…" if where[0] == "scheduler"
+                     else f"Starting {where[1]} worker process(es)…")
+            cluster = open_cluster(where)
+            try:
+                if cancel.is_set():
+                    raise Cancelled("cancelled")
+                if job == self._job:
+                    self._dashboard[0] = cluster.dashboard_link
+                return train(model, files, options, progress=progress, cancel=cancel.is_set, threads=threads,
+                             cluster=cluster, **extra)
+            finally:
+                cluster.close()
 
         def done(tok) -> None:
             if job != self._job:
@@ -412,6 +437,7 @@ class TrainPanel(QWidget):
                 self.status.setText(f"Training failed: {reason}")
                 self.failed.emit(reason)
 
+        self.run_on.set_running(True)
         self.train_button.setEnabled(False)
         self.train_button.hide()
         self.cancel_button.show()
@@ -434,6 +460,8 @@ class TrainPanel(QWidget):
         self._drain()
         self._timer.stop()
         self._cancel = None
+        self._dashboard[0] = None
+        self.run_on.set_running(False)
         self.train_button.setEnabled(True)
         self.train_button.show()
         self.cancel_button.hide()
@@ -446,6 +474,8 @@ class TrainPanel(QWidget):
         """Show what the worker reported since the last look: progress, status, plot points."""
         with self._lock:
             events, self._events = self._events, []
+        if self._dashboard[0] and self.is_training():
+            self.run_on.show_dashboard(self._dashboard[0])
         if not events:
             return
         merge, size, em, pieces = (self._series[k] for k in ("merge", "size", "em", "pieces"))

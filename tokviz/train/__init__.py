@@ -37,6 +37,14 @@ TRAINERS = {
 CLUSTER_MODELS = ("bpe", "bytelevel-bpe")  # whose counting step runs on a Dask cluster
 
 
+def cluster_refusal(model: str) -> str | None:
+    """Why `model` cannot be trained on a Dask cluster, or None when it can."""
+    if model in CLUSTER_MODELS:
+        return None
+    return (f"training {model} on a Dask cluster is not supported (its counting is not a sum of "
+            f"per-range counts here); models that can: {', '.join(CLUSTER_MODELS)}")
+
+
 def train(
     model: str,
     files: Sequence[str | os.PathLike],
@@ -62,9 +70,9 @@ def train(
     trainer = getattr(importlib.import_module(f".{module}", __name__), function)
     kwargs = {"progress": progress, "cancel": cancel, "threads": threads, **model_options}
     if cluster is not None:
-        if model not in CLUSTER_MODELS:
-            raise TokvizError(f"training {model} on a Dask cluster is not supported (its counting is not a sum of "
-                              f"per-range counts here); models that can: {', '.join(CLUSTER_MODELS)}")
+        refusal = cluster_refusal(model)
+        if refusal is not None:
+            raise TokvizError(refusal)
         from ..cluster import count_corpus_on
 
         kwargs["count"] = count_corpus_on(cluster)

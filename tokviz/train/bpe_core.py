@@ -75,7 +75,7 @@ CHUNK_CHARS = 1 << 18  # texts are counted in chunks of about this many characte
 # non-space character followed by a space (no alternative matches such a pair; the next piece
 # starts at the space), and after a newline between a non-space character and one that is
 # neither white space nor "/" (which o200k lets follow newlines in a piece).
-_SAFE_CUT = re.compile(r"\S(?= )|\S\n(?=[^\s/])")
+SAFE_CUT = re.compile(r"\S(?= )|\S\n(?=[^\s/])")
 
 
 class Merge(NamedTuple):
@@ -150,13 +150,13 @@ def resolve_pattern(pattern: str | None) -> tuple[str | None, int | None]:
 
 def cut_text(text: str, size: int = CHUNK_CHARS) -> Iterator[str]:
     """`text` in pieces of about `size` characters (longer when no place to cut is near), cut only
-    where every pattern of tokviz.core.patterns ends a piece (see _SAFE_CUT), so that the pieces
+    where every pattern of tokviz.core.patterns ends a piece (see SAFE_CUT), so that the pieces
     are those of the whole text (for a custom regex: most likely)."""
     start, n = 0, len(text)
     while n - start > size + size // 2:
-        m = _SAFE_CUT.search(text, start + size, start + size + size // 2 + 1)  # (+1: the lookahead's)
+        m = SAFE_CUT.search(text, start + size, start + size + size // 2 + 1)  # (+1: the lookahead's)
         if m is None:
-            m = _SAFE_CUT.search(text, start + size + size // 2)
+            m = SAFE_CUT.search(text, start + size + size // 2)
             if m is None:
                 break
         yield text[start:m.end()]
@@ -172,7 +172,7 @@ def _last_safe_cut(text: str, within: int) -> int:
     while True:
         start = max(0, n - min(span, within))
         m = None
-        for m in _SAFE_CUT.finditer(text, start):
+        for m in SAFE_CUT.finditer(text, start):
             pass
         if m is not None:
             return m.end()
