@@ -1,6 +1,7 @@
-"""Corpus statistics and BPE counting on one process vs a Dask LocalCluster: time and peak memory.
+"""Corpus statistics and training on one process vs a Dask LocalCluster: time and peak memory.
 
     python3 benchmarks/cluster_scaling.py [--gb 1] [--tokenizer PATH] [--workers 1,2] [--keep] [--json]
+                                          [--only stats|train] [--model unigram] [--min-word-count N]
 
 A corpus of --gb GB is generated from ../shared/corpus (en, zh, code, multi): blocks of lines drawn
 at random (seeded) from all four, so that no two megabytes are the same text and a piece cache
@@ -9,8 +10,8 @@ cannot make the later ones free.  Then, each in a fresh process:
 * `stats`: `corpus_stats` of the tokenizer (default Qwen2.5 from ../shared, else the demo
   tokenizer) over the corpus, on this process ("one process"), then on a LocalCluster of N worker
   processes (`corpus_stats_on`);
-* `train`: `tokviz train --model bytelevel-bpe --vocab-size 8192` on the corpus, the same way
-  (the cluster counts the pieces; the merge loop runs here).
+* `train`: training --model (default bytelevel-bpe) with a vocabulary of 8,192 on the corpus, the
+  same way (the cluster counts the words, pruned to --min-word-count; the model is learned here).
 
 Reported per run: wall seconds, MB/s, the peak resident memory of the process that ran it and, on a
 cluster, of each worker process (`ru_maxrss` of each, read after the run), and whether the result
@@ -56,7 +57,8 @@ def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # (Linux: KB)
 
 
-def run_one(kind: str, corpus: str, tokenizer: str, workers: int, out: str) -> dict:
+def run_one(kind: str, corpus: str, tokenizer: str, workers: int, out: str, model: str = "bytelevel-bpe",
+            min_word_count: int = 1) -> dict:
     """One measurement, in this (fresh) process."""
     import tokviz
     from tokviz.analysis.corpus_stats import corpus_stats
@@ -81,7 +83,8 @@ def run_one(kind: str, corpus: str, tokenizer: str, workers: int, out: str) -> d
             from tokviz.train import train
             from tokviz.train.options import TrainOptions
 
-            trained = train("bytelevel-bpe", [corpus], TrainOptions(vocab_size=8192), cluster=cluster)
+            options = TrainOptions(vocab_size=8192, min_word_count=min_word_count, special_tokens=["<unk>"])
+            trained = train(model, [corpus], options, cluster=cluster)
             from tokviz.formats import save
 
             save(trained, out, overwrite=True)
@@ -103,13 +106,15 @@ def main(argv=None) -> int:
     ap.add_argument("--tokenizer")
     ap.add_argument("--workers", default="1,2", help="cluster sizes to measure besides one process (default 1,2)")
     ap.add_argument("--only", choices=["stats", "train"], help="measure one of the two")
+    ap.add_argument("--model", default="bytelevel-bpe", help="the trainer measured (default bytelevel-bpe)")
+    ap.add_argument("--min-word-count", type=int, default=1, help="training's pruning of the word counts (default 1)")
     ap.add_argument("--keep", help="keep (or reuse) the generated corpus at this path")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--_one", nargs=5, help=argparse.SUPPRESS)
+    ap.add_argument("--_one", nargs=7, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args._one:
-        kind, corpus, tokenizer, workers, out = args._one
-        print(json.dumps(run_one(kind, corpus, tokenizer, int(workers), out)))
+        kind, corpus, tokenizer, workers, out, model, min_word_count = args._one
+        print(json.dumps(run_one(kind, corpus, tokenizer, int(workers), out, model, int(min_word_count))))
         return 0
 
     tokenizer = args.tokenizer or str(SHARED / "tokenizers" / "qwen2.5" / "tokenizer.json")
@@ -129,7 +134,8 @@ def main(argv=None) -> int:
         reference = None
         for workers in [0, *(int(w) for w in args.workers.split(",") if w)]:
             out = str(Path(scratch.name) / f"{kind}-{workers}.json")
-            proc = subprocess.run([sys.executable, __file__, "--_one", kind, str(corpus), tokenizer, str(workers), out],
+            proc = subprocess.run([sys.executable, __file__, "--_one", kind, str(corpus), tokenizer, str(workers), out,
+                                   args.model, str(args.min_word_count)],
                                   capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
             if proc.returncode != 0:
                 print(proc.stderr[-2000:], file=sys.stderr)
@@ -143,11 +149,12 @@ def main(argv=None) -> int:
             else:
                 same = reference is None or r["result"] == reference
                 reference = reference or r["result"]
-            row = {"step": kind, "run on": "one process" if not workers else f"{workers} worker process(es)",
+            step = kind if kind == "stats" else f"train {args.model}, words >= {args.min_word_count}"
+            row = {"step": step, "run on": "one process" if not workers else f"{workers} worker process(es)",
                    "seconds": round(r["seconds"], 1), "MB/s": round(size / 1e6 / r["seconds"], 1),
                    "peak MB here": r["here_mb"], "peak MB per worker": r["workers_mb"], "same result": same}
             rows.append(row)
-            print(f"  {kind:<5} {row['run on']:<22} {row['seconds']:7.1f} s {row['MB/s']:7.1f} MB/s  "
+            print(f"  {step:<5} {row['run on']:<22} {row['seconds']:7.1f} s {row['MB/s']:7.1f} MB/s  "
                   f"peak here {row['peak MB here']:,} MB  workers {row['peak MB per worker']}  "
                   f"same: {same}", flush=True)
     if args.json:

@@ -1,6 +1,6 @@
-"""Corpus statistics and BPE training on a real Dask LocalCluster (2 worker processes, one thread
+"""Corpus statistics and training on a real Dask LocalCluster (2 worker processes, one thread
 each) give what the single-machine path gives: every statistic but the timing, and byte-identical
-tokenizer files.  Also: a worker killed mid-run, an unreachable scheduler, cancel, and the message
+tokenizer files for every trainer, with and without pruning of the word counts.  Also: a worker killed mid-run, an unreachable scheduler, cancel, and the message
 without Dask.  Skipped without `distributed` (the test extra has it), except under CI=true."""
 from __future__ import annotations
 
@@ -86,6 +86,19 @@ def test_ranges_cover_the_file_and_end_at_line_cuts():
             assert data[end - 1:end] == b"\n" and data[end - 2:end - 1] not in (b" ", b"\n")
 
 
+def test_unigram_ranges_start_before_a_space_outside_special_tokens(tmp_path):
+    from tokviz.train.unigram import WordStarts
+
+    path = tmp_path / "t.txt"
+    path.write_text("word<|a b|>" * 2000, encoding="utf-8")
+    starts = WordStarts(TrainOptions(vocab_size=100, special_tokens=["<|a b|>"]))
+    assert byte_ranges(path, 500, starts.next) == [(0, path.stat().st_size)]
+    path.write_text("word<|a b|> x" * 2000, encoding="utf-8")
+    data = path.read_bytes()
+    ranges = byte_ranges(path, 500, starts.next)
+    assert len(ranges) > 10 and all(data[start:start + 2] == b" x" for start, _ in ranges[1:])
+
+
 # ---- statistics -----------------------------------------------------------------------------------
 
 
@@ -125,6 +138,26 @@ def test_byte_order_mark_and_crlf_lines(cluster, bytelevel_json, tmp_path):
     assert count_corpus_on(cluster)([path], "gpt2") == count_corpus([path], "gpt2")
 
 
+def test_files_without_line_cuts_are_cut_before_spaces(cluster, tmp_path):
+    """A CRLF file and a file of one long line still give many training ranges (cut before a
+    space), and count what one machine counts."""
+    from tokviz.cluster import count_corpus_on
+    from tokviz.train.bpe_core import count_corpus
+
+    text = SHIPPED[0].read_text(encoding="utf-8")
+    crlf, one_line = tmp_path / "crlf.txt", tmp_path / "line.txt"
+    crlf.write_bytes(text.replace("\n", "\r\n").encode("utf-8"))
+    one_line.write_text(text.replace("\n", " "), encoding="utf-8")
+    for path in (crlf, one_line):
+        data = path.read_bytes()
+        ranges = byte_ranges(path, 512, training_cut)
+        assert len(ranges) > 5
+        assert all(data[start:start + 1] == b" " and data[start - 1:start] not in b" \r\n" for start, _ in ranges[1:])
+        for pattern, dialect in (("gpt2", "onig"), ("o200k", "rust")):
+            assert count_corpus_on(cluster, range_bytes=512)([path], pattern, dialect=dialect) == \
+                count_corpus([path], pattern, dialect=dialect)
+
+
 @pytest.mark.skipif(not SHARED_CORPUS, reason="../shared/corpus is absent")
 @pytest.mark.parametrize("name", ["qwen2.5", "llama3", "bert-minilm"])
 def test_stats_equal_single_machine_on_shared_corpus(cluster, name):
@@ -156,29 +189,60 @@ def test_stats_cli_equal_single_machine(cluster, bytelevel_json, capsys):
     ("bytelevel-bpe", {}),
     ("bytelevel-bpe", {"pattern": "o200k"}),
     ("bpe", {"end_of_word": "glued"}),
+    ("wordpiece", {}),
+    ("unigram", {}),
 ])
 def test_training_writes_identical_files(cluster, tmp_path, model, kw):
     files = SHIPPED + SHARED_CORPUS[:1]
-    options = TrainOptions(vocab_size=3000, special_tokens=["<|endoftext|>"])
+    options = TrainOptions(vocab_size=3000, special_tokens=["<|endoftext|>", "<unk>"])
     save(train(model, files, options, cluster=cluster, **kw), tmp_path / "cluster.json")
     save(train(model, files, options, **kw), tmp_path / "alone.json")
     assert (tmp_path / "cluster.json").read_bytes() == (tmp_path / "alone.json").read_bytes()
 
 
-def test_training_cli_identical_and_refusals(cluster, tmp_path, capsys):
-    base = ["train", *map(str, SHIPPED), "--model", "bytelevel-bpe", "--vocab-size", "700", "-q"]
+def test_unigram_words_equal_single_machine_across_ranges(cluster, tmp_path):
+    """Ranges of a Unigram corpus end before a space; words that span line ends, special tokens
+    with spaces in them and text that NFKC changes count the same on the cluster."""
+    from tokviz.cluster import count_words_on
+    from tokviz.train.unigram import count_words
+
+    line = "Ｆｕｌｌ width<|my token|>x and\nwords over\nlines ﬁne <|my token|> 1\u00a02  end\n"
+    path = tmp_path / "u.txt"
+    path.write_text(SHIPPED[0].read_text(encoding="utf-8") + line * 400, encoding="utf-8")
+    for collapse in (False, True):
+        options = TrainOptions(vocab_size=500, special_tokens=["<|my token|>"], collapse_whitespace=collapse)
+        words = count_words_on(cluster, range_bytes=512)([path], options)
+        alone = count_words([path], options)
+        assert list(words.items()) == list(alone.items())
+        assert ("and\nwords" in alone) != collapse and "my token" not in " ".join(alone)
+
+
+def test_pruned_counts_equal_single_machine_and_drop_only_rare_words(cluster, tmp_path):
+    from tokviz.cluster import count_corpus_on
+    from tokviz.train.bpe_core import count_corpus
+
+    pieces, counts = count_corpus(SHIPPED, "gpt2")
+    pruned = count_corpus_on(cluster)(SHIPPED, "gpt2", min_count=3)
+    assert pruned == count_corpus(SHIPPED, "gpt2", min_count=3)
+    assert pruned == ([p for p, n in zip(pieces, counts) if n >= 3], [n for n in counts if n >= 3])
+    assert 0 < len(pruned[0]) < len(pieces) // 2
+
+    options = TrainOptions(vocab_size=2000, min_word_count=3)
+    for model in ("bytelevel-bpe", "unigram"):
+        written = {}
+        for name, kw in (("cluster", {"cluster": cluster}), ("alone", {}), ("unpruned", {})):
+            opts = options if name != "unpruned" else TrainOptions(vocab_size=2000)
+            save(train(model, SHIPPED, opts, **kw), tmp_path / f"{model}-{name}.json")
+            written[name] = (tmp_path / f"{model}-{name}.json").read_bytes()
+        assert written["cluster"] == written["alone"] != written["unpruned"]
+
+
+@pytest.mark.parametrize("model", ["bytelevel-bpe", "wordpiece"])
+def test_training_cli_identical(cluster, tmp_path, model):
+    base = ["train", *map(str, SHIPPED), "--model", model, "--vocab-size", "700", "-q", "--min-word-count", "2"]
     assert cli.main(base + ["-o", str(tmp_path / "a.json")]) == 0
     assert cli.main(base + ["-o", str(tmp_path / "b.json"), "--scheduler", cluster.address]) == 0
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
-    capsys.readouterr()
-    for model in ("wordpiece", "unigram"):
-        out = tmp_path / f"{model}.json"
-        assert cli.main(["train", str(SHIPPED[0]), "--model", model, "--vocab-size", "300", "-q", "-o", str(out),
-                         "--scheduler", cluster.address]) == 2
-        assert f"training {model} on a Dask cluster is not supported" in capsys.readouterr().err
-        assert not out.exists()
-        with pytest.raises(TokvizError, match=model):
-            train(model, [SHIPPED[0]], TrainOptions(vocab_size=300), cluster=cluster)
 
 
 @pytest.mark.skipif(not SHARED_CORPUS, reason="../shared/corpus is absent")
@@ -244,6 +308,24 @@ def test_unreachable_scheduler_names_it_and_writes_nothing(tmp_path, capsys):
                      "-o", str(out), "--scheduler", address]) == 2
     assert address in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_cancel_while_connecting_gives_up_at_once():
+    """A scheduler address that accepts the connection and never answers: connect returns with
+    Cancelled as soon as cancel is set, long before its timeout."""
+    _distributed()
+    from tokviz.cluster import connect
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        address = "tcp://127.0.0.1:%d" % silent.getsockname()[1]
+        stop = threading.Event()
+        threading.Timer(0.5, stop.set).start()
+        started = time.monotonic()
+        with pytest.raises(Cancelled, match="connecting to " + address):
+            connect(address, cancel=stop, timeout=60)
+        assert stop.is_set() and time.monotonic() - started < 30
 
 
 def test_cancel_cancels_the_cluster_tasks(cluster, bytelevel_json, tmp_path):

@@ -513,6 +513,7 @@ def cmd_train(args) -> int:
     options = TrainOptions(
         vocab_size=args.vocab_size,
         min_frequency=args.min_frequency,
+        min_word_count=args.min_word_count,
         special_tokens=names(args.special_tokens),
         user_defined_symbols=names(args.user_defined_symbols),
         reserved_tokens=args.reserved_tokens,
@@ -540,11 +541,6 @@ def cmd_train(args) -> int:
         raise TokvizError("--end-of-word applies to --model bpe only")
     if out.exists() and not args.force:  # (said before training, not after)
         raise TokvizError("the file exists: use --force to replace it", out)
-    from .train import CLUSTER_MODELS
-
-    if (args.scheduler is not None or args.workers is not None) and args.model not in CLUSTER_MODELS:
-        raise TokvizError(f"training {args.model} on a Dask cluster is not supported; models that can: "
-                          f"{', '.join(CLUSTER_MODELS)}")
     cluster = _cluster(args)
     bar = None if args.quiet else TerminalProgress()
     started = time.perf_counter()
@@ -689,6 +685,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace the output file if it exists")
     p.add_argument("--pattern", help="bytelevel-bpe split pattern: gpt2 (default), cl100k, o200k, llama3, qwen2 or a regex")
     p.add_argument("--min-frequency", type=int, default=2, help="least count of a learned pair or piece (default 2)")
+    p.add_argument("--min-word-count", type=int, default=1, metavar="N",
+                   help="once the corpus is counted, drop the words seen fewer than N times before learning "
+                        "(bounds memory on a big corpus; default 1: keep all)")
     p.add_argument("--special-tokens", help="comma-separated special tokens, given the first ids (e.g. <unk>,<s>,</s>)")
     p.add_argument("--user-defined-symbols", help="comma-separated symbols always kept whole")
     p.add_argument("--reserved-tokens", type=int, default=0, help="N reserved special tokens <|reserved_special_token_i|>")

@@ -1,12 +1,12 @@
 """The Training panel and the Statistics view run on a real Dask LocalCluster of 2 worker processes
 and give what "this machine" gives; Cancel stops a cluster run and leaves the view usable; an
 unreachable scheduler shows an error naming it and changes nothing else; the cluster choices are
-disabled, saying why, for models the cluster refuses, for a tokenizer with no file, and without
-Dask.  Skipped without `distributed` (the test extra has it), except under CI=true."""
+disabled, saying why, for a tokenizer with no file and without Dask.  Skipped without `distributed` (the test extra has it), except under CI=true."""
 from __future__ import annotations
 
 import os
 import sys
+import threading
 
 import pytest
 
@@ -16,7 +16,7 @@ from tokviz.defaults import default_tokenizer_path, resource_path, sample_text_p
 from tokviz.gui.run_on import HERE, SCHEDULER, WORKERS, RunOnBox
 from tokviz.gui.stats_view import StatsView
 from tokviz.gui.train_panel import TrainPanel
-from tokviz.train import TrainOptions, cluster_refusal, train
+from tokviz.train import TRAINERS, TrainOptions, train
 
 UNREACHABLE = "tcp://127.0.0.1:9"
 TIMING = {"seconds", "mb_per_second"}
@@ -96,6 +96,16 @@ def test_training_on_two_local_workers_equals_this_machine(qtbot, panel, tmp_pat
     panel.run_on.set_choice(WORKERS, 2)
     assert _train(qtbot, panel, tmp_path, "bpe-cluster") == here
 
+    panel.set_model("unigram")  # and Unigram, with its words pruned
+    panel.vocab_size.setValue(700)
+    panel.min_word_count.setValue(2)
+    panel.run_on.set_choice(HERE)
+    here = _train(qtbot, panel, tmp_path, "unigram-here")
+    panel.run_on.set_choice(WORKERS, 2)
+    assert _train(qtbot, panel, tmp_path, "unigram-cluster") == here
+    panel.min_word_count.setValue(1)
+    assert _train(qtbot, panel, tmp_path, "unigram-all") != here
+
 
 def test_statistics_on_two_local_workers_equal_this_machine(qtbot, view, distributed):
     view.set_corpus([resource_path("training.txt"), sample_text_path()])
@@ -133,6 +143,24 @@ def test_cancel_a_cluster_training_then_train_again(qtbot, panel, big_text, dist
     with qtbot.waitSignal(panel.trained, timeout=120_000):
         assert panel.start()
     assert panel.result.vocab_size == 400
+
+
+def test_cancel_while_connecting_stops_at_once(qtbot, panel, distributed):
+    import socket
+
+    with socket.socket() as silent:  # accepts the connection, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        panel.set_files([resource_path("training.txt")])
+        panel.run_on.set_choice(SCHEDULER, "tcp://127.0.0.1:%d" % silent.getsockname()[1])
+        assert panel.start()
+        qtbot.wait(300)
+        assert panel.is_training()
+        with qtbot.waitSignal(panel.cancelled, timeout=10_000):
+            panel.cancel()
+        # the panel did not wait for the connection attempt, which goes on until its timeout
+        assert any(t.name == "tokviz-connect" for t in threading.enumerate())
+    assert panel.status.text() == "Cancelled." and panel.train_button.isEnabled()
 
 
 def test_cancel_a_cluster_measure_then_measure_again(qtbot, view, big_text, distributed):
@@ -176,32 +204,13 @@ def test_an_unreachable_scheduler_names_its_address(qtbot, panel, view, distribu
     assert view.shown_values() == figures and view.run_button.isEnabled()
 
 
-def test_models_the_cluster_refuses_disable_the_choice(qtbot, panel):
-    for model in ("wordpiece", "unigram"):
-        panel.set_model(model)
-        for where in (SCHEDULER, WORKERS):
-            item = _item(panel.run_on, where)
-            if panel.run_on.disabled_reason() == INSTALL_HINT:
-                assert not item.isEnabled() and item.toolTip() == INSTALL_HINT
-            else:
-                assert not item.isEnabled() and item.toolTip() == cluster_refusal(model)
-        assert panel.run_on.choice() == (HERE, None)
-    panel.set_model("bytelevel-bpe")
-    if panel.run_on.disabled_reason() is None:
-        assert _item(panel.run_on, WORKERS).isEnabled() and _item(panel.run_on, SCHEDULER).toolTip() == ""
-
-
-def test_the_choice_is_kept_while_a_refused_model_is_chosen(qtbot, panel, distributed):
-    panel.set_model("bytelevel-bpe")
+def test_every_model_can_be_trained_on_a_cluster_and_the_choice_stays(qtbot, panel, distributed):
     panel.run_on.set_choice(SCHEDULER, "tcp://10.0.0.5:8786")
-    panel.set_model("unigram")
-    assert panel.run_on.choice() == (HERE, None) and panel.run_on.address.isHidden()
-    panel.set_model("bpe")
-    assert panel.run_on.choice() == (SCHEDULER, "tcp://10.0.0.5:8786")
-    again = RunOnBox()
-    qtbot.addWidget(again)
-    again.set_state(panel.run_on.state())  # what the settings keep
-    assert again.choice() == (SCHEDULER, "tcp://10.0.0.5:8786") and again.workers.value() == 2
+    for model in TRAINERS:
+        panel.set_model(model)
+        assert panel.run_on.disabled_reason() is None
+        assert _item(panel.run_on, WORKERS).isEnabled() and _item(panel.run_on, SCHEDULER).isEnabled()
+        assert panel.run_on.choice() == (SCHEDULER, "tcp://10.0.0.5:8786")
 
 
 def test_a_tokenizer_with_no_file_is_measured_here(qtbot, view, distributed):

@@ -182,6 +182,38 @@ def test_max_symbols_keeps_the_frequent_words(small_text):
     assert tok.decode(tok.encode("the model").ids) == "the model"
 
 
+@pytest.mark.parametrize("collapse", [False, True])
+def test_words_are_those_of_the_whole_text_wherever_it_is_cut(small_text, collapse):
+    """WordCounter given a text in pieces cut at random places (inside words, inside a special
+    token, after a newline) counts what it counts given the text whole, in the same order."""
+    from tokviz.train.unigram import WordCounter
+
+    text = small_text.replace("\n", " <s b> ", 40).replace("the", "ｔｈｅ\u00a0", 30) + " tail"
+    options = TrainOptions(vocab_size=300, special_tokens=["<s b>"], collapse_whitespace=collapse)
+    whole = WordCounter(options)
+    whole.add(text)
+    expected = whole.result()
+    assert "<s b>" not in " ".join(expected) and "b>" not in expected
+    rng = random.Random(7)
+    for _ in range(5):
+        cuts = sorted(rng.sample(range(1, len(text)), 200))
+        pieces = WordCounter(options)
+        for a, b in zip([0, *cuts], [*cuts, len(text)]):
+            pieces.add(text[a:b])
+        assert list(pieces.result().items()) == list(expected.items())
+
+
+def test_min_word_count_drops_the_rare_words(small_text):
+    from tokviz.train.unigram import count_words
+
+    every = count_words([small_text], TrainOptions(vocab_size=300))
+    pruned = count_words([small_text], TrainOptions(vocab_size=300, min_word_count=3))
+    assert list(pruned.items()) == [(w, n) for w, n in every.items() if n >= 3]
+    assert 0 < len(pruned) < len(every)
+    with pytest.raises(TokvizError, match="min_word_count"):
+        TrainOptions(vocab_size=300, min_word_count=0)
+
+
 def test_file_and_text_inputs_agree(tmp_path, small_text):
     path = tmp_path / "corpus.txt"
     path.write_text(small_text, encoding="utf-8")

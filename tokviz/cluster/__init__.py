@@ -7,9 +7,10 @@
 Files are cut into byte ranges (ranges.py) where the single-machine path may cut too; each range is
 one task, which reads only its range, streamed, and counts it with the native code (tasks.py);
 partial results are combined FAN_IN at a time on the workers, adjacent ranges together, up to one
-result (tree.py); only that one comes back.  The results equal the single-machine ones: statistics
-(but the timing), and training's piece counts in order of first appearance, so the merges learned
-from them here are the same.  Files must be readable at the same paths on the workers (a shared
+result (tree.py); only that one comes back, pruned on a worker to TrainOptions.min_word_count
+when asked.  The results equal the single-machine ones: statistics (but the timing), and
+training's word counts in order of first appearance, so the model learned from them here (merges,
+WordPiece vocabulary or Unigram pieces) is the same.  Files must be readable at the same paths on the workers (a shared
 file system) and, for statistics, the tokenizer too (it is sent as its path and loaded there).
 """
 from __future__ import annotations
@@ -20,11 +21,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..errors import TokvizError
-from .connect import INSTALL_HINT, Cluster, require_distributed
+from .connect import INSTALL_HINT, Cluster, connect, require_distributed
 from .ranges import byte_ranges, stats_cut, training_cut
 from .tree import reduce_tree, wait_result
 
-__all__ = ["Cluster", "INSTALL_HINT", "corpus_stats_on", "count_corpus_on", "require_distributed"]
+__all__ = ["Cluster", "INSTALL_HINT", "connect", "corpus_stats_on", "count_corpus_on", "count_words_on", "require_distributed"]
 
 
 def corpus_stats_on(
@@ -94,30 +95,65 @@ def same_tokenizer(a, b) -> bool:
 
 def count_corpus_on(cluster: Cluster, *, range_bytes: int | None = None):
     """A drop-in for `bpe_core.count_corpus` over files that counts on `cluster` (a trainer's
-    `count=`): the same (pieces, counts), pieces in order of first appearance.  Items must be
-    files (training by path); progress(fraction) and cancel as count_corpus's."""
+    `count=`: bpe, bytelevel-bpe, wordpiece): the same (pieces, counts), pieces in order of first
+    appearance, pruned to `min_count` on the workers.  Items must be files (training by path);
+    progress(fraction) and cancel as count_corpus's."""
     from . import tasks
 
     def count(corpus, pattern="gpt2", *, split_digits=False, split_lines=False, threads=None, progress=None,
-              cancel=None, use_native=None, files=None, chunk_chars=None, dialect="onig"):
+              cancel=None, use_native=None, files=None, chunk_chars=None, dialect="onig", normalize=None,
+              min_count=1):
         if files is False:
             raise TokvizError("training on a Dask cluster reads files, not texts")
         options = {"pattern": pattern, "split_digits": split_digits, "split_lines": split_lines,
-                   "use_native": use_native, "dialect": dialect}
+                   "use_native": use_native, "dialect": dialect, "normalize": normalize}
         if chunk_chars is not None:
             options["chunk_chars"] = chunk_chars
-        client = cluster.client
-        leaves, weights = [], []
-        for item in corpus:
-            if not isinstance(item, (str, os.PathLike)) or not Path(item).is_file():
-                raise TokvizError("training on a Dask cluster reads files, not texts", str(item)[:80])
-            for start, end in byte_ranges(item, range_bytes or cluster.range_bytes, training_cut):
-                leaves.append(client.submit(tasks.count_range, os.fspath(item), start, end, options, pure=False))
-                weights.append(end - start)
-        if not leaves:
-            return [], []
-        root = reduce_tree(client, leaves, tasks.combine_counts)
         report = None if progress is None else (lambda done, total: progress(done / total if total else 1.0))
-        return tasks.unpack(wait_result(client, root, leaves, weights, progress=report, cancel=cancel))
+        return _count_ranges(cluster, corpus, training_cut, tasks.count_range, options, min_count,
+                             range_bytes, report, cancel)
 
     return count
+
+
+def count_words_on(cluster: Cluster, *, range_bytes: int | None = None):
+    """A drop-in for `unigram.count_words` over files that counts on `cluster` (the unigram
+    trainer's `count=`): the same Counter, words in order of first appearance.  Ranges end before
+    a space, where a file's words are the same cut or not (a line end is not a word end there)."""
+    from collections import Counter
+
+    from ..train.unigram import WordStarts
+    from . import tasks
+
+    def count(corpus, options, progress=None, cancel=None):
+        starts = WordStarts(options)
+        report = None if progress is None else (
+            lambda done, total: progress(done / total if total else 1.0,
+                                         f"counting words on the cluster: {done / 1e6:.1f} of {total / 1e6:.1f} MB"))
+        words, counts = _count_ranges(cluster, corpus, starts.next,
+                                      tasks.count_words_range, options, options.min_word_count, range_bytes,
+                                      report, cancel)
+        return Counter(dict(zip((w.decode("utf-8") for w in words), counts)))
+
+    return count
+
+
+def _count_ranges(cluster, corpus, find, task, options, min_count, range_bytes, progress, cancel):
+    """(pieces, counts) of the files of `corpus`: task(path, start, end, options) on each byte range
+    (cut where `find` says), combined in a tree and pruned to `min_count` on the workers."""
+    from . import tasks
+
+    client = cluster.client
+    leaves, weights = [], []
+    for item in corpus:
+        if not isinstance(item, (str, os.PathLike)) or not Path(item).is_file():
+            raise TokvizError("training on a Dask cluster reads files, not texts", str(item)[:80])
+        for start, end in byte_ranges(item, range_bytes or cluster.range_bytes, find):
+            leaves.append(client.submit(task, os.fspath(item), start, end, options, pure=False))
+            weights.append(end - start)
+    if not leaves:
+        return [], []
+    root = reduce_tree(client, leaves, tasks.combine_counts)
+    if min_count > 1:
+        root = client.submit(tasks.prune_packed, root, min_count, pure=False)
+    return tasks.unpack(wait_result(client, root, leaves, weights, progress=progress, cancel=cancel))

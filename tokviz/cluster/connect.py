@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import logging
+import threading
 
-from ..errors import TokvizError
+from ..errors import Cancelled, TokvizError
 
 INSTALL_HINT = 'Dask distributed is not installed: pip install "tokviz[cluster]"'
 
@@ -63,3 +64,44 @@ class Cluster:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def connect(scheduler: str | None = None, workers: int | None = None, *, cancel=None, poll: float = 0.1,
+            **options) -> Cluster:
+    """Cluster(scheduler, workers, **options), given up as soon as `cancel` (a callable or an
+    Event) says so while connecting or starting workers: Cancelled is raised at once, and the
+    cluster, once made, is closed on the thread that was making it."""
+    if cancel is None:
+        return Cluster(scheduler, workers, **options)
+    from ..core.streaming import is_cancelled
+
+    lock = threading.Lock()
+    made: dict = {}
+    finished = threading.Event()
+
+    def make() -> None:
+        try:
+            cluster = Cluster(scheduler, workers, **options)
+        except BaseException as exc:  # (handed to the caller below)
+            made["error"] = exc
+        else:
+            with lock:
+                given_up = made.get("given_up", False)
+                made["cluster"] = cluster
+            if given_up:
+                cluster.close()
+        finally:
+            finished.set()
+
+    threading.Thread(target=make, name="tokviz-connect", daemon=True).start()
+    while not finished.wait(poll):
+        if is_cancelled(cancel):
+            with lock:
+                made["given_up"] = True
+                cluster = made.get("cluster")
+            if cluster is not None:
+                cluster.close()
+            raise Cancelled(f"cancelled while {'connecting to ' + scheduler if scheduler else 'starting workers'}")
+    if "error" in made:
+        raise made["error"]
+    return made["cluster"]

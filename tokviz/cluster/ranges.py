@@ -3,12 +3,18 @@
     >>> byte_ranges("big.txt", 64 << 20, training_cut)
     [(0, 67108901), (67108901, 134217790), ...]
 
-A range ends at a cut found at or after each multiple of `target` bytes: for training the first
-place after a line end where `bpe_core.cut_text` may cut (``\\S\\n`` followed by neither white space
-nor "/"), for statistics the first place after a line end where `core.streaming` may cut for the
-tokenizer (a newline between a non-space and a letter), or before a space between letters when
-the tokenizer does not allow cuts at newlines.  With no such place the range goes on to the next
-one (a whole file at most).  Only a window of bytes around each target is read.
+A range ends at a cut found at or after each multiple of `target` bytes, the first in a window
+of text read there:
+
+* training: after a line end where `bpe_core.cut_text` may cut (``\\S\\n`` followed by neither
+  white space nor "/"); in a window with none (one long line, CRLF line ends), before a space
+  where cut_text may cut;
+* Unigram training: before a space that no special token covers (`unigram.WordStarts`);
+* statistics: after a line end where `core.streaming` may cut for the tokenizer (a newline between
+  a non-space and a letter), else before a space between letters.
+
+With no such place the range goes on to the next one (a whole file at most).  Only a window of
+bytes around each target is read.
 """
 from __future__ import annotations
 
@@ -29,11 +35,17 @@ _BACK = 256  # bytes read before the target: the look-behinds and the added-toke
 
 
 def training_cut(text: str, at: int) -> int:
-    """The first line-end cut of `bpe_core.cut_text` at or after `at` (the end of its match)."""
+    """The first line-end cut of `bpe_core.cut_text` at or after `at` (the end of its match); in a
+    text with none (one long line, CRLF line ends), its first cut before a space."""
+    before_space = -1
     for m in SAFE_CUT.finditer(text, max(0, at - 2)):
-        if m.group().endswith("\n") and m.end() >= at:
+        if m.end() < at:
+            continue
+        if m.group().endswith("\n"):
             return m.end()
-    return -1
+        if before_space < 0:
+            before_space = m.end()
+    return before_space
 
 
 def stats_cut(tokenizer) -> CutFinder | None:

@@ -139,6 +139,29 @@ def count_range(path: str, start: int, end: int, options: dict) -> Packed:
     return pack(*bpe_core.count_corpus(texts, files=False, threads=1, **options))
 
 
+def count_words_range(path: str, start: int, end: int, options) -> Packed:
+    """The Unigram trainer's words of bytes [start, end) of `path` (a range that starts at the
+    file's start or before a space), UTF-8, in order of first appearance; packed.  `options`: its
+    TrainOptions."""
+    from ..train.unigram import WordCounter
+
+    counter = WordCounter(options)
+    for block in read_range(path, start, end):
+        counter.add(block)
+    words = counter.result()
+    return pack([w.encode("utf-8") for w in words], list(words.values()))
+
+
+def prune_packed(packed: Packed, min_count: int) -> Packed:
+    """The packed pieces counted `min_count` times or more, in the same order."""
+    blob, lengths, counts = packed
+    keep = counts >= min_count
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    kept = b"".join(blob[a:b] for a, b in zip(starts[keep].tolist(), ends[keep].tolist()))
+    return kept, lengths[keep], counts[keep]
+
+
 def combine_counts(*parts: Packed) -> Packed:
     """Packed partial counts added up, pieces in order of first appearance (`parts` in corpus order)."""
     merged: dict[bytes, int] = {}

@@ -5,16 +5,10 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 
+from ..core.streaming import is_cancelled
 from ..errors import Cancelled
 
 FAN_IN = 4  # partial results combined per task
-
-
-def _is_cancelled(cancel) -> bool:
-    if cancel is None:
-        return False
-    is_set = getattr(cancel, "is_set", None)
-    return bool(is_set() if is_set is not None else cancel())
 
 
 def reduce_tree(client, leaves: Sequence, combine: Callable, *, fan_in: int = FAN_IN, key: str = "tokviz-combine"):
@@ -44,7 +38,7 @@ def wait_result(client, root, leaves: Sequence, weights: Sequence[int], *,
         leaves.clear()
     try:
         while not root.done():
-            if _is_cancelled(cancel):
+            if is_cancelled(cancel):
                 raise Cancelled(f"cancelled after {done:,} of {total:,} bytes")
             for i, f in list(pending.items()):
                 if f.status == "error":

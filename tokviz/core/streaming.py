@@ -335,7 +335,8 @@ def utf8_tail(data: bytes) -> int:
     return 0
 
 
-def _is_cancelled(cancel) -> bool:
+def is_cancelled(cancel) -> bool:
+    """Whether `cancel` (None, a callable or an Event) says stop."""
     if cancel is None:
         return False
     is_set = getattr(cancel, "is_set", None)
@@ -397,7 +398,7 @@ def encode_file(
     state = {"bytes": 0, "chars": 0}
 
     def check_cancel() -> None:
-        if _is_cancelled(cancel):
+        if is_cancelled(cancel):
             raise Cancelled(state["bytes"], total, ids)
 
     def emit(text: str) -> None:

@@ -30,15 +30,16 @@ def have_distributed() -> bool:
         return False
 
 
-def open_cluster(choice: tuple[str, object]):
+def open_cluster(choice: tuple[str, object], cancel=None):
     """A tokviz.cluster.Cluster for `choice` (from RunOnBox.choice()), or None for this machine.
-    Blocks up to the connection timeout: call it on a worker thread."""
+    Blocks up to the connection timeout, or until cancel (an Event) is set (then Cancelled):
+    call it on a worker thread."""
     where, value = choice
     if where == HERE:
         return None
-    from ..cluster import Cluster
+    from ..cluster import connect
 
-    return Cluster(scheduler=value) if where == SCHEDULER else Cluster(workers=value)
+    return connect(scheduler=value, cancel=cancel) if where == SCHEDULER else connect(workers=value, cancel=cancel)
 
 
 class RunOnBox(QWidget):

@@ -758,7 +758,7 @@ class StatsView(QWidget):
             from ..cluster import corpus_stats_on
 
             spec = (tokenizer.source.path, tokenizer.source.extra.get("pattern"))
-            cluster = open_cluster(where)
+            cluster = open_cluster(where, cancel)
             try:
                 if cancel.is_set():
                     raise Cancelled("cancelled")

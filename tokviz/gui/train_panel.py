@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 from ..analysis.corpus_stats import corpus_files
 from ..core.patterns import NAMED_PATTERNS
 from ..errors import Cancelled, TokvizError
-from ..train import TRAINERS, TrainOptions, cluster_refusal, train
+from ..train import TRAINERS, TrainOptions, train
 from .run_on import RunOnBox, open_cluster
 from .style import DEFAULT_THEME, TokenTheme
 from .workers import TaskRunner, describe_error
@@ -161,6 +161,9 @@ class TrainPanel(QWidget):
         self.lowercase.setChecked(True)
         self.vocab_size = self._spin(1, 1_000_000, 1000, "Tokens in the trained vocabulary, everything included")
         self.min_frequency = self._spin(0, 1_000_000, 2, "A pair or piece must occur this often to be learned")
+        self.min_word_count = self._spin(1, 1_000_000, 1, "Once the corpus is counted, words seen fewer times are "
+                                                          "dropped before learning (1: keep all; bounds memory on "
+                                                          "a big corpus)")
         self.special_tokens = QLineEdit()
         self.special_tokens.setPlaceholderText("<unk>, <s>, </s>")
         self.special_tokens.setToolTip("Special tokens (comma-separated), ids 0.. in this order")
@@ -200,6 +203,7 @@ class TrainPanel(QWidget):
         form.addRow(self.lowercase)
         form.addRow("Vocabulary size", self.vocab_size)
         form.addRow("Min frequency", self.min_frequency)
+        form.addRow("Min word count", self.min_word_count)
         form.addRow("Special tokens", self.special_tokens)
         form.addRow("User symbols", self.user_symbols)
         form.addRow("Reserved tokens", self.reserved)
@@ -304,7 +308,6 @@ class TrainPanel(QWidget):
         for key, widget in self._rows.items():
             visible = {"pattern": model == "bytelevel-bpe", "end": model == "bpe", "lower": model == "wordpiece"}[key]
             self._form.setRowVisible(widget, visible)
-        self.run_on.set_refused(cluster_refusal(model))
         self._update_plots()
 
     # ---- inputs -------------------------------------------------------------------------------------
@@ -328,6 +331,7 @@ class TrainPanel(QWidget):
         return TrainOptions(
             vocab_size=self.vocab_size.value(),
             min_frequency=self.min_frequency.value(),
+            min_word_count=self.min_word_count.value(),
             special_tokens=_words(self.special_tokens.text()),
             user_defined_symbols=_words(self.user_symbols.text()),
             reserved_tokens=self.reserved.value(),
@@ -399,7 +403,7 @@ class TrainPanel(QWidget):
                 return train(model, files, options, progress=progress, cancel=cancel.is_set, threads=threads, **extra)
             progress(0.0, f"Connecting to the Dask scheduler at {where[1]}…" if where[0] == "scheduler"
                      else f"Starting {where[1]} worker process(es)…")
-            cluster = open_cluster(where)
+            cluster = open_cluster(where, cancel)
             try:
                 if cancel.is_set():
                     raise Cancelled("cancelled")

@@ -34,17 +34,6 @@ TRAINERS = {
     "unigram": ("unigram", "train_unigram"),
 }
 
-CLUSTER_MODELS = ("bpe", "bytelevel-bpe")  # whose counting step runs on a Dask cluster
-
-
-def cluster_refusal(model: str) -> str | None:
-    """Why `model` cannot be trained on a Dask cluster, or None when it can."""
-    if model in CLUSTER_MODELS:
-        return None
-    return (f"training {model} on a Dask cluster is not supported (its counting is not a sum of "
-            f"per-range counts here); models that can: {', '.join(CLUSTER_MODELS)}")
-
-
 def train(
     model: str,
     files: Sequence[str | os.PathLike],
@@ -60,8 +49,8 @@ def train(
     """Train a `model` tokenizer on the text `files` (paths).  `pattern` (byte-level BPE only): a split
     pattern name (gpt2, cl100k, o200k, llama3, qwen2) or a regex; `model_options`: what that
     trainer alone takes (bpe: end_of_word="separate" | "glued"; wordpiece: lowercase=True).
-    `cluster`: a tokviz.cluster.Cluster that counts the pieces (bpe and bytelevel-bpe only; the
-    merges are learned here)."""
+    `cluster`: a tokviz.cluster.Cluster that counts the words (the model is learned here, from
+    the same counts as without it)."""
     if model not in TRAINERS:
         raise TokvizError(f"unknown model {model!r} (choose from {', '.join(TRAINERS)})")
     if not files:
@@ -70,12 +59,9 @@ def train(
     trainer = getattr(importlib.import_module(f".{module}", __name__), function)
     kwargs = {"progress": progress, "cancel": cancel, "threads": threads, **model_options}
     if cluster is not None:
-        refusal = cluster_refusal(model)
-        if refusal is not None:
-            raise TokvizError(refusal)
-        from ..cluster import count_corpus_on
+        from ..cluster import count_corpus_on, count_words_on
 
-        kwargs["count"] = count_corpus_on(cluster)
+        kwargs["count"] = (count_words_on if model == "unigram" else count_corpus_on)(cluster)
     if model == "bytelevel-bpe":
         kwargs["pattern"] = pattern or "gpt2"
     elif pattern is not None:

@@ -362,12 +362,17 @@ def count_corpus(
     files: bool | None = None,
     chunk_chars: int = CHUNK_CHARS,
     dialect: str = "onig",
+    normalize: Callable[[str], str] | None = None,
+    min_count: int = 1,
 ) -> tuple[list[bytes], list[int]]:
     """`count_pieces` over a corpus of files and texts: an os.PathLike item, or a str naming an
     existing file (one line, no newline), is a file, streamed; any other str is text.
     (files=True / False: every item is a file / a text; a generator of texts is read once, in
     bounded memory.)  progress(fraction of the corpus counted; known when `corpus` is a list or
-    tuple, else only 1.0 at the end) after each batch of chunks; cancel() is checked as often."""
+    tuple, else only 1.0 at the end) after each batch of chunks; cancel() is checked as often.
+    `normalize`: applied to each chunk before it is cut into pieces (chunks end where `cut_text`
+    cuts, so it must give the same text cut there or not: e.g. a BERT normalizer).  `min_count`:
+    pieces counted fewer times are left out (`prune_counts`)."""
     counter = PieceCounts(pattern, split_digits=split_digits, split_lines=split_lines, threads=threads,
                           use_native=use_native, dialect=dialect)
     total = 0  # UTF-8 bytes of the corpus, when it is a list that can be looked at twice
@@ -386,6 +391,8 @@ def count_corpus(
     pending = None
     try:
         for text, done in _corpus_chunks(corpus, files, chunk_chars):
+            if normalize is not None:
+                text = normalize(text)
             batch.append(text)
             batch_chars += len(text)
             if batch_chars < limit:
@@ -413,7 +420,15 @@ def count_corpus(
             pool.shutdown(wait=True)
     if progress is not None:
         progress(1.0)
-    return counter.result()
+    return prune_counts(*counter.result(), min_count)
+
+
+def prune_counts(pieces: list, counts: list[int], min_count: int) -> tuple[list, list[int]]:
+    """The pieces counted `min_count` times or more, and their counts, in the same order."""
+    if min_count <= 1:
+        return pieces, counts
+    kept = [i for i, n in enumerate(counts) if n >= min_count]
+    return [pieces[i] for i in kept], [counts[i] for i in kept]
 
 
 # ---- learning merges ---------------------------------------------------------------------------------

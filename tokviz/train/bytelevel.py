@@ -63,7 +63,7 @@ def train_bytelevel_bpe(
     each line apart, as HF's trainer does when it reads files (see the module doc).
 
     TrainOptions used: vocab_size (everything included; if it is smaller than the fixed tokens +
-    256 bytes no merge is learned and the vocabulary is bigger than asked), min_frequency,
+    256 bytes no merge is learned and the vocabulary is bigger than asked), min_frequency, min_word_count,
     special_tokens, reserved_tokens, user_defined_symbols (added tokens, never split; the training
     text is not cut around them), split_digits, max_token_length (in bytes),
     pad_to_multiple_of.  Ignored: initial_alphabet and limit_alphabet (every byte is always in a
@@ -85,7 +85,7 @@ def train_bytelevel_bpe(
 
     pieces, counts = (count or bpe_core.count_corpus)(
         corpus_paths_or_texts, regex, split_digits=options.split_digits, split_lines=split_lines, threads=threads,
-        progress=count_progress, cancel=cancel, dialect=_dialect(pattern),
+        progress=count_progress, cancel=cancel, dialect=_dialect(pattern), min_count=options.min_word_count,
     )
 
     merge_progress = None

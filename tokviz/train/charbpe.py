@@ -14,7 +14,7 @@ end_of_word="separate" (the paper's spelling, the default) keeps ``</w>`` a symb
 until a merge joins it to the character before; "glued" attaches it to each word's last character
 from the start, as HF tokenizers' BPE does, so that the result can be written as a tokenizer.json.
 
-Parameters used (TrainOptions): vocab_size, min_frequency, special_tokens, reserved_tokens,
+Parameters used (TrainOptions): vocab_size, min_frequency, min_word_count, special_tokens, reserved_tokens,
 user_defined_symbols (kept whole as added tokens), split_digits, max_token_length (characters),
 character_coverage and limit_alphabet (the rarer characters become the unknown token),
 initial_alphabet, byte_fallback (unknown characters as <0xNN> tokens), pad_to_multiple_of.
@@ -53,7 +53,7 @@ def train_char_bpe(
     report(0.0, "counting words")
     pieces, counts = (count or bpe_core.count_corpus)(
         corpus, WORD_PATTERN, split_digits=options.split_digits, threads=threads, cancel=cancel,
-        progress=lambda f: report(0.3 * f, "counting words"), dialect="rust",
+        progress=lambda f: report(0.3 * f, "counting words"), dialect="rust", min_count=options.min_word_count,
     )
     words = [p.decode("utf-8") for p in pieces]
     return char_bpe_from_counts(words, counts, options, progress=progress, cancel=cancel, end_of_word=end_of_word,

@@ -8,6 +8,13 @@ A parameter a trainer has no use for is ignored by it (documented on each traine
 counts everything the trained tokenizer holds: special tokens, user-defined symbols, reserved
 tokens, the alphabet and the learned tokens; `pad_to_multiple_of` may then add reserved tokens to
 round it up.
+
+`min_word_count` prunes the counts every trainer starts from: once the whole corpus is counted
+(on this machine or combined from a Dask cluster), the distinct words (pre-tokens) seen fewer
+than that many times are dropped, and the model is learned from the others alone.  It bounds the
+memory of the learning step on a big corpus, whose rare words are mostly one-offs (names, typos,
+numbers); 1, the default, keeps every word.  The words that are left keep their order of first
+appearance, so the same corpus and options give the same tokenizer either way.
 """
 from __future__ import annotations
 
@@ -30,6 +37,7 @@ RESERVED_FORMAT = "<|reserved_special_token_{}|>"
 class TrainOptions:
     vocab_size: int
     min_frequency: int = 2              # a pair (BPE, WordPiece) or piece must occur this often to be learned
+    min_word_count: int = 1             # words (pre-tokens) counted fewer times are dropped before learning
     special_tokens: list[str] = field(default_factory=list)       # unk/bos/eos/pad..., ids 0.. in this order
     user_defined_symbols: list[str] = field(default_factory=list)  # always one token, never split
     reserved_tokens: int = 0            # N extra special tokens named RESERVED_FORMAT, after the specials
@@ -47,6 +55,8 @@ class TrainOptions:
             raise TokvizError(f"vocab_size must be at least 1, got {self.vocab_size}")
         if self.min_frequency < 0:
             raise TokvizError(f"min_frequency must be 0 or more, got {self.min_frequency}")
+        if self.min_word_count < 1:
+            raise TokvizError(f"min_word_count must be at least 1, got {self.min_word_count}")
         if self.reserved_tokens < 0:
             raise TokvizError(f"reserved_tokens must be 0 or more, got {self.reserved_tokens}")
         if not 0.0 < self.character_coverage <= 1.0:

@@ -11,8 +11,10 @@ The steps:
    with `collapse_whitespace`, runs of white space to one space, stripped), spaces as '▁', a '▁'
    in front, a cut before every '▁' — so the model learns on exactly what `encode` will show it.
    Special tokens, reserved tokens and user-defined symbols are cut out of the text first.  Files
-   are streamed (`read_corpus`): memory grows with the number of distinct words, not the text;
-   beyond `max_symbols` characters of distinct words, the rarest words are left out.
+   are streamed (`read_corpus`) and counted in chunks cut before a space (`WordCounter`), so each
+   file's words are those of the whole file: memory grows with the number of distinct words, not
+   the text.  With `min_word_count`, the words seen fewer times go; beyond `max_symbols`
+   characters of distinct words, the rarest words are left out.
 2. The alphabet: characters by frequency, as many as `character_coverage` of the text (and
    `limit_alphabet`) allow, plus `initial_alphabet` and '▁'.  Words are cut at the characters
    left out: those become unknown (or bytes, with `byte_fallback`).
@@ -42,7 +44,7 @@ definition, the tests compare both, and it is used when the C module is missing.
 expected counts in fixed point, so the result does not depend on the number of threads.
 
 TrainOptions honoured: vocab_size (exactly, including everything listed above), min_frequency
-(seed substrings), special_tokens (the first whose name contains "unk" is the unknown token;
+(seed substrings), min_word_count, special_tokens (the first whose name contains "unk" is the unknown token;
 without one, "<unk>" is added first), user_defined_symbols (added tokens, never split, not
 special), reserved_tokens, split_digits, max_token_length (characters per piece, '▁' included;
 default 16), character_coverage, byte_fallback, initial_alphabet, limit_alphabet,
@@ -95,6 +97,7 @@ def train_unigram(
     seed_size: int = 1_000_000,
     max_symbols: int | None = 40_000_000,
     native: bool | None = None,
+    count=None,
 ) -> Tokenizer:
     """Train a Unigram tokenizer (NFKC + Metaspace + Unigram) on `corpus`.
 
@@ -105,7 +108,8 @@ def train_unigram(
     round; `seed_size`: the number of seed pieces.  `max_symbols`: a bound on the characters of the
     distinct words trained on (about 40 bytes each at the peak): beyond it the rarest words are
     left out, as sentencepiece samples sentences (None: no bound).  `native`: True to require the C core, False
-    for the pure-Python reference, None (default) for C when built.
+    for the pure-Python reference, None (default) for C when built.  `count`: a drop-in for
+    `count_words` (tokviz.cluster.count_words_on).
     Progress goes to progress(fraction, message) all along; cancel() is checked between steps
     (and between chunks of text): when it returns True, Cancelled is raised.
     """
@@ -126,7 +130,7 @@ def train_unigram(
             f"{len(fixed)} special tokens, reserved tokens, user-defined symbols and byte pieces"
         )
 
-    words = count_words(corpus, options, report.part(0.0, 0.3), cancel)
+    words = (count or count_words)(corpus, options, report.part(0.0, 0.3), cancel)
     if not words:
         raise TokvizError("the training corpus has no text")
     check_cancel(cancel)
@@ -233,6 +237,13 @@ def _cut_tokens(options: TrainOptions) -> list[str]:
     return options.fixed_tokens() + list(options.user_defined_symbols)
 
 
+def cut_tokens_pattern(options: TrainOptions):
+    """The regex that finds the special tokens, reserved tokens and user-defined symbols cut out
+    of the training text (longest first), or None when there are none."""
+    cut = _cut_tokens(options)
+    return regex.compile("|".join(regex.escape(t) for t in sorted(cut, key=len, reverse=True))) if cut else None
+
+
 def text_normalizer(options: TrainOptions) -> norm.Normalizer:
     """NFKC, and with collapse_whitespace: white space runs to one space, stripped."""
     nfkc = norm.UnicodeForm("NFKC")
@@ -248,29 +259,66 @@ def count_words(
     cancel: CancelCheck | None = None,
 ) -> Counter:
     """Occurrences of each word (without its leading '▁'), texts read in chunks, in order of first
-    appearance.  The words are what the tokenizer's pre-tokenizer will cut: see the module doc."""
+    appearance; the words seen fewer than options.min_word_count times are left out.  The words
+    are what the tokenizer's pre-tokenizer will cut from each whole file or text: see the module
+    doc and `WordCounter`."""
     items = [corpus] if isinstance(corpus, (str, os.PathLike)) else list(corpus)
     sizes = [_file_size(i) if _is_file(i) else len(i.encode("utf-8")) for i in items]
     total = max(1, sum(sizes))
-    cut = _cut_tokens(options)
-    cut_re = regex.compile("|".join(regex.escape(t) for t in sorted(cut, key=len, reverse=True))) if cut else None
-    collapse = options.collapse_whitespace
-    words: Counter = Counter()
+    counter = WordCounter(options)
     done = 0
     for item, size in zip(items, sizes):
         chunks = read_corpus([item]) if _is_file(item) else [item]
         name = Path(item).name if _is_file(item) else "text"
         for chunk in chunks:
             check_cancel(cancel, done, total)
-            for segment in cut_re.split(chunk) if cut_re else (chunk,):
-                _count_segment(segment, collapse, words)
+            counter.add(chunk)
             done += len(chunk.encode("utf-8"))
             if progress is not None:
                 progress(done / total, f"counting words: {name}, {done / 1e6:.1f} of {total / 1e6:.1f} MB")
-    return words
+        counter.end_text()
+    return counter.result(options.min_word_count)
 
 
 _SPACES = regex.compile(r"\s+")
+
+
+class WordCounter:
+    """Counts the words of texts given in consecutive chunks, cut anywhere: the counts are those
+    of each whole text.  A chunk is counted up to its last word start (`WordStarts`); the rest
+    waits for the next chunk, or for `end_text`."""
+
+    def __init__(self, options: TrainOptions):
+        self.starts = WordStarts(options)
+        self.cut_re = self.starts.cut_re
+        self.collapse = options.collapse_whitespace
+        self.words: Counter = Counter()
+        self._carry = ""
+
+    def add(self, chunk: str) -> None:
+        text = self._carry + chunk if self._carry else chunk
+        cut = self.starts.last(text)
+        if cut <= 0:
+            self._carry = text
+            return
+        self._count(text[:cut])
+        self._carry = text[cut:]
+
+    def end_text(self) -> None:
+        """The text given so far is whole: count what was held back."""
+        if self._carry:
+            self._count(self._carry)
+            self._carry = ""
+
+    def result(self, min_count: int = 1) -> Counter:
+        self.end_text()
+        if min_count <= 1:
+            return self.words
+        return Counter({w: n for w, n in self.words.items() if n >= min_count})
+
+    def _count(self, text: str) -> None:
+        for segment in self.cut_re.split(text) if self.cut_re else (text,):
+            _count_segment(segment, self.collapse, self.words)
 
 
 def _count_segment(text: str, collapse: bool, words: Counter) -> None:
@@ -284,6 +332,44 @@ def _count_segment(text: str, collapse: bool, words: Counter) -> None:
     if parts[0]:
         words[parts[0]] += 1  # the '▁' the pre-tokenizer puts in front
     words.update(parts[1:])
+
+
+class WordStarts:
+    """Where a training text may be cut without changing its words: just before a space (U+0020)
+    that no cut token covers.  The space starts a word either way (the part after it begins with
+    an empty first word, which is not counted), and NFKC changes nothing across it (a space
+    neither composes nor reorders).  A space is taken only when any cut token over it would be
+    whole in the text seen."""
+
+    def __init__(self, options: TrainOptions):
+        self.cut_re = cut_tokens_pattern(options)
+        self.longest = max(map(len, _cut_tokens(options)), default=0)
+
+    def last(self, text: str) -> int:
+        """The index of the last such space in `text`, or -1."""
+        at = text.rfind(" ", 0, len(text) - self.longest + 1)
+        while at > 0 and self._covered(text, at):
+            at = text.rfind(" ", 0, at)
+        return at
+
+    def next(self, text: str, at: int) -> int:
+        """The index of the first such space at or after `at` in `text`, or -1 (a cluster's range
+        finder, tokviz.cluster.ranges)."""
+        stop = len(text) - self.longest + 1
+        at = text.find(" ", at, stop)
+        while at >= 0 and self._covered(text, at):
+            at = text.find(" ", at + 1, stop)
+        return at
+
+    def _covered(self, text: str, at: int) -> bool:
+        if self.cut_re is None:
+            return False
+        for m in self.cut_re.finditer(text, max(0, at - self.longest), at + self.longest):
+            if m.start() < at < m.end():
+                return True
+            if m.start() >= at:
+                break
+        return False
 
 
 # ---- step 2: alphabet and symbols ----------------------------------------------------------

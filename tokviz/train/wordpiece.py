@@ -11,7 +11,7 @@ The score prefers pairs whose parts are rare on their own (a likelihood gain), w
 most frequent pair.  (HF tokenizers' WordPieceTrainer trains BPE merges instead; this one follows
 the WordPiece description.)  Ties go to the pair seen first in the corpus.
 
-Parameters used (TrainOptions): vocab_size, min_frequency (of the pair), special_tokens (the
+Parameters used (TrainOptions): vocab_size, min_frequency (of the pair), min_word_count, special_tokens (the
 post-processor adds [CLS] ... [SEP] when both are given), reserved_tokens, user_defined_symbols
 (added tokens), split_digits, max_token_length (characters, without '##'), character_coverage,
 limit_alphabet, initial_alphabet, pad_to_multiple_of.  Ignored: byte_fallback (WordPiece has no
@@ -28,7 +28,7 @@ from ..core.models.wordpiece import WordPiece
 from ..core.tokenizer import Source, Tokenizer
 from . import bpe_core
 from .charlevel import assemble_vocab, choose_alphabet, learn_spelled_merges, merge_budget, unk_token_for
-from .options import CancelCheck, Progress, TrainOptions, check_cancel, corpus_texts
+from .options import CancelCheck, Progress, TrainOptions, check_cancel
 
 PREFIX = "##"
 
@@ -41,21 +41,42 @@ def train_wordpiece(
     cancel: CancelCheck | None = None,
     threads: int | None = None,
     lowercase: bool = True,
+    count=None,
 ) -> Tokenizer:
-    """A WordPiece Tokenizer (BertNormalizer, BertPreTokenizer) trained on `corpus` (paths and/or texts)."""
+    """A WordPiece Tokenizer (BertNormalizer, BertPreTokenizer) trained on `corpus` (paths and/or
+    texts).  `count`: a drop-in for bpe_core.count_corpus (tokviz.cluster.count_corpus_on)."""
     report = progress or (lambda fraction, message: None)
     normalizer = norm.BertNormalizer(lowercase=lowercase)
-    fast = BertFastPath(normalizer)  # training needs the normalized words, not their offsets
     report(0.0, "counting words")
-    texts = (fast.normalize_str(t) for t in corpus_texts(corpus))
-    pieces, counts = bpe_core.count_corpus(
-        texts, bert_word_pattern()[0].pattern, split_digits=options.split_digits, threads=threads, cancel=cancel,
-        files=False,
+    pieces, counts = (count or bpe_core.count_corpus)(
+        corpus, bert_word_pattern()[0].pattern, split_digits=options.split_digits, threads=threads, cancel=cancel,
+        progress=lambda f: report(0.3 * f, "counting words"), normalize=BertText(lowercase),
+        min_count=options.min_word_count,
     )
     words = [p.decode("utf-8") for p in pieces]
     report(0.3, f"{len(words)} distinct words")
     return wordpiece_from_counts(words, counts, options, normalizer=normalizer, progress=progress, cancel=cancel,
                                  start=0.3)
+
+
+class BertText:
+    """text -> its BERT-normalized form (what the words are counted in).  A plain object, so that
+    it can be sent to the workers of a cluster."""
+
+    def __init__(self, lowercase: bool = True):
+        self.lowercase = lowercase
+        self._fast = None
+
+    def __call__(self, text: str) -> str:
+        if self._fast is None:  # training needs the normalized words, not their offsets
+            self._fast = BertFastPath(norm.BertNormalizer(lowercase=self.lowercase))
+        return self._fast.normalize_str(text)
+
+    def __getstate__(self):
+        return {"lowercase": self.lowercase}
+
+    def __setstate__(self, state):
+        self.lowercase, self._fast = state["lowercase"], None
 
 
 def wordpiece_from_counts(
