@@ -35,8 +35,9 @@ class Cluster:
         if scheduler is None:
             if workers < 1:
                 raise TokvizError(f"the number of workers must be at least 1, not {workers}")
+            # (a task's error is raised here, naming the file: the workers' log of it would repeat it)
             self.local = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                                  dashboard_address=":0", silence_logs=logging.ERROR)
+                                                  dashboard_address=":0", silence_logs=logging.CRITICAL)
             self.address = self.local.scheduler_address
             self.client = distributed.Client(self.local)
         else:
