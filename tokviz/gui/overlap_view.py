@@ -167,6 +167,8 @@ class OverlapView(QWidget):
             return
         self.cancel()
         self._job += 1
+        if self._cancel is not None:  # (the old run never reports: its progress and Cancel go now)
+            self._stop()
         self._tokenizers = dict(tokenizers)
         self._show(None)
         n = len(self._tokenizers)
