@@ -24,12 +24,11 @@ from __future__ import annotations
 import math
 import os
 import re
-import threading
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetricsF, QGuiApplication, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -42,7 +41,6 @@ from PySide6.QtWidgets import (
     QLayout,
     QListWidget,
     QListWidgetItem,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QSizePolicy,
@@ -57,10 +55,11 @@ from PySide6.QtWidgets import (
 
 from ..analysis.corpus_stats import CorpusStats, comparison_rows, corpus_stats, table_csv, table_markdown, unique_name
 from ..errors import Cancelled, TokvizError
+from .jobs import BackgroundJob
 from .open_tokenizers import open_tokenizer
 from .run_on import RunOnBox, open_cluster
 from .style import DEFAULT_THEME, TokenTheme
-from .workers import TaskRunner, describe_error
+from .workers import describe_error
 
 def cluster_refusal(tokenizer) -> str | None:
     """Why `tokenizer` cannot be measured on a Dask cluster (its workers load it from its file), or None."""
@@ -585,10 +584,6 @@ class StatsView(QWidget):
         super().__init__(parent)
         self.theme = theme
         self._tokenizer = None
-        self._runner = TaskRunner(1, self)
-        self._cancel: threading.Event | None = None
-        self._job = 0
-        self._progress = [0]
         self._dashboard: list = [None]  # the running cluster's dashboard link, set on the worker
         self.result: CorpusStats | None = None
         self.rows: list[dict] = []
@@ -606,16 +601,11 @@ class StatsView(QWidget):
         remove.clicked.connect(self._remove_selected)
         self.run_button = QPushButton("Measure")
         self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel)
-        self.cancel_button.hide()
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.hide()
         self.status = WrappedLabel("Add files or folders, then Measure.")
-        self._timer = QTimer(self)
-        self._timer.setInterval(50)
-        self._timer.timeout.connect(self._tick)
+        self.job = BackgroundJob(status=self.status, parent=self)
+        self.job.timer.timeout.connect(self._show_dashboard)
+        self.job.ended.connect(self._ended)
+        self.progress, self.cancel_button = self.job.progress_bar, self.job.cancel_button
         self.run_on = RunOnBox()
         self.run_on.set_refused("Load a tokenizer first")
 
@@ -746,15 +736,11 @@ class StatsView(QWidget):
         if where == ("scheduler", ""):
             self.status.setText("Give the address of the Dask scheduler (tcp://host:port).")
             return
-        self._start("Measuring…" if where[0] == "here" else
-                    f"Connecting to the Dask scheduler at {where[1]}…" if where[0] == "scheduler"
-                    else f"Starting {where[1]} worker process(es)…")
-        job, cancel = self._job, self._cancel
-        self.run_on.set_running(True)
+        dashboard = self._dashboard = [None]  # (this run's: a run it replaces writes to its own)
 
-        def work():
+        def work(cancel, progress):
             if where[0] == "here":
-                return corpus_stats(tokenizer, paths, progress=self._report, cancel=cancel)
+                return corpus_stats(tokenizer, paths, progress=progress, cancel=cancel)
             from ..cluster import corpus_stats_on
 
             spec = (tokenizer.source.path, tokenizer.source.extra.get("pattern"))
@@ -762,22 +748,22 @@ class StatsView(QWidget):
             try:
                 if cancel.is_set():
                     raise Cancelled("cancelled")
-                if job == self._job:
-                    self._dashboard[0] = cluster.dashboard_link
-                return corpus_stats_on(cluster, spec, paths, tokenizer=tokenizer, progress=self._report,
+                dashboard[0] = cluster.dashboard_link
+                return corpus_stats_on(cluster, spec, paths, tokenizer=tokenizer, progress=progress,
                                        cancel=cancel)
             finally:
                 cluster.close()
 
         def done(stats: CorpusStats) -> None:
-            if job == self._job:
-                self._stop()
-                self.result = stats
-                self._show(stats)
-                self.status.setText(f"Measured {len(stats.files)} file(s), {stats.bytes / 1e6:.2f} MB.")
-                self.finished.emit(stats)
+            self.result = stats
+            self._show(stats)
+            self.status.setText(f"Measured {len(stats.files)} file(s), {stats.bytes / 1e6:.2f} MB.")
+            self.finished.emit(stats)
 
-        self._runner.submit(work, done, self._failed(job))
+        self._start("Measuring…" if where[0] == "here" else
+                    f"Connecting to the Dask scheduler at {where[1]}…" if where[0] == "scheduler"
+                    else f"Starting {where[1]} worker process(es)…", work, done)
+        self.run_on.set_running(True)
 
     def compare(self) -> None:
         """Compare the current tokenizer and the added ones on the corpus, on a worker."""
@@ -790,77 +776,47 @@ class StatsView(QWidget):
         corpora: dict[str, list] = {}
         for p in paths:
             corpora.setdefault(Path(p).stem, []).append(p)
-        self._start("Comparing…")
-        job = self._job
 
-        def work():
+        def work(cancel, _progress):
             tokenizers = {current.source.name or "current": current}
             for p in others:
                 tok = open_tokenizer(p)
                 tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
-            return comparison_rows(tokenizers, corpora, cancel=self._cancel)
+            return comparison_rows(tokenizers, corpora, cancel=cancel)
 
         def done(rows) -> None:
-            if job == self._job:
-                self._stop()
-                self.rows = rows
-                self._show_rows(rows)
-                self.status.setText(f"Compared {len(rows)} tokenizers.")
-                self.compared.emit(rows)
+            self.rows = rows
+            self._show_rows(rows)
+            self.status.setText(f"Compared {len(rows)} tokenizers.")
+            self.compared.emit(rows)
 
-        self._runner.submit(work, done, self._failed(job))
+        self._dashboard = [None]  # (no cluster: no link)
+        self._start("Comparing…", work, done)
 
     def cancel(self) -> None:
-        if self._cancel is not None:
-            self._cancel.set()
+        self.job.cancel()
 
     def is_running(self) -> bool:
-        return self._cancel is not None
+        return self.job.is_running()
 
-    def _tick(self) -> None:
-        self.progress.setValue(self._progress[0])
-        if self._dashboard[0] and self.is_running():
-            self.run_on.show_dashboard(self._dashboard[0])
-            self._dashboard[0] = None
-
-    def _report(self, done: int, total: int) -> None:  # (on the worker: the timer shows it)
-        self._progress[0] = 1000 if total <= 0 else min(1000, done * 1000 // total)
-
-    def _start(self, message: str) -> None:
-        self.cancel()
-        self._job += 1
-        self._cancel = threading.Event()
-        self._progress[0] = 0
-        self.progress.setValue(0)
-        self.progress.show()
-        self.cancel_button.show()
+    def _start(self, message: str, work, done) -> None:
+        """Run `work` (measuring or comparing) with the buttons off until it ends."""
         self.run_button.setEnabled(False)
         self.compare_button.setEnabled(False)
         self.status.setText(message)
-        self._timer.start()
+        self.job.start(work, done, on_failed=lambda exc: self.status.setText(f"Failed: {describe_error(exc)}"),
+                       on_cancelled=self.cancelled.emit)
 
-    def _stop(self) -> None:
-        self._tick()  # (a run shorter than a tick still shows its dashboard link, if only for a moment)
-        self._cancel = None
-        self._dashboard[0] = None
+    def _show_dashboard(self) -> None:
+        if self._dashboard[0]:
+            self.run_on.show_dashboard(self._dashboard[0])
+            self._dashboard[0] = None
+
+    def _ended(self) -> None:
+        self._show_dashboard()  # (a run shorter than a tick still shows its dashboard link, if only for a moment)
         self.run_on.set_running(False)
-        self._timer.stop()
-        self.progress.hide()
-        self.cancel_button.hide()
         self.run_button.setEnabled(True)
         self.compare_button.setEnabled(True)
-
-    def _failed(self, job: int):
-        def failed(exc) -> None:
-            if job != self._job:
-                return
-            self._stop()
-            if isinstance(exc, Cancelled):
-                self.status.setText("Cancelled.")
-                self.cancelled.emit()
-            else:
-                self.status.setText(f"Failed: {describe_error(exc)}")
-        return failed
 
     # ---- showing ----------------------------------------------------------------------------------
     def _clear_metrics(self) -> None:
@@ -918,6 +874,4 @@ class StatsView(QWidget):
             self._show(self.result)
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
-        self.cancel()
-        self._job += 1
-        self._runner.shutdown(timeout_ms)
+        self.job.shutdown(timeout_ms)
