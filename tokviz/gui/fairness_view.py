@@ -39,9 +39,10 @@ from ..analysis.corpus_stats import table_csv, table_markdown
 from ..analysis.fairness import WORD_DEFINITION, FairnessResult, fairness_files, language_of
 from ..defaults import parallel_sample_path
 from ..errors import TokvizError
-from .stats_view import CategoryAxis, FittedAxis, WrappedLabel, make_plot, theme_plot
 from .jobs import BackgroundJob
+from .plots import CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
+from .widgets import WrappedLabel
 from .workers import describe_error
 
 # one colour per tokenizer (Okabe & Ito's palette: distinguishable with colour-blindness, on light or dark)

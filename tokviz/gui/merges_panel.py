@@ -61,7 +61,7 @@ from ..core.models.wordpiece import WordPiece
 from ..core.sentencepiece import SentencePieceBPE
 from .jobs import BackgroundJob
 from .merge_tree_view import MergeTreeView
-from .stats_view import MIN_PLOT_HEIGHT, CategoryAxis, FittedAxis, make_plot, theme_plot
+from .plots import MIN_PLOT_HEIGHT, CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import runs_display, text_runs
 from .trace_view import LatticeBar, TraceRow, TraceView

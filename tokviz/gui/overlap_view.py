@@ -32,9 +32,10 @@ from PySide6.QtWidgets import (
 
 from ..analysis.corpus_stats import table_csv, table_markdown
 from ..analysis.overlap import OverlapReport, PairOverlap, overlap
-from .stats_view import CategoryAxis, ElidedLabel, FittedAxis, WrappedLabel, make_plot, theme_plot
 from .jobs import BackgroundJob
+from .plots import CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
+from .widgets import ElidedLabel, WrappedLabel
 from .workers import describe_error
 
 COLUMNS = ("A", "B", "shared", "Jaccard", "A in B", "B in A", "common merge prefix", "rank correlation", "verdict")

@@ -45,10 +45,11 @@ from ..analysis.perturb import DEFAULT_RATE, PERTURBATIONS
 from ..analysis.robustness import RobustnessReport, TextRobustness, compare_perturbed, corpus_robustness
 from ..core.token_array import offsets_arrays
 from ..errors import Cancelled, TokvizError
-from .stats_view import CategoryAxis, FittedAxis, ReflowRow, make_plot, theme_plot
 from .jobs import BackgroundJob
+from .plots import CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import TokenView
+from .widgets import ReflowRow
 from .workers import TaskRunner, describe_error
 
 PREVIEW_CHARS = 32 * 1024

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from ..analysis.roundtrip import DECODE_KINDS, NORMALIZER_KINDS, RoundTripReport, positions, round_trip
 from .jobs import BackgroundJob
-from .stats_view import FittedAxis, make_plot, theme_plot
+from .plots import FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import runs_display, text_runs
 from .workers import describe_error

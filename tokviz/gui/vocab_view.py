@@ -42,23 +42,12 @@ from PySide6.QtWidgets import (
 
 from ..analysis.token_health import SECTIONS, TokenHealth, token_health
 from ..analysis.vocab_stats import CATEGORIES, TokenTable, VocabStats, token_table, vocab_stats
-from .stats_view import (
-    MIN_PLOT_HEIGHT,
-    PLOT_TITLE_SIZE,
-    CategoryAxis,
-    ElidedLabel,
-    FigureTable,
-    FittedAxis,
-    ReflowRow,
-    ResponsivePanes,
-    make_plot,
-    scroll_page,
-    theme_plot,
-)
 from .jobs import BackgroundJob
+from .plots import MIN_PLOT_HEIGHT, PLOT_TITLE_SIZE, CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import runs_display, text_runs
 from .vocab_table import VocabModel, VocabProxy
+from .widgets import ElidedLabel, FigureTable, ReflowRow, ResponsivePanes, scroll_page
 from .workers import TaskRunner, describe_error
 
 LENGTH_TITLE = "Token length"
