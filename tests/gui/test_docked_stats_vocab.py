@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QApplication, QScrollArea
 
 import tokviz
 from tokviz.defaults import default_tokenizer_path, sample_text_path
-from tokviz.gui.stats_view import CategoryAxis, FittedAxis, StatsView
+from tokviz.gui.plots import CategoryAxis, FittedAxis
+from tokviz.gui.stats_view import StatsView
 from tokviz.gui.style import DARK, LIGHT
 from tokviz.gui.vocab_view import VocabView
 

@@ -11,12 +11,11 @@ written without spaces, where STRR is n/a) show under the table.
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,7 +26,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QProgressBar,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -40,10 +38,12 @@ from PySide6.QtWidgets import (
 from ..analysis.corpus_stats import table_csv, table_markdown
 from ..analysis.fairness import WORD_DEFINITION, FairnessResult, fairness_files, language_of
 from ..defaults import parallel_sample_path
-from ..errors import Cancelled, TokvizError
-from .stats_view import CategoryAxis, FittedAxis, WrappedLabel, make_plot, theme_plot
+from ..errors import TokvizError
+from .jobs import BackgroundJob
+from .plots import CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
-from .workers import TaskRunner, describe_error
+from .widgets import WrappedLabel
+from .workers import describe_error
 
 # one colour per tokenizer (Okabe & Ito's palette: distinguishable with colour-blindness, on light or dark)
 BAR_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#999999", "#F0E442")
@@ -73,10 +73,6 @@ class FairnessView(QWidget):
         super().__init__(parent)
         self.theme = theme
         self._tokenizers: dict = {}
-        self._runner = TaskRunner(1, self)
-        self._cancel: threading.Event | None = None
-        self._job = 0
-        self._progress = [0]
         self.result: FairnessResult | None = None
         self._bars: list[pg.BarGraphItem] = []
 
@@ -99,16 +95,10 @@ class FairnessView(QWidget):
         self.run_button = QPushButton("Run")
         self.run_button.setToolTip("Measure every tokenizer of the set on the parallel files")
         self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel)
-        self.cancel_button.hide()
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.hide()
         self.status = WrappedLabel("Add parallel files (one per language) or a folder of them, then Run.")
-        self._timer = QTimer(self)
-        self._timer.setInterval(50)
-        self._timer.timeout.connect(lambda: self.progress.setValue(self._progress[0]))
+        self.job = BackgroundJob(status=self.status, parent=self)
+        self.job.ended.connect(lambda: self.run_button.setEnabled(bool(self._tokenizers)))
+        self.progress, self.cancel_button = self.job.progress_bar, self.job.cancel_button
 
         self.axis = CategoryAxis("bottom")
         self.plot = make_plot("Token premium by language (tokens relative to the pivot's)",
@@ -199,7 +189,7 @@ class FairnessView(QWidget):
         """The tokenizers to measure (name -> Tokenizer, in display order).  A result shown for
         another set stays until the next Run."""
         self._tokenizers = dict(tokenizers)
-        self.run_button.setEnabled(bool(self._tokenizers) and self._cancel is None)
+        self.run_button.setEnabled(bool(self._tokenizers) and not self.job.is_running())
         if not self._tokenizers:
             self.run_button.setToolTip("No tokenizer: open one, or add tokenizers to the Compare tab")
         else:
@@ -209,13 +199,10 @@ class FairnessView(QWidget):
         """(The explorer's text: this page measures the parallel files instead.)"""
 
     def is_busy(self) -> bool:
-        return self._cancel is not None
+        return self.job.is_running()
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
-        self.cancel()
-        self._job += 1
-        self._runner.shutdown(timeout_ms)
-        self._stop()
+        self.job.shutdown(timeout_ms)
 
     def set_theme(self, theme: TokenTheme) -> None:
         self.theme = theme
@@ -306,54 +293,23 @@ class FairnessView(QWidget):
             return
         pivot = self.pivot()
         tokenizers = dict(self._tokenizers)
-        self.cancel()
-        self._job += 1
-        job = self._job
-        cancel = self._cancel = threading.Event()
-        progress = self._progress = [0]
-
-        def report(done: int, total: int) -> None:  # (on the worker: the timer shows it)
-            progress[0] = 1000 if total <= 0 else min(1000, done * 1000 // total)
-
-        def work():
-            return fairness_files(tokenizers, paths, pivot, progress=report, cancel=cancel)
 
         def done(result: FairnessResult) -> None:
-            if job != self._job:
-                return
-            self._stop()
             self.result = result
             self._show(result)
             self.finished.emit(result)
 
         def failed(exc) -> None:
-            if job != self._job:
-                return
-            self._stop()
-            if isinstance(exc, Cancelled):
-                self.status.setText("Cancelled.")
-                self.cancelled.emit()
-            else:
-                self._fail(f"Failed: {exc if isinstance(exc, TokvizError) else describe_error(exc)}")
+            self._fail(f"Failed: {exc if isinstance(exc, TokvizError) else describe_error(exc)}")
 
-        self.progress.setValue(0)
-        self.progress.show()
-        self.cancel_button.show()
         self.run_button.setEnabled(False)
         self.status.setText(f"Measuring {len(tokenizers)} tokenizer{'s' if len(tokenizers) != 1 else ''}…")
-        self._timer.start()
-        self._runner.submit(work, done, failed)
+        self.job.start(lambda cancel, progress: fairness_files(tokenizers, paths, pivot, progress=progress,
+                                                               cancel=cancel),
+                       done, on_failed=failed, on_cancelled=self.cancelled.emit)
 
     def cancel(self) -> None:
-        if self._cancel is not None:
-            self._cancel.set()
-
-    def _stop(self) -> None:
-        self._cancel = None
-        self._timer.stop()
-        self.progress.hide()
-        self.cancel_button.hide()
-        self.run_button.setEnabled(bool(self._tokenizers))
+        self.job.cancel()
 
     def _fail(self, reason: str) -> None:
         self.status.setText(reason)

@@ -2,9 +2,9 @@
 Compare tab and the docks around them.
 
 `MainWindow` assembles the parts of `gui.window` (editor and its link to the token view, find bar,
-docks, menus, status bar, big-file mode, session, idle clean-up), opens tokenizers and texts, shows
-encodings, and looks after the tokenizers trained or edited here.  The encode
-pipeline lives in `workers.EncodeController`, the drawing in `token_view.TokenView`.
+docks, menus, status bar, big-file mode, session, idle clean-up, the round trip's marks), opens
+tokenizers and texts, shows encodings, and looks after the tokenizers trained or edited here.  The
+encode pipeline lives in `workers.EncodeController`, the drawing in `token_view.TokenView`.
 """
 from __future__ import annotations
 
@@ -30,11 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from .. import defaults
-from ..analysis.roundtrip import tokens_touched
 from ..analysis.token_info import token_facts
 from ..core import Tokenizer
 from ..core.gcpause import freeze_long_lived
-from ..core.token_array import offsets_arrays
 from ..errors import TokvizError
 from . import files
 from . import fonts
@@ -51,7 +49,6 @@ from .library_panel import LibraryPanel
 from .open_tokenizers import open_found
 from .overlap_view import OverlapView
 from .robustness_view import RobustnessView
-from .roundtrip_panel import DECODE_COLOR, NORMALIZER_COLOR
 from .settings import Settings
 from .style import DARK, LIGHT, chrome_qss, dark_palette, mono_font, system_prefers_dark
 from .token_view import TokenView
@@ -62,6 +59,7 @@ from .window.editor import TextEditor, qt_pos
 from .window.find_bar import FindBar
 from .window.idle import IdleCleanup
 from .window.link import EditorTokenLink
+from .window.roundtrip_marks import RoundTripMarks
 from .window.session import KeptTokenizer, SessionKeeper, SessionStore, UnsavedTokenizers, ask_keep_unsaved
 from .window.status import StatusFields, plural
 from .workers import EncodeController, EncodeResult, FileEncodeResult, LoadResult, TaskRunner
@@ -234,8 +232,7 @@ class MainWindow(QMainWindow):
         self.vocab_dock.visibilityChanged.connect(self._fill_vocab_view)
         # the Round trip panel computes only while shown; its result is marked in the token view
         self.roundtrip_dock.visibilityChanged.connect(self.roundtrip_panel.set_active)
-        self.roundtrip_dock.visibilityChanged.connect(self._round_trip_shown)
-        self.roundtrip_panel.finished.connect(self._mark_round_trip)
+        self.round_trip_marks = RoundTripMarks(self)
         self.roundtrip_panel.spanActivated.connect(self.select_text_span)
         for signal in (c.tokenizerLoaded, self.compare_view.panesChanged, self.train_panel.trained,
                        self.edit_panel.applied):
@@ -921,25 +918,6 @@ class MainWindow(QMainWindow):
         if self._compare_restored:
             # (a tokenizer with no file yet — trained, being kept — is saved once it has one)
             self.settings.set_compare_tokenizers([e for e in self.compare_view.paths() if e["path"]])
-
-    def _round_trip_shown(self, visible: bool) -> None:
-        report = self.roundtrip_panel.report
-        if visible and report is not None and not self.roundtrip_panel.is_busy():
-            self._mark_round_trip(report)
-        elif not visible:
-            self.token_view.set_underlines([])
-
-    def _mark_round_trip(self, report) -> None:
-        """Underline in the token view the tokens the normalizer changed (orange) and those that do
-        not come back from decode (red), when it shows the analysed text."""
-        enc = self.token_view.encoding()
-        if enc is None or len(enc.text) != report.text_length or not self.roundtrip_dock.isVisible():
-            self.token_view.set_underlines([])
-            return
-        starts, ends = offsets_arrays(enc)
-        self.token_view.set_underlines([
-            (NORMALIZER_COLOR, tokens_touched(report.normalizer_changes, starts, ends)),
-            (DECODE_COLOR, tokens_touched(report.decode_differences, starts, ends))])
 
     def select_text_span(self, start: int, end: int) -> None:
         """Select characters [start, end) in the editor and their tokens in the token view (an

@@ -20,13 +20,12 @@ that decode alike, stray-byte tokens); double-click a token to see its tree.
 from __future__ import annotations
 
 import re
-import threading
 
 import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QSize, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -36,7 +35,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QProgressBar,
     QPushButton,
     QScrollArea,
     QSlider,
@@ -61,13 +59,13 @@ from ..core.models.bpe import BPE
 from ..core.models.unigram import Unigram
 from ..core.models.wordpiece import WordPiece
 from ..core.sentencepiece import SentencePieceBPE
-from ..errors import Cancelled
+from .jobs import BackgroundJob
 from .merge_tree_view import MergeTreeView
-from .stats_view import MIN_PLOT_HEIGHT, CategoryAxis, FittedAxis, make_plot, theme_plot
+from .plots import MIN_PLOT_HEIGHT, CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import runs_display, text_runs
 from .trace_view import LatticeBar, TraceRow, TraceView
-from .workers import TaskRunner, describe_error
+from .workers import describe_error
 
 N_BEST = 8
 MIN_TREE_HEIGHT = 150  # below this the Build tab scrolls rather than squash the tree
@@ -95,9 +93,6 @@ class MergesPanel(QWidget):
         self._tokenizer = None
         self._history: list[str] = []
         self._trace_rows: list[TraceRow] = []
-        self._runner = TaskRunner(1, self)
-        self._health_cancel: threading.Event | None = None
-        self._health_job = 0
         self.report: HealthReport | None = None
         self.theme = theme
 
@@ -209,22 +204,15 @@ class MergesPanel(QWidget):
         # -- health tab
         self.health_button = QPushButton("Check the vocabulary")
         self.health_button.clicked.connect(self.check_health)
-        self.health_cancel = QPushButton("Cancel")
-        self.health_cancel.clicked.connect(self.cancel_health)
-        self.health_cancel.hide()
-        self.health_progress = QProgressBar()
-        self.health_progress.setRange(0, 1000)
-        self.health_progress.hide()
-        self._health_done = {"value": 0}  # the running check's progress (per mille), written by its worker
-        self._health_timer = QTimer(self)
-        self._health_timer.setInterval(50)
-        self._health_timer.timeout.connect(lambda: self.health_progress.setValue(self._health_done["value"]))
         self.health_summary = QLabel("Finds unreachable tokens, merges that cannot work, partial UTF-8 tokens, "
                                      "duplicates, added tokens the pre-tokenizer would split, undecodable tokens, "
                                      "specials text never produces, intermediate-only tokens (IoS on the sample "
                                      "texts), added tokens duplicating model tokens, ids that decode alike and "
                                      "stray-byte tokens.")
         self.health_summary.setWordWrap(True)
+        self.health_job = BackgroundJob(status=self.health_summary, parent=self)
+        self.health_job.ended.connect(lambda: self.health_button.setEnabled(True))
+        self.health_progress, self.health_cancel = self.health_job.progress_bar, self.health_job.cancel_button
         self.health_tree = QTreeWidget()
         self.health_tree.setHeaderLabels(["finding", "detail"])
         self.health_tree.itemActivated.connect(self._on_health_item)
@@ -530,54 +518,25 @@ class MergesPanel(QWidget):
         """Run the health check on a worker (progress bar, Cancel); `healthFinished` follows."""
         if self._tokenizer is None:
             return
-        self.cancel_health()
-        self._health_job += 1
-        job = self._health_job
-        cancel = self._health_cancel = threading.Event()
         tokenizer = self._tokenizer
-        progress = self._health_done = {"value": 0}
-
-        def work():
-            return full_health(tokenizer, progress=lambda d, t: progress.__setitem__("value", d * 1000 // max(1, t)),
-                               cancel=cancel)
 
         def done(report) -> None:
-            if job == self._health_job:
-                self._health_ended()
-                self._show_report(report)
-                self.healthFinished.emit(report)
+            self._show_report(report)
+            self.healthFinished.emit(report)
 
         def failed(exc) -> None:
-            if job != self._health_job:
-                return
-            self._health_ended()
-            if isinstance(exc, Cancelled):
-                self.health_summary.setText("Cancelled.")
-                self.healthCancelled.emit()
-            else:
-                self.health_summary.setText(f"The check failed: {describe_error(exc)}")
+            self.health_summary.setText(f"The check failed: {describe_error(exc)}")
 
-        self._health_timer.start()
         self.health_button.setEnabled(False)
-        self.health_progress.setValue(0)
-        self.health_progress.show()
-        self.health_cancel.show()
         self.health_summary.setText("Checking…")
-        self._runner.submit(work, done, failed)
+        self.health_job.start(lambda cancel, progress: full_health(tokenizer, progress=progress, cancel=cancel),
+                              done, on_failed=failed, on_cancelled=self.healthCancelled.emit)
 
     def cancel_health(self) -> None:
-        if self._health_cancel is not None:
-            self._health_cancel.set()
+        self.health_job.cancel()
 
     def is_checking(self) -> bool:
         return self.health_progress.isVisible()
-
-    def _health_ended(self) -> None:
-        self._health_cancel = None
-        self._health_timer.stop()
-        self.health_progress.hide()
-        self.health_cancel.hide()
-        self.health_button.setEnabled(True)
 
     def _show_report(self, report: HealthReport) -> None:
         self.report = report
@@ -672,8 +631,7 @@ class MergesPanel(QWidget):
             self.tabs.setCurrentIndex(0)
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
-        self.cancel_health()
-        self._runner.shutdown(timeout_ms)
+        self.health_job.shutdown(timeout_ms)
 
     @staticmethod
     def _html(s: str) -> str:

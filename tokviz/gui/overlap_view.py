@@ -13,17 +13,15 @@ equal `tokviz overlap --json`'s.
 from __future__ import annotations
 
 import html
-import threading
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QLabel,
-    QProgressBar,
     QPushButton,
     QSplitter,
     QTableWidget,
@@ -34,10 +32,11 @@ from PySide6.QtWidgets import (
 
 from ..analysis.corpus_stats import table_csv, table_markdown
 from ..analysis.overlap import OverlapReport, PairOverlap, overlap
-from ..errors import Cancelled
-from .stats_view import CategoryAxis, ElidedLabel, FittedAxis, WrappedLabel, make_plot, theme_plot
+from .jobs import BackgroundJob
+from .plots import CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
-from .workers import TaskRunner, describe_error
+from .widgets import ElidedLabel, WrappedLabel
+from .workers import describe_error
 
 COLUMNS = ("A", "B", "shared", "Jaccard", "A in B", "B in A", "common merge prefix", "rank correlation", "verdict")
 SCRIPTS_TITLE = "Tokens per category"
@@ -62,30 +61,20 @@ class OverlapView(QWidget):
         super().__init__(parent)
         self.theme = theme
         self._tokenizers: dict = {}
-        self._runner = TaskRunner(1, self)
-        self._cancel: threading.Event | None = None
-        self._job = 0
-        self._progress = [0]
         self.report: OverlapReport | None = None
         self._pair: PairOverlap | None = None
 
         self.run_button = QPushButton("Run")
         self.run_button.setToolTip("Compare the vocabularies and merge lists of every pair of tokenizers")
         self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel)
-        self.cancel_button.hide()
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.hide()
         self.status = ElidedLabel("Add at least two tokenizers, then Run.")
+        self.job = BackgroundJob(status=self.status, parent=self)
+        self.job.ended.connect(lambda: self.run_button.setEnabled(True))
+        self.progress, self.cancel_button = self.job.progress_bar, self.job.cancel_button
         self.copy_button = QPushButton("Copy Markdown")
         self.copy_button.setToolTip("Copy the table (with the verdicts) as Markdown; Shift+click: CSV")
         self.copy_button.clicked.connect(self._copy)
         self.copy_button.setEnabled(False)
-        self._timer = QTimer(self)
-        self._timer.setInterval(50)
-        self._timer.timeout.connect(lambda: self.progress.setValue(self._progress[0]))
 
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
@@ -165,8 +154,7 @@ class OverlapView(QWidget):
         are cleared."""
         if list(tokenizers.items()) == list(self._tokenizers.items()):
             return
-        self.cancel()
-        self._job += 1
+        self.job.abandon()  # (a result for the old set is not shown)
         self._tokenizers = dict(tokenizers)
         self._show(None)
         n = len(self._tokenizers)
@@ -182,57 +170,30 @@ class OverlapView(QWidget):
         if len(tokenizers) < 2:
             self.status.setText("Add at least two tokenizers, then Run.")
             return
-        self.cancel()
-        self._job += 1
-        job = self._job
-        cancel = self._cancel = threading.Event()
-        self._progress[0] = 0
-        self.progress.setValue(0)
-        self.progress.show()
-        self.cancel_button.show()
         self.run_button.setEnabled(False)
         self.status.setText(f"Comparing {len(tokenizers)} tokenizers…")
-        self._timer.start()
-
-        def report(done: int, total: int) -> None:  # (on the worker: the timer shows it)
-            self._progress[0] = 1000 if total <= 0 else min(1000, done * 1000 // total)
-
-        def work():
-            return overlap(tokenizers, progress=report, cancel=cancel)
 
         def done(result: OverlapReport) -> None:
-            if job != self._job:
-                return
-            self._stop()
             self._show(result)
             self.status.setText(f"Compared {len(result.pairs)} pair(s) in {result.seconds:.2f} s.")
             self.finished.emit(result)
 
         def failed(exc) -> None:
-            if job != self._job:
-                return
-            self._stop()
-            if isinstance(exc, Cancelled):
-                self.status.setText("Cancelled.")
-                self.cancelled.emit()
-            else:
-                reason = describe_error(exc)
-                self.status.setText(f"Failed: {reason}")
-                self.failed.emit(reason)
+            reason = describe_error(exc)
+            self.status.setText(f"Failed: {reason}")
+            self.failed.emit(reason)
 
-        self._runner.submit(work, done, failed)
+        self.job.start(lambda cancel, progress: overlap(tokenizers, progress=progress, cancel=cancel),
+                       done, on_failed=failed, on_cancelled=self.cancelled.emit)
 
     def cancel(self) -> None:
-        if self._cancel is not None:
-            self._cancel.set()
+        self.job.cancel()
 
     def is_busy(self) -> bool:
-        return self._runner.pending() > 0
+        return self.job.is_pending()
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
-        self.cancel()
-        self._job += 1
-        self._runner.shutdown(timeout_ms)
+        self.job.shutdown(timeout_ms)
 
     def set_theme(self, theme: TokenTheme) -> None:
         self.theme = theme
@@ -240,13 +201,6 @@ class OverlapView(QWidget):
             theme_plot(plot, theme)
         if self._pair is not None:
             self._plot(self._pair)
-
-    def _stop(self) -> None:
-        self._cancel = None
-        self._timer.stop()
-        self.progress.hide()
-        self.cancel_button.hide()
-        self.run_button.setEnabled(True)
 
     # ---- showing -------------------------------------------------------------------------------------
     def _show(self, report: OverlapReport | None) -> None:

@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -46,9 +45,11 @@ from ..analysis.perturb import DEFAULT_RATE, PERTURBATIONS
 from ..analysis.robustness import RobustnessReport, TextRobustness, compare_perturbed, corpus_robustness
 from ..core.token_array import offsets_arrays
 from ..errors import Cancelled, TokvizError
-from .stats_view import CategoryAxis, FittedAxis, ReflowRow, make_plot, theme_plot
+from .jobs import BackgroundJob
+from .plots import CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import TokenView
+from .widgets import ReflowRow
 from .workers import TaskRunner, describe_error
 
 PREVIEW_CHARS = 32 * 1024
@@ -79,12 +80,8 @@ class RobustnessView(QWidget):
         self._text = ""
         self._closed = False  # after shutdown(): nothing more is started
         self._preview_runner = TaskRunner(1, self)
-        self._corpus_runner = TaskRunner(1, self)
         self._preview_job = 0
         self._preview_cancel: threading.Event | None = None
-        self._corpus_job = 0
-        self._corpus_cancel: threading.Event | None = None
-        self._progress = {"value": 0}
         self.preview: TextRobustness | None = None
         self.report: RobustnessReport | None = None
 
@@ -191,21 +188,15 @@ class RobustnessView(QWidget):
         self.run_button.setToolTip("Every perturbation at this rate and seed, every tokenizer: the mean token-count "
                                    "inflation over the pieces (paragraphs, lines) of the text")
         self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel)
-        self.cancel_button.hide()
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.hide()
-        self._progress_timer = QTimer(self)
-        self._progress_timer.setInterval(50)
-        self._progress_timer.timeout.connect(lambda: self.progress.setValue(self._progress["value"]))
         self.copy_button = QPushButton("Copy table")
         self.copy_button.setToolTip("Copy the table as Markdown")
         self.copy_button.clicked.connect(self.copy_table)
         self.copy_button.setEnabled(False)
         self.status = QLabel("Run the corpus analysis to compare every perturbation.")
         self.status.setWordWrap(True)
+        self.corpus_job = BackgroundJob(status=self.status, parent=self)
+        self.corpus_job.ended.connect(self._update_enabled)
+        self.progress, self.cancel_button = self.corpus_job.progress_bar, self.corpus_job.cancel_button
 
         run_row = QHBoxLayout()
         run_row.addWidget(QLabel("Corpus"))
@@ -306,70 +297,49 @@ class RobustnessView(QWidget):
         if not self._tokenizers:
             self.status.setText("No tokenizer to analyse: open one, or add some to the Compare tab.")
             return
-        self.cancel()
-        self._corpus_job += 1
-        job = self._corpus_job
-        cancel = self._corpus_cancel = threading.Event()
-        progress = self._progress = {"value": 0}
         tokenizers = dict(self._tokenizers)
         path = self.source_box.currentData()
         text = self._text
         names = list(PERTURBATIONS)
         rate, seed = self.rate_box.value(), self.seed_box.value()
 
-        def work():
+        def work(cancel, progress):
             corpus = text if path is None else _read_text(path)
             if not corpus.strip():
                 raise TokvizError("the text is empty", path)
             return corpus_robustness(tokenizers, corpus, names, rate=rate, seed=seed, cancel=cancel,
-                                     progress=lambda d, t: progress.__setitem__("value", d * 1000 // max(1, t)))
+                                     progress=progress)
 
         def done(report: RobustnessReport) -> None:
-            if job == self._corpus_job:
-                self._corpus_ended()
-                self._show_report(report)
-                self.finished.emit(report)
+            self._show_report(report)
+            self.finished.emit(report)
 
         def failed(exc) -> None:
-            if job != self._corpus_job:
-                return
-            self._corpus_ended()
-            if isinstance(exc, Cancelled):
-                self.status.setText("Cancelled.")
-                self.cancelled.emit()
-            else:
-                reason = describe_error(exc) if not isinstance(exc, TokvizError) or not exc.path else str(exc)
-                self.status.setText(f"The analysis failed: {reason}")
-                self.failed.emit(reason)
+            reason = describe_error(exc) if not isinstance(exc, TokvizError) or not exc.path else str(exc)
+            self.status.setText(f"The analysis failed: {reason}")
+            self.failed.emit(reason)
 
         self.run_button.setEnabled(False)
-        self.progress.setValue(0)
-        self.progress.show()
-        self.cancel_button.show()
         source = "the current text" if path is None else Path(path).name
         self.status.setText(f"Perturbing {source} and encoding it with {len(tokenizers)} tokenizer"
                             f"{'s' if len(tokenizers) != 1 else ''}…")
-        self._progress_timer.start()
-        self._corpus_runner.submit(work, done, failed)
+        self.corpus_job.start(work, done, on_failed=failed, on_cancelled=self.cancelled.emit)
 
     def cancel(self) -> None:
         """Stop the running corpus analysis (its `cancelled` signal follows)."""
-        if self._corpus_cancel is not None:
-            self._corpus_cancel.set()
+        self.corpus_job.cancel()
 
     def is_busy(self) -> bool:
-        return (self._corpus_runner.pending() > 0 or self._preview_runner.pending() > 0
+        return (self.corpus_job.is_pending() or self._preview_runner.pending() > 0
                 or self._preview_timer.isActive())
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
         """Stop the workers (cancel what runs) and wait for them."""
         self._closed = True
         self._preview_timer.stop()
-        self._progress_timer.stop()
-        for event in (self._corpus_cancel, self._preview_cancel):
-            if event is not None:
-                event.set()
-        self._corpus_runner.shutdown(timeout_ms)
+        if self._preview_cancel is not None:
+            self._preview_cancel.set()
+        self.corpus_job.shutdown(timeout_ms)
         self._preview_runner.shutdown(timeout_ms)
 
     def set_theme(self, theme: TokenTheme) -> None:
@@ -526,15 +496,8 @@ class RobustnessView(QWidget):
         if path:
             self.set_corpus_file(path)
 
-    def _corpus_ended(self) -> None:
-        self._corpus_cancel = None
-        self._progress_timer.stop()
-        self.progress.hide()
-        self.cancel_button.hide()
-        self._update_enabled()
-
     def _update_enabled(self) -> None:
-        self.run_button.setEnabled(bool(self._tokenizers) and self._corpus_cancel is None)
+        self.run_button.setEnabled(bool(self._tokenizers) and not self.corpus_job.is_running())
 
     def _show_report(self, report: RobustnessReport) -> None:
         self.report = report

@@ -10,11 +10,9 @@ and the token view); a plot of the differences by kind, and one of where along t
 """
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,8 +20,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QProgressBar,
-    QPushButton,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -32,11 +28,11 @@ from PySide6.QtWidgets import (
 )
 
 from ..analysis.roundtrip import DECODE_KINDS, NORMALIZER_KINDS, RoundTripReport, positions, round_trip
-from ..errors import Cancelled
-from .stats_view import FittedAxis, make_plot, theme_plot
+from .jobs import BackgroundJob
+from .plots import FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import runs_display, text_runs
-from .workers import TaskRunner, describe_error
+from .workers import describe_error
 
 MAX_ROWS = 1000  # differences listed; the count says how many there are
 POSITION_BINS = 60
@@ -74,25 +70,14 @@ class RoundTripPanel(QWidget):
         self._encoding = None
         self._active = False
         self._stale = False  # the text or tokenizer changed since the last analysis
-        self._runner = TaskRunner(1, self)
-        self._cancel: threading.Event | None = None
-        self._job = 0
-        self._progress = {"value": 0}
         self.report: RoundTripReport | None = None
 
         self.summary = QLabel("Open a tokenizer and type some text.")
         self.summary.setWordWrap(True)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
+        self.job = BackgroundJob(status=self.summary, interval_ms=100, parent=self)
+        self.progress, self.cancel_button = self.job.progress_bar, self.job.cancel_button
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(14)
-        self.progress.hide()
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel)
-        self.cancel_button.hide()
-        self._timer = QTimer(self)
-        self._timer.setInterval(100)
-        self._timer.timeout.connect(lambda: self.progress.setValue(self._progress["value"]))
 
         self.stage_box = QComboBox()
         for name, label in STAGES:
@@ -194,58 +179,28 @@ class RoundTripPanel(QWidget):
             return
         if encoding is not None and getattr(encoding, "text", text) != text:
             encoding = None
-        self.cancel()
         self._stale = False
-        self._job += 1
-        job = self._job
-        cancel = self._cancel = threading.Event()
-        progress = self._progress = {"value": 0}
-
-        def work():
-            return round_trip(tok, text, encoding, cancel=cancel,
-                              progress=lambda d, t: progress.__setitem__("value", d * 1000 // max(1, t)))
 
         def done(report):
-            if job != self._job:
-                return
-            self._ended()
             self.report = report
             self._show_report()
             self.finished.emit(report)
 
         def failed(exc):
-            if job != self._job:
-                return
-            self._ended()
-            if isinstance(exc, Cancelled):
-                self.summary.setText("Cancelled.")
-                self.cancelled.emit()
-            else:
-                self.summary.setText(f"The round trip failed: {describe_error(exc)}")
+            self.summary.setText(f"The round trip failed: {describe_error(exc)}")
 
-        self.progress.setValue(0)
-        self.progress.show()
-        self.cancel_button.show()
-        self._timer.start()
         self.summary.setText(f"Decoding {len(text):,} characters…")
-        self._runner.submit(work, done, failed)
+        self.job.start(lambda cancel, progress: round_trip(tok, text, encoding, cancel=cancel, progress=progress),
+                       done, on_failed=failed, on_cancelled=self.cancelled.emit)
 
     def cancel(self) -> None:
-        if self._cancel is not None:
-            self._cancel.set()
+        self.job.cancel()
 
     def is_busy(self) -> bool:
-        return self._cancel is not None
-
-    def _ended(self) -> None:
-        self._cancel = None
-        self._timer.stop()
-        self.progress.hide()
-        self.cancel_button.hide()
+        return self.job.is_running()
 
     def shutdown(self, timeout_ms: int = 5000) -> bool:
-        self.cancel()
-        return self._runner.shutdown(timeout_ms)
+        return self.job.shutdown(timeout_ms)
 
     # ---- showing ----------------------------------------------------------------------------------
     def stage(self) -> str:

@@ -17,37 +17,26 @@ The view fits a narrow dock (300 px and up): below about 760 px the corpus, the 
 plot stack instead of standing side by side, a page scrolls when its dock is shorter than it, long
 texts are elided or wrapped instead of widening the window, and the plots' axes space their labels
 so they never run into each other.  Those layout pieces (ResponsivePanes, ReflowRow, ElidedLabel,
-WrappedLabel, FigureTable, FittedAxis, CategoryAxis) serve the Vocabulary view too.
+WrappedLabel, FigureTable in `gui.widgets`; FittedAxis, CategoryAxis in `gui.plots`) serve the
+Vocabulary view and the analysis pages too.
 """
 from __future__ import annotations
 
-import math
 import os
-import re
-import threading
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QFontMetricsF, QGuiApplication, QPainter
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QBoxLayout,
     QFileDialog,
-    QFrame,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QLayout,
     QListWidget,
     QListWidgetItem,
-    QProgressBar,
     QPushButton,
-    QScrollArea,
-    QSizePolicy,
-    QSplitter,
-    QStackedLayout,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -56,11 +45,14 @@ from PySide6.QtWidgets import (
 )
 
 from ..analysis.corpus_stats import CorpusStats, comparison_rows, corpus_stats, table_csv, table_markdown, unique_name
-from ..errors import Cancelled, TokvizError
+from ..errors import Cancelled
+from .jobs import BackgroundJob
 from .open_tokenizers import open_tokenizer
+from .plots import FittedAxis, make_plot, theme_plot
 from .run_on import RunOnBox, open_cluster
 from .style import DEFAULT_THEME, TokenTheme
-from .workers import TaskRunner, describe_error
+from .widgets import FigureTable, ResponsivePanes, WrappedLabel, scroll_page
+from .workers import describe_error
 
 def cluster_refusal(tokenizer) -> str | None:
     """Why `tokenizer` cannot be measured on a Dask cluster (its workers load it from its file), or None."""
@@ -126,452 +118,6 @@ def format_metric(value, kind: str) -> str:
     return f"{value:.{kind[1]}f}"
 
 
-# ---- layout pieces for narrow docks (the Vocabulary view uses them too) ----------------------------
-def scroll_page(content: QWidget) -> QScrollArea:
-    """`content` in a frameless scroll area: it fills the area, and scrolls only when the area is
-    smaller than the content's minimum size, so the page itself asks for almost no room."""
-    area = QScrollArea()
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    area.setWidgetResizable(True)
-    area.setWidget(content)
-    return area
-
-
-_LONG_WORD = re.compile(r"\S{25,}")
-_BREAK_AFTER = re.compile(r"([/\\_.,:;=-])")
-
-
-def breakable(text: str, longest: int = 24) -> str:
-    """`text` with zero-width spaces where a word longer than `longest` characters (a path, a file
-    name) may wrap: after / \\ _ . , : ; = - and at least every `longest` characters."""
-    def split(word: str) -> str:
-        pieces = _BREAK_AFTER.sub("\\1\u200b", word).split("\u200b")
-        return "\u200b".join(p[i:i + longest] for p in pieces for i in range(0, max(len(p), 1), longest))
-    return _LONG_WORD.sub(lambda m: split(m.group()), text)
-
-
-class WrappedLabel(QLabel):
-    """Word-wrapped text that never widens its panel: a long word (a path, a name) wraps too.  Its
-    minimum height is the height of its lines at the width it has, so a splitter or a scroll area
-    gives it room.  `text()` is the text as set."""
-
-    def __init__(self, text: str = "", parent=None):
-        super().__init__(parent)
-        self._text = ""
-        self._lines_height = -1
-        self.setWordWrap(True)
-        self.setText(text)
-
-    def setText(self, text: str) -> None:
-        self._text = str(text)
-        super().setText(breakable(self._text))
-        self._lines_height = -1
-        self.updateGeometry()
-
-    def text(self) -> str:
-        return self._text
-
-    def minimumSizeHint(self) -> QSize:
-        hint = super().minimumSizeHint()
-        hint.setHeight(self.heightForWidth(self.width()))
-        return hint
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        height = self.heightForWidth(event.size().width())
-        if height != self._lines_height:  # (more or fewer lines: the layouts above must know)
-            self._lines_height = height
-            self.updateGeometry()
-
-
-class ElidedLabel(QLabel):
-    """One line of plain text elided to the label's width (the full text in its tooltip), so a long
-    name or message never raises its panel's minimum width.  `text()` is the full text;
-    `hint_chars`: ask for at most about that many characters' width, leaving the rest of a row to
-    its neighbours."""
-
-    def __init__(self, text: str = "", parent=None, mode=Qt.TextElideMode.ElideRight, hint_chars: int | None = None):
-        super().__init__(parent)
-        self._mode = mode
-        self._hint_chars = hint_chars
-        self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setText(text)
-
-    def sizeHint(self) -> QSize:
-        hint = super().sizeHint()
-        if self._hint_chars is not None:
-            margins = self.contentsMargins()
-            most = self.fontMetrics().averageCharWidth() * self._hint_chars + margins.left() + margins.right()
-            hint.setWidth(min(hint.width(), most))
-        return hint
-
-    def setText(self, text: str) -> None:
-        super().setText(" ".join(str(text).splitlines()))
-        self._update_tooltip()
-
-    def minimumSizeHint(self) -> QSize:
-        margins = self.contentsMargins()
-        width = self.fontMetrics().horizontalAdvance("M…") * 2 + margins.left() + margins.right()
-        return QSize(width, super().minimumSizeHint().height())
-
-    def is_elided(self) -> bool:
-        return self.fontMetrics().horizontalAdvance(self.text()) > self.contentsRect().width()
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._update_tooltip()
-
-    def _update_tooltip(self) -> None:
-        self.setToolTip(self.text() if self.is_elided() else "")
-
-    def paintEvent(self, event) -> None:
-        rect = self.contentsRect()
-        shown = self.fontMetrics().elidedText(self.text(), self._mode, rect.width())
-        painter = QPainter(self)
-        self.style().drawItemText(painter, rect, int(self.alignment()), self.palette(), self.isEnabled(),
-                                  shown, self.foregroundRole())
-
-
-class ReflowRow(QWidget):
-    """Groups of controls on one row when the row is at least `wide_width` px wide, else one row
-    per group, so a narrow dock wraps the controls instead of squeezing or widening."""
-
-    def __init__(self, groups: list[tuple[QLayout, int]], wide_width: int, parent=None):
-        super().__init__(parent)
-        self._wide_width = wide_width
-        self._groups = [group for group, _ in groups]
-        self._box = QBoxLayout(QBoxLayout.Direction.TopToBottom, self)
-        self._box.setContentsMargins(0, 0, 0, 0)
-        for group, stretch in groups:
-            self._box.addLayout(group, stretch)
-
-    def is_wide(self) -> bool:
-        return self._box.direction() == QBoxLayout.Direction.LeftToRight
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        one_row = sum(g.minimumSize().width() for g in self._groups) + self._box.spacing() * (len(self._groups) - 1)
-        wide = event.size().width() >= max(self._wide_width, one_row)
-        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
-        if direction != self._box.direction():
-            self._box.setDirection(direction)
-
-
-class ResponsivePanes(QWidget):
-    """Pages side by side in a splitter (`row`) when there is room (`wide_width` px, and at least the
-    sum of their minimum widths), else stacked in a vertical splitter or, with `tabs`, on tabs.
-    `below`: a (widget, title) under the row when wide (the row as tall as it needs, or dragged
-    away) and the first tab when narrow (tabs only).  Pages move between the arrangements with their
-    state; `wide_changed(bool)` tells which is shown.  `pages`: (widget, title, (share of the width
-    side by side, share of the height stacked))."""
-
-    wide_changed = Signal(bool)
-
-    def __init__(self, pages: list[tuple[QWidget, str, tuple[int, int]]], *, wide_width: int, tabs: bool = False,
-                 below: tuple[QWidget, str] | None = None, parent=None):
-        super().__init__(parent)
-        self._pages = pages
-        self._below = below
-        self._wide_width = wide_width
-        self.row = QSplitter(Qt.Orientation.Vertical)
-        self.row.setChildrenCollapsible(False)
-        self.column: QSplitter | None = None
-        self.tabs = QTabWidget() if tabs or below is not None else None
-        self._stack = QStackedLayout(self)
-        if below is not None:
-            self.column = QSplitter(Qt.Orientation.Vertical)
-            self.column.addWidget(self.row)
-            self._stack.addWidget(self.column)
-        else:
-            self._stack.addWidget(self.row)
-        if self.tabs is not None:
-            self.tabs.setDocumentMode(True)
-            self._stack.addWidget(self.tabs)
-        self._tab = 0
-        self._wide: bool | None = None
-        self._arrange(False)  # (docks start narrow; the first resize decides)
-
-    def is_wide(self) -> bool:
-        return bool(self._wide)
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        side_by_side = sum(qsmart_min_width(w) for w, _, _ in self._pages) + \
-            self.row.handleWidth() * (len(self._pages) - 1)
-        self._arrange(event.size().width() >= max(self._wide_width, side_by_side))
-
-    def _arrange(self, wide: bool) -> None:
-        if wide == self._wide:
-            return
-        if self.tabs is not None and self.tabs.count():
-            self._tab = self.tabs.currentIndex()
-        self._wide = wide
-        if self.tabs is not None and not wide:
-            for page, title in ([self._below] if self._below else []) + [(p, t) for p, t, _ in self._pages]:
-                self.tabs.addTab(page, title)
-            self.tabs.setCurrentIndex(self._tab)
-            self._stack.setCurrentWidget(self.tabs)
-            self.wide_changed.emit(wide)
-            return
-        shares = [share[0 if wide else 1] for _, _, share in self._pages]
-        for index, (page, _, _) in enumerate(self._pages):
-            _move_into(self.row, page)
-            self.row.setStretchFactor(index, shares[index])
-        self.row.setOrientation(Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical)
-        self.row.setSizes([1000 * share for share in shares])
-        if self.column is not None:
-            _move_into(self.column, self._below[0])
-            self.column.setCollapsible(0, True)
-            self.column.setCollapsible(1, False)
-            self.column.setStretchFactor(0, 0)
-            self.column.setStretchFactor(1, 1)
-            self.column.setSizes([1, 1000])
-        self._stack.setCurrentWidget(self.column if self.column is not None else self.row)
-        self.wide_changed.emit(wide)
-
-
-def _move_into(splitter: QSplitter, page: QWidget) -> None:
-    """Append `page` to `splitter` unless it is there, shown (a tab page that was not current is hidden)."""
-    if page.parentWidget() is not splitter:
-        splitter.addWidget(page)
-        page.show()
-
-
-def qsmart_min_width(widget: QWidget) -> int:
-    """The width below which a layout will not shrink `widget` (as Qt's qSmartMinSize)."""
-    if widget.sizePolicy().horizontalPolicy() == QSizePolicy.Policy.Ignored:
-        return widget.minimumWidth()
-    return max(widget.minimumWidth(), widget.minimumSizeHint().width())
-
-
-class FigureTable(QTableWidget):
-    """Named figures, one per row, read only.  The value column is as wide as its widest value, up to
-    `value_share` of the table (longer values are elided); the name column takes the rest and
-    elides, so the table fits a narrow dock.  Full texts are in the tooltips."""
-
-    FULL_TEXT = Qt.ItemDataRole.UserRole
-
-    def __init__(self, headers=("figure", "value"), value_share: float = 0.45, parent=None):
-        super().__init__(0, 2, parent)
-        self.value_share = value_share
-        self.setHorizontalHeaderLabels(list(headers))
-        rows = self.verticalHeader()
-        rows.setVisible(False)
-        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        rows.setDefaultSectionSize(self.fontMetrics().height() + 8)
-        columns = self.horizontalHeader()
-        columns.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        columns.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.setWordWrap(False)
-        self.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-
-    def set_rows(self, rows) -> None:
-        """(name, value) pairs, one per row."""
-        rows = list(rows)
-        self.setRowCount(len(rows))
-        for r, (name, value) in enumerate(rows):
-            self.set_name(r, name)
-            self.set_value(r, value)
-
-    def set_name(self, row: int, name: str) -> None:
-        item = QTableWidgetItem(name)
-        item.setToolTip(name)
-        self.setItem(row, 0, item)
-
-    def set_value(self, row: int, value: str) -> None:
-        item = self.item(row, 1)
-        if item is None:
-            item = QTableWidgetItem()
-            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            self.setItem(row, 1, item)
-        item.setData(self.FULL_TEXT, value)
-        self._elide(item)
-
-    def value(self, row: int) -> str:
-        """The full value of a row (the cell may show it elided)."""
-        item = self.item(row, 1)
-        return "" if item is None else item.data(self.FULL_TEXT) or ""
-
-    def value_width(self) -> int:
-        """The widest a value is shown, in px."""
-        return max(60, int(self.viewport().width() * self.value_share))
-
-    def _elide(self, item: QTableWidgetItem) -> None:
-        value = item.data(self.FULL_TEXT) or ""
-        shown = self.fontMetrics().elidedText(value, Qt.TextElideMode.ElideRight, self.value_width())
-        item.setText(shown)
-        item.setToolTip(value if shown != value else "")
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        if event.size().width() != event.oldSize().width():
-            for r in range(self.rowCount()):
-                if self.item(r, 1) is not None:
-                    self._elide(self.item(r, 1))
-
-
-# ---- plots ---------------------------------------------------------------------------------------------
-_UNITS = ((1e9, "G"), (1e6, "M"), (1e3, "k"))
-
-
-def compact_numbers(values, step: float) -> list[str]:
-    """Axis labels for `values` (a tick every `step`): 0, 850, 20k, 1.5M..., one unit for all of them
-    (the largest's), with the decimals `step` needs."""
-    values = [float(v) for v in values]
-    top = max((abs(v) for v in values), default=0.0)
-    div, suffix = next(((d, s) for d, s in _UNITS if top >= d), (1.0, ""))
-    places = max(0, math.ceil(-math.log10(step / div) - 1e-9)) if step > 0 else 0
-    return ["0" if abs(v) < step * 1e-6 else f"{v / div:.{places}f}{suffix}" for v in values]
-
-
-class FittedAxis(pg.AxisItem):
-    """A plot axis whose tick labels never run into each other: the tick spacing is chosen from the
-    size of the labels at the length the axis is laid out at (as many labels as fit).  Numbers read
-    0, 850, 20k, 1.5M; in log mode the labels are powers of ten (1, 10, 100, 1k...) or, when the
-    axis is too short for that, every 2nd, 3rd... decade; the rest get unlabelled ticks.
-    `integer`: the values are counts, so no ticks between whole numbers."""
-
-    LABEL_GAP = 6  # px kept free between neighbouring labels side by side (stacked: none, as lines of text)
-
-    def __init__(self, orientation: str, *, integer: bool = True, **kwargs):
-        super().__init__(orientation, **kwargs)
-        self.integer = integer
-        self.setStyle(maxTextLevel=0)  # (only the chosen ticks are labelled; the minor ones never)
-        self.setTickFont(QFont(QGuiApplication.font()))
-
-    def label_extent(self, text: str) -> float:
-        """The room a label takes along the axis, in px."""
-        metrics = QFontMetricsF(self.style["tickFont"])
-        if self.orientation in ("left", "right"):
-            return metrics.height()
-        return metrics.boundingRect(QRectF(0, 0, 100, 100), Qt.AlignmentFlag.AlignCenter, text).width()
-
-    def labels_fit(self, values, px_per_unit: float, *, spaced: bool = True) -> bool:
-        """Whether labels at `values` (sorted) leave LABEL_GAP px between neighbours; `spaced`: and
-        stacked numbers at least two lines apart (a label on every line is hard to read)."""
-        extents = [self.label_extent(s) for s in self.tickStrings(values, 1.0, None)]
-        stacked = self.orientation in ("left", "right")
-        gap = 0 if stacked else self.LABEL_GAP
-        pitch = 2 * QFontMetricsF(self.style["tickFont"]).height() if stacked and spaced else 0
-        return all(abs(values[k] - values[k - 1]) * px_per_unit >= max(pitch, (extents[k] + extents[k - 1]) / 2 + gap)
-                   for k in range(1, len(values)))
-
-    def tickValues(self, minVal, maxVal, size):
-        lo, hi = sorted((float(minVal), float(maxVal)))
-        if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo or size <= 0:
-            return []
-        px_per_unit = size / (hi - lo)
-        return self._log_ticks(lo, hi, px_per_unit) if self.logMode else self._linear_ticks(lo, hi, px_per_unit)
-
-    def _linear_ticks(self, lo: float, hi: float, px_per_unit: float):
-        labelled, step, minor_step = [], hi - lo, None
-        for step, minor_step in self._steps(lo, hi, px_per_unit):
-            labelled = _multiples(lo, hi, step)
-            if self.labels_fit(labelled, px_per_unit):
-                break
-        else:
-            labelled = labelled[:1]  # (not even two labels fit: one)
-        levels = [(step, labelled)]
-        if minor_step and minor_step * px_per_unit >= 5 and not (self.integer and minor_step < 1):
-            levels.append((minor_step, [v for v in _multiples(lo, hi, minor_step)
-                                        if abs(v / step - round(v / step)) > 1e-6]))
-        return levels
-
-    def _steps(self, lo: float, hi: float, px_per_unit: float):
-        """Candidate (step, minor step) pairs, densest first: 1, 2, 5 x 10^k."""
-        first = math.floor(math.log10(hi - lo)) - 3
-        for exponent in range(first, first + 12):
-            for mantissa, parts in ((1, 5), (2, 4), (5, 5)):
-                step = mantissa * 10.0 ** exponent
-                if step * px_per_unit >= 4 and not (self.integer and step < 1):
-                    yield step, step / parts
-
-    def _log_ticks(self, lo: float, hi: float, px_per_unit: float):
-        """Ticks on a log10 axis: labelled decades (every one, or every 2nd, 3rd...; on an axis
-        spanning less than two decades 1-9, 1-2-5... of each), unlabelled ticks at the others and,
-        where a decade is 30 px or more, at 2..9 of it."""
-        decades = range(math.floor(lo), math.ceil(hi) + 1)
-        inside = [float(d) for d in decades if lo - 1e-9 <= d <= hi + 1e-9]
-        candidates = [[v for v in inside if int(v) % every == 0] for every in (1, 2, 3, 4, 5, 10, 20, 50, 100)] \
-            if len(inside) >= 2 else []
-        candidates += [[v for d in decades for m in mantissas if lo - 1e-9 <= (v := d + math.log10(m)) <= hi + 1e-9]
-                       for mantissas in ((1, 2, 3, 4, 5, 6, 7, 8, 9), (1, 2, 5), (1, 3), (1,))]
-        labelled = next((c for c in candidates if c and self.labels_fit(c, px_per_unit)), candidates[-1][:1])
-        sub = range(1, 10) if px_per_unit >= 30 else (1,)
-        minor = [v for d in decades for m in sub
-                 if lo <= (v := d + math.log10(m)) <= hi and all(abs(v - u) > 1e-6 for u in labelled)]
-        return [(None, labelled), (None, minor)]
-
-    def tickStrings(self, values, scale, spacing):
-        if self.logMode:
-            return [compact_numbers([10.0 ** v], 10.0 ** math.floor(v + 1e-9))[0] for v in values]
-        step = spacing if spacing else (abs(values[1] - values[0]) if len(values) > 1 else 1.0)
-        return compact_numbers([v * scale for v in values], step * scale)
-
-
-def _multiples(lo: float, hi: float, step: float) -> list[float]:
-    """The multiples of `step` in [lo, hi]."""
-    first, last = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
-    return [k * step for k in range(first, min(last, first + 1000) + 1)]
-
-
-class CategoryAxis(FittedAxis):
-    """Names at 0, 1, 2...: all of them when they fit, else every 2nd, 3rd... (the others get an
-    unlabelled tick), never overlapping."""
-
-    def __init__(self, orientation: str, **kwargs):
-        super().__init__(orientation, **kwargs)
-        self.names: list[str] = []
-
-    def set_names(self, names) -> None:
-        self.names = list(names)
-        self.picture = None
-        self.update()
-
-    def tickValues(self, minVal, maxVal, size):
-        lo, hi = sorted((float(minVal), float(maxVal)))
-        shown = [float(k) for k in range(len(self.names)) if lo - 1e-9 <= k <= hi + 1e-9]
-        if not shown or hi <= lo or size <= 0:
-            return []
-        px_per_unit = size / (hi - lo)
-        for every in range(1, len(shown) + 1):
-            labelled = [v for v in shown if int(v) % every == 0]
-            if self.labels_fit(labelled, px_per_unit, spaced=False):
-                break
-        return [(None, labelled), (None, [v for v in shown if v not in labelled])]
-
-    def tickStrings(self, values, scale, spacing):
-        return [self.names[int(round(v))] if 0 <= round(v) < len(self.names) else "" for v in values]
-
-
-PLOT_TITLE_SIZE = "10pt"
-MIN_PLOT_HEIGHT = 140
-
-
-def make_plot(title: str, axes: dict[str, pg.AxisItem]) -> pg.PlotWidget:
-    """A plot with these axes ('left', 'bottom'...) and a title that fits a narrow dock."""
-    plot = pg.PlotWidget(axisItems=axes)
-    plot.setTitle(title, size=PLOT_TITLE_SIZE)
-    plot.setMinimumSize(200, MIN_PLOT_HEIGHT)
-    return plot
-
-
-def theme_plot(plot: pg.PlotWidget, theme: TokenTheme) -> None:
-    """Colour a plot's background, axes, title and axis titles with `theme`."""
-    plot.setBackground(theme.background)
-    title = plot.getPlotItem().titleLabel
-    if title.isVisible():
-        title.setText(title.text, color=theme.text, size=PLOT_TITLE_SIZE)
-    for name in ("left", "bottom"):
-        axis = plot.getAxis(name)
-        axis.setTextPen(theme.text)
-        axis.setPen(theme.marker)
-        if axis.labelText:
-            axis.setLabel(axis.labelText, color=theme.text)
-
-
 
 class StatsView(QWidget):
     """See the module docstring.  `set_corpus(paths)`, `run()`, `cancel()`, `add_compare(path)` and
@@ -585,10 +131,6 @@ class StatsView(QWidget):
         super().__init__(parent)
         self.theme = theme
         self._tokenizer = None
-        self._runner = TaskRunner(1, self)
-        self._cancel: threading.Event | None = None
-        self._job = 0
-        self._progress = [0]
         self._dashboard: list = [None]  # the running cluster's dashboard link, set on the worker
         self.result: CorpusStats | None = None
         self.rows: list[dict] = []
@@ -606,16 +148,11 @@ class StatsView(QWidget):
         remove.clicked.connect(self._remove_selected)
         self.run_button = QPushButton("Measure")
         self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel)
-        self.cancel_button.hide()
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.hide()
         self.status = WrappedLabel("Add files or folders, then Measure.")
-        self._timer = QTimer(self)
-        self._timer.setInterval(50)
-        self._timer.timeout.connect(self._tick)
+        self.job = BackgroundJob(status=self.status, parent=self)
+        self.job.timer.timeout.connect(self._show_dashboard)
+        self.job.ended.connect(self._ended)
+        self.progress, self.cancel_button = self.job.progress_bar, self.job.cancel_button
         self.run_on = RunOnBox()
         self.run_on.set_refused("Load a tokenizer first")
 
@@ -746,15 +283,11 @@ class StatsView(QWidget):
         if where == ("scheduler", ""):
             self.status.setText("Give the address of the Dask scheduler (tcp://host:port).")
             return
-        self._start("Measuring…" if where[0] == "here" else
-                    f"Connecting to the Dask scheduler at {where[1]}…" if where[0] == "scheduler"
-                    else f"Starting {where[1]} worker process(es)…")
-        job, cancel = self._job, self._cancel
-        self.run_on.set_running(True)
+        dashboard = self._dashboard = [None]  # (this run's: a run it replaces writes to its own)
 
-        def work():
+        def work(cancel, progress):
             if where[0] == "here":
-                return corpus_stats(tokenizer, paths, progress=self._report, cancel=cancel)
+                return corpus_stats(tokenizer, paths, progress=progress, cancel=cancel)
             from ..cluster import corpus_stats_on
 
             spec = (tokenizer.source.path, tokenizer.source.extra.get("pattern"))
@@ -762,22 +295,22 @@ class StatsView(QWidget):
             try:
                 if cancel.is_set():
                     raise Cancelled("cancelled")
-                if job == self._job:
-                    self._dashboard[0] = cluster.dashboard_link
-                return corpus_stats_on(cluster, spec, paths, tokenizer=tokenizer, progress=self._report,
+                dashboard[0] = cluster.dashboard_link
+                return corpus_stats_on(cluster, spec, paths, tokenizer=tokenizer, progress=progress,
                                        cancel=cancel)
             finally:
                 cluster.close()
 
         def done(stats: CorpusStats) -> None:
-            if job == self._job:
-                self._stop()
-                self.result = stats
-                self._show(stats)
-                self.status.setText(f"Measured {len(stats.files)} file(s), {stats.bytes / 1e6:.2f} MB.")
-                self.finished.emit(stats)
+            self.result = stats
+            self._show(stats)
+            self.status.setText(f"Measured {len(stats.files)} file(s), {stats.bytes / 1e6:.2f} MB.")
+            self.finished.emit(stats)
 
-        self._runner.submit(work, done, self._failed(job))
+        self._start("Measuring…" if where[0] == "here" else
+                    f"Connecting to the Dask scheduler at {where[1]}…" if where[0] == "scheduler"
+                    else f"Starting {where[1]} worker process(es)…", work, done)
+        self.run_on.set_running(True)
 
     def compare(self) -> None:
         """Compare the current tokenizer and the added ones on the corpus, on a worker."""
@@ -790,77 +323,47 @@ class StatsView(QWidget):
         corpora: dict[str, list] = {}
         for p in paths:
             corpora.setdefault(Path(p).stem, []).append(p)
-        self._start("Comparing…")
-        job = self._job
 
-        def work():
+        def work(cancel, _progress):
             tokenizers = {current.source.name or "current": current}
             for p in others:
                 tok = open_tokenizer(p)
                 tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
-            return comparison_rows(tokenizers, corpora, cancel=self._cancel)
+            return comparison_rows(tokenizers, corpora, cancel=cancel)
 
         def done(rows) -> None:
-            if job == self._job:
-                self._stop()
-                self.rows = rows
-                self._show_rows(rows)
-                self.status.setText(f"Compared {len(rows)} tokenizers.")
-                self.compared.emit(rows)
+            self.rows = rows
+            self._show_rows(rows)
+            self.status.setText(f"Compared {len(rows)} tokenizers.")
+            self.compared.emit(rows)
 
-        self._runner.submit(work, done, self._failed(job))
+        self._dashboard = [None]  # (no cluster: no link)
+        self._start("Comparing…", work, done)
 
     def cancel(self) -> None:
-        if self._cancel is not None:
-            self._cancel.set()
+        self.job.cancel()
 
     def is_running(self) -> bool:
-        return self._cancel is not None
+        return self.job.is_running()
 
-    def _tick(self) -> None:
-        self.progress.setValue(self._progress[0])
-        if self._dashboard[0] and self.is_running():
-            self.run_on.show_dashboard(self._dashboard[0])
-            self._dashboard[0] = None
-
-    def _report(self, done: int, total: int) -> None:  # (on the worker: the timer shows it)
-        self._progress[0] = 1000 if total <= 0 else min(1000, done * 1000 // total)
-
-    def _start(self, message: str) -> None:
-        self.cancel()
-        self._job += 1
-        self._cancel = threading.Event()
-        self._progress[0] = 0
-        self.progress.setValue(0)
-        self.progress.show()
-        self.cancel_button.show()
+    def _start(self, message: str, work, done) -> None:
+        """Run `work` (measuring or comparing) with the buttons off until it ends."""
         self.run_button.setEnabled(False)
         self.compare_button.setEnabled(False)
         self.status.setText(message)
-        self._timer.start()
+        self.job.start(work, done, on_failed=lambda exc: self.status.setText(f"Failed: {describe_error(exc)}"),
+                       on_cancelled=self.cancelled.emit)
 
-    def _stop(self) -> None:
-        self._tick()  # (a run shorter than a tick still shows its dashboard link, if only for a moment)
-        self._cancel = None
-        self._dashboard[0] = None
+    def _show_dashboard(self) -> None:
+        if self._dashboard[0]:
+            self.run_on.show_dashboard(self._dashboard[0])
+            self._dashboard[0] = None
+
+    def _ended(self) -> None:
+        self._show_dashboard()  # (a run shorter than a tick still shows its dashboard link, if only for a moment)
         self.run_on.set_running(False)
-        self._timer.stop()
-        self.progress.hide()
-        self.cancel_button.hide()
         self.run_button.setEnabled(True)
         self.compare_button.setEnabled(True)
-
-    def _failed(self, job: int):
-        def failed(exc) -> None:
-            if job != self._job:
-                return
-            self._stop()
-            if isinstance(exc, Cancelled):
-                self.status.setText("Cancelled.")
-                self.cancelled.emit()
-            else:
-                self.status.setText(f"Failed: {describe_error(exc)}")
-        return failed
 
     # ---- showing ----------------------------------------------------------------------------------
     def _clear_metrics(self) -> None:
@@ -918,6 +421,4 @@ class StatsView(QWidget):
             self._show(self.result)
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
-        self.cancel()
-        self._job += 1
-        self._runner.shutdown(timeout_ms)
+        self.job.shutdown(timeout_ms)

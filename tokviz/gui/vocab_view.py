@@ -21,7 +21,6 @@ names and messages are elided, so nothing the view shows can widen the window.
 from __future__ import annotations
 
 import itertools
-import threading
 
 import numpy as np
 import pyqtgraph as pg
@@ -33,7 +32,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QSpinBox,
     QStyle,
     QTableView,
@@ -44,23 +42,12 @@ from PySide6.QtWidgets import (
 
 from ..analysis.token_health import SECTIONS, TokenHealth, token_health
 from ..analysis.vocab_stats import CATEGORIES, TokenTable, VocabStats, token_table, vocab_stats
-from ..errors import Cancelled
-from .stats_view import (
-    MIN_PLOT_HEIGHT,
-    PLOT_TITLE_SIZE,
-    CategoryAxis,
-    ElidedLabel,
-    FigureTable,
-    FittedAxis,
-    ReflowRow,
-    ResponsivePanes,
-    make_plot,
-    scroll_page,
-    theme_plot,
-)
+from .jobs import BackgroundJob
+from .plots import MIN_PLOT_HEIGHT, PLOT_TITLE_SIZE, CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
 from .token_view import runs_display, text_runs
 from .vocab_table import VocabModel, VocabProxy
+from .widgets import ElidedLabel, FigureTable, ReflowRow, ResponsivePanes, scroll_page
 from .workers import TaskRunner, describe_error
 
 LENGTH_TITLE = "Token length"
@@ -93,9 +80,6 @@ class VocabView(QWidget):
         self._tokenizer = None
         self._job = 0
         self._runner = TaskRunner(1, self)
-        self._health_runner = TaskRunner(1, self)
-        self._health_cancel: threading.Event | None = None
-        self._health_done = {"value": 0}
 
         self.summary = ElidedLabel("No tokenizer.")
         bold = self.summary.font()
@@ -117,18 +101,11 @@ class VocabView(QWidget):
             self.health_box.setItemData(k, HEALTH_TIPS[name], Qt.ItemDataRole.ToolTipRole)
         self.health_box.setToolTip("Token health (Land & Bartolo 2024; IoS: Chizhov et al. 2024): checked "
                                    "on a worker the first time one is chosen")
-        self.health_progress = QProgressBar()
+        self.health_job = BackgroundJob(cancel_button=QToolButton(), parent=self)
+        self.health_progress, self.health_cancel = self.health_job.progress_bar, self.health_job.cancel_button
         self.health_progress.setRange(0, 100)
         self.health_progress.setTextVisible(False)
         self.health_progress.setMaximumWidth(90)
-        self.health_progress.hide()
-        self.health_cancel = QToolButton()
-        self.health_cancel.setText("Cancel")
-        self.health_cancel.clicked.connect(self.cancel_health)
-        self.health_cancel.hide()
-        self._health_timer = QTimer(self)
-        self._health_timer.setInterval(50)
-        self._health_timer.timeout.connect(lambda: self.health_progress.setValue(self._health_done["value"]))
         self.min_bytes = QSpinBox()
         self.max_bytes = QSpinBox()
         for box, tip in ((self.min_bytes, "at least this many bytes (0: any)"), (self.max_bytes, "at most (0: any)")):
@@ -211,8 +188,7 @@ class VocabView(QWidget):
     # ---- content ----------------------------------------------------------------------------------
     def set_tokenizer(self, tokenizer) -> None:
         """Compute the vocabulary's figures and table on a worker, then show them."""
-        self.cancel_health()
-        self._health_ended()  # (the old check's callbacks see a new job and do nothing)
+        self.health_job.abandon()
         self._tokenizer = tokenizer
         self._job += 1
         job = self._job
@@ -246,7 +222,7 @@ class VocabView(QWidget):
         self._runner.submit(work, done, failed)
 
     def is_busy(self) -> bool:
-        return self._runner.pending() > 0 or self._health_runner.pending() > 0
+        return self._runner.pending() > 0 or self.health_job.is_pending()
 
     # ---- token health ---------------------------------------------------------------------------------
     def set_health_filter(self, section: str) -> None:
@@ -255,7 +231,7 @@ class VocabView(QWidget):
         self.health_box.setCurrentIndex(max(0, self.health_box.findData(section)))
 
     def _health_chosen(self) -> None:
-        if self.health_box.currentData() and self.token_health is None and self._health_cancel is None:
+        if self.health_box.currentData() and self.token_health is None and not self.health_job.is_running():
             self.check_health()
         self.apply_filter()
 
@@ -264,53 +240,30 @@ class VocabView(QWidget):
         tokenizer = self._tokenizer
         if tokenizer is None:
             return
-        self.cancel_health()
-        job = self._job
-        cancel = self._health_cancel = threading.Event()
-        progress = self._health_done = {"value": 0}
-
-        def work():
-            return token_health(tokenizer, progress=lambda d, t: progress.__setitem__("value", d * 100 // max(1, t)),
-                                cancel=cancel)
 
         def done(result: TokenHealth) -> None:
-            if job == self._job and cancel is self._health_cancel:
-                self._health_ended()
-                self.token_health = result
-                self.apply_filter()
-                self.healthReady.emit(result)
+            self.token_health = result
+            self.apply_filter()
+            self.healthReady.emit(result)
+
+        def cancelled() -> None:
+            self.health_box.blockSignals(True)
+            self.health_box.setCurrentIndex(0)
+            self.health_box.blockSignals(False)
+            self.apply_filter()
+            self.healthCancelled.emit()
 
         def failed(exc) -> None:
-            if job != self._job or cancel is not self._health_cancel:
-                return
-            self._health_ended()
-            if isinstance(exc, Cancelled):
-                self.health_box.blockSignals(True)
-                self.health_box.setCurrentIndex(0)
-                self.health_box.blockSignals(False)
-                self.apply_filter()
-                self.healthCancelled.emit()
-            else:
-                self.count_label.setText(f"health check failed: {describe_error(exc)}")
+            self.count_label.setText(f"health check failed: {describe_error(exc)}")
 
-        self.health_progress.setValue(0)
-        self.health_progress.show()
-        self.health_cancel.show()
-        self._health_timer.start()
-        self._health_runner.submit(work, done, failed)
+        self.health_job.start(lambda cancel, progress: token_health(tokenizer, progress=progress, cancel=cancel),
+                              done, on_failed=failed, on_cancelled=cancelled)
 
     def cancel_health(self) -> None:
-        if self._health_cancel is not None:
-            self._health_cancel.set()
+        self.health_job.cancel()
 
     def is_checking_health(self) -> bool:
-        return self._health_cancel is not None
-
-    def _health_ended(self) -> None:
-        self._health_cancel = None
-        self._health_timer.stop()
-        self.health_progress.hide()
-        self.health_cancel.hide()
+        return self.health_job.is_running()
 
     def _show(self, table: TokenTable, stats: VocabStats) -> None:
         self.stats = stats
@@ -466,6 +419,5 @@ class VocabView(QWidget):
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
         self._job += 1
-        self.cancel_health()
-        self._health_runner.shutdown(timeout_ms)
+        self.health_job.shutdown(timeout_ms)
         self._runner.shutdown(timeout_ms)

@@ -7,5 +7,6 @@
 * `status`: the status bar (token figures, big-file progress, font warnings);
 * `big_file`: big-file mode (a preview in the editor, the whole file encoded in the background);
 * `session`: the last session, tokenizers not yet exported, and the question on quit;
-* `idle`: collecting long-lived garbage once the app is quiet.
+* `idle`: collecting long-lived garbage once the app is quiet;
+* `roundtrip_marks`: the Round trip dock's findings underlined in the token view.
 """
