@@ -5,12 +5,12 @@
     ...     tok = train("bytelevel-bpe", files, TrainOptions(vocab_size=8000), cluster=cluster)
 
 Files are cut into byte ranges (ranges.py) where the single-machine path may cut too; each range is
-one task, which reads only its range, streamed, and counts it with the native code (tasks.py);
-partial results are combined FAN_IN at a time on the workers, adjacent ranges together, up to one
-result (tree.py); only that one comes back, pruned on a worker to TrainOptions.min_word_count
-when asked.  The results equal the single-machine ones: statistics (but the timing), and
-training's word counts in order of first appearance, so the model learned from them here (merges,
-WordPiece vocabulary or Unigram pieces) is the same.  Files must be readable at the same paths on the workers (a shared
+one task, which reads only its range, streamed, and counts it (tasks.py); partial results are
+combined FAN_IN at a time on the workers, adjacent ranges together, up to one result (tree.py);
+only that one comes back, pruned on a worker to TrainOptions.min_word_count when asked.  The
+results equal the single-machine ones: statistics (but the timing), and training's word counts in
+order of first appearance, so the model learned from them here (merges, WordPiece vocabulary or
+Unigram pieces) is the same.  Files must be readable at the same paths on the workers (a shared
 file system) and, for statistics, the tokenizer too (it is sent as its path and loaded there).
 """
 from __future__ import annotations
@@ -25,7 +25,8 @@ from .connect import INSTALL_HINT, Cluster, connect, require_distributed
 from .ranges import byte_ranges, stats_cut, training_cut
 from .tree import reduce_tree, wait_result
 
-__all__ = ["Cluster", "INSTALL_HINT", "connect", "corpus_stats_on", "count_corpus_on", "count_words_on", "require_distributed"]
+__all__ = ["Cluster", "INSTALL_HINT", "connect", "corpus_stats_on", "count_corpus_on", "count_words_on",
+           "require_distributed"]
 
 
 def corpus_stats_on(

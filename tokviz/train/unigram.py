@@ -44,10 +44,10 @@ definition, the tests compare both, and it is used when the C module is missing.
 expected counts in fixed point, so the result does not depend on the number of threads.
 
 TrainOptions honoured: vocab_size (exactly, including everything listed above), min_frequency
-(seed substrings), min_word_count, special_tokens (the first whose name contains "unk" is the unknown token;
-without one, "<unk>" is added first), user_defined_symbols (added tokens, never split, not
-special), reserved_tokens, split_digits, max_token_length (characters per piece, '▁' included;
-default 16), character_coverage, byte_fallback, initial_alphabet, limit_alphabet,
+(seed substrings), min_word_count, special_tokens (the first whose name contains "unk" is the
+unknown token; without one, "<unk>" is added first), user_defined_symbols (added tokens, never
+split, not special), reserved_tokens, split_digits, max_token_length (characters per piece, '▁'
+included; default 16), character_coverage, byte_fallback, initial_alphabet, limit_alphabet,
 collapse_whitespace, pad_to_multiple_of.  Nothing is ignored.  The vocabulary has exactly
 vocab_size tokens (before padding) unless the corpus is too small to offer that many pieces: it is
 then smaller, and the last progress message says so.
