@@ -1,7 +1,8 @@
 """The Training panel and the Statistics view run on a real Dask LocalCluster of 2 worker processes
 and give what "this machine" gives; Cancel stops a cluster run and leaves the view usable; an
 unreachable scheduler shows an error naming it and changes nothing else; the cluster choices are
-disabled, saying why, for a tokenizer with no file and without Dask.  Skipped without `distributed` (the test extra has it), except under CI=true."""
+disabled, saying why, for a tokenizer with no file and without Dask.  Skipped without
+`distributed` (the test extra has it), except under CI=true."""
 from __future__ import annotations
 
 import os
@@ -211,6 +212,10 @@ def test_every_model_can_be_trained_on_a_cluster_and_the_choice_stays(qtbot, pan
         assert panel.run_on.disabled_reason() is None
         assert _item(panel.run_on, WORKERS).isEnabled() and _item(panel.run_on, SCHEDULER).isEnabled()
         assert panel.run_on.choice() == (SCHEDULER, "tcp://10.0.0.5:8786")
+    again = RunOnBox()
+    qtbot.addWidget(again)
+    again.set_state(panel.run_on.state())  # what the settings keep
+    assert again.choice() == (SCHEDULER, "tcp://10.0.0.5:8786") and again.workers.value() == 2
 
 
 def test_a_tokenizer_with_no_file_is_measured_here(qtbot, view, distributed):
