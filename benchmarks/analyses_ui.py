@@ -25,6 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from ui_latency import run_loop  # noqa: E402
 
 DEFAULT_TOKENIZERS = [
     SHARED / "tokenizers" / "qwen2.5" / "tokenizer.json",
@@ -67,26 +70,12 @@ class GapProbe:
                 "ticks": len(self.gaps_ms)}
 
 
-def run_until(done, timeout_s: float) -> bool:
-    from PySide6.QtCore import QEventLoop, QTimer
-
-    loop = QEventLoop()
-    poll = QTimer()
-    poll.setInterval(5)
-    poll.timeout.connect(lambda: done() and loop.quit())
-    QTimer.singleShot(int(timeout_s * 1000), loop.quit)
-    poll.start()
-    loop.exec()
-    poll.stop()
-    return done()
-
-
 def measure(name: str, start, done, timeout_s: float = 600) -> dict:
     probe = GapProbe()
     probe.start()
     t0 = time.perf_counter()
     start()
-    ok = run_until(done, timeout_s)
+    ok = run_loop(None, done, timeout_s)
     seconds = time.perf_counter() - t0
     probe.stop()
     row = {"analysis": name, "seconds": round(seconds, 2), "finished": ok, **probe.summary()}
@@ -124,9 +113,9 @@ def main(argv=None) -> int:
     window.tabs.setCurrentWidget(window.compare_view)
     for tok in loaded[1:]:
         window.compare_view.add_tokenizer(tok)
-    run_until(lambda: window.is_up_to_date() and not window.compare_view.is_busy(), 300)
+    run_loop(app, lambda: window.is_up_to_date() and not window.compare_view.is_busy(), 300)
     window.tabs.setCurrentWidget(window.analyses_view)
-    run_until(lambda: len(window.analyses_view.tokenizers()) == len(loaded), 60)
+    run_loop(app, lambda: len(window.analyses_view.tokenizers()) == len(loaded), 60)
     sizes = ", ".join(f"{name} {tok.vocab_size:,}" for name, tok in window.analyses_view.tokenizers().items())
     print(f"tokenizers: {sizes}; explorer text {len(text):,} characters")
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTextCursor
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -55,7 +55,7 @@ from .token_view import TokenView
 from .window.actions import build_menus
 from .window.big_file import BIG_FILE_BYTES, PREVIEW_BYTES, BigFileMode
 from .window.docks import build_docks
-from .window.editor import TextEditor, qt_pos
+from .window.editor import TextEditor
 from .window.find_bar import FindBar
 from .window.idle import IdleCleanup
 from .window.link import EditorTokenLink
@@ -233,7 +233,7 @@ class MainWindow(QMainWindow):
         # the Round trip panel computes only while shown; its result is marked in the token view
         self.roundtrip_dock.visibilityChanged.connect(self.roundtrip_panel.set_active)
         self.round_trip_marks = RoundTripMarks(self)
-        self.roundtrip_panel.spanActivated.connect(self.select_text_span)
+        self.roundtrip_panel.spanActivated.connect(self.link.select_span)
         for signal in (c.tokenizerLoaded, self.compare_view.panesChanged, self.train_panel.trained,
                        self.edit_panel.applied):
             signal.connect(self.idle.needed)
@@ -918,28 +918,6 @@ class MainWindow(QMainWindow):
         if self._compare_restored:
             # (a tokenizer with no file yet — trained, being kept — is saved once it has one)
             self.settings.set_compare_tokenizers([e for e in self.compare_view.paths() if e["path"]])
-
-    def select_text_span(self, start: int, end: int) -> None:
-        """Select characters [start, end) in the editor and their tokens in the token view (an
-        empty span: the characters on either side)."""
-        enc = self.token_view.encoding()
-        if enc is None or not 0 <= start <= end <= len(enc.text):
-            return
-        if end == start:
-            start, end = max(0, start - 1), min(len(enc.text), end + 1)
-        span = self.link.tokens_in_range(start, end)
-        if span is None:  # (text no token covers: the token before it)
-            before = self.link.tokens_in_range(0, start)
-            span = (before[1], before[1]) if before else None
-        if self.link.editor_chars(enc) >= end:
-            cursor = self.editor.textCursor()
-            cursor.setPosition(qt_pos(enc.text, start))
-            cursor.setPosition(qt_pos(enc.text, end), QTextCursor.MoveMode.KeepAnchor)
-            self.editor.setTextCursor(cursor)
-            self.editor.ensureCursorVisible()
-        if span is not None:
-            self.token_view.set_selection(*span)
-            self.token_view.ensure_visible(span[0])
 
     @Slot(bool)
     def _fill_vocab_view(self, visible: bool) -> None:

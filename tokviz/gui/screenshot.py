@@ -316,102 +316,43 @@ def _compare(app, tokenizers, text_file, out: Path, width: int, height: int, tim
 def _robustness(app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
     """The Robustness page on every tokenizer given (or the shipped default) and the text: the
     homoglyph perturbation side by side on the first tokenizer, and the corpus run on the text."""
-    from .. import load
-    from ..analysis.corpus_stats import unique_name
     from ..defaults import sample_text
     from . import files
     from .robustness_view import RobustnessView
 
-    loaded: dict = {}
-    for p in list(tokenizers) or [str(default_tokenizer_path())]:
-        tok = load(p)
-        loaded[unique_name(tok.source.name or Path(p).name, loaded)] = tok
+    loaded = _named_tokenizers(list(tokenizers) or [str(default_tokenizer_path())])
     text = files.read_text_head(text_file, 64 * 1024) if text_file else sample_text()
     view = RobustnessView()
     previewed: list = []
-    done: list = []
-    try:
-        view.resize(width, height)
-        view.show()
-        view.previewed.connect(previewed.append)
-        for signal in (view.finished, view.failed, view.cancelled):
-            signal.connect(lambda *args: done.append(args))
-        view.set_tokenizers(loaded)
-        view.set_text(text)
-        view.run()
-        if not wait_until(lambda: bool(done) and bool(previewed) and not view.is_busy(), timeout):
-            raise TokvizError(f"the robustness view did not finish within {timeout:.0f} s")
-        if view.report is None:
-            raise TokvizError(view.status.text())
-        return _save_png(app, view, out)
-    finally:
-        _dispose(view)
+    view.previewed.connect(previewed.append)
+    return _analysis_png(app, view, "robustness", loaded, out, width, height, timeout,
+                         before_run=lambda: view.set_text(text), ready=lambda: bool(previewed))
 
 
 def _fairness(app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
     """The Fairness page on every tokenizer given (or the shipped default), run on `text_file` (a
     folder of parallel files, or one file) or the shipped parallel sample (resources/parallel)."""
-    from .. import load
-    from ..analysis.corpus_stats import unique_name
     from .fairness_view import FairnessView
 
-    loaded: dict = {}
-    for p in list(tokenizers) or [str(default_tokenizer_path())]:
-        tok = load(p)
-        loaded[unique_name(tok.source.name or Path(p).name, loaded)] = tok
+    loaded = _named_tokenizers(list(tokenizers) or [str(default_tokenizer_path())])
     source = Path(text_file) if text_file else parallel_sample_path()
     if not source.exists():
         raise TokvizError("no parallel files: give --text a folder of them (one file per language)", source)
-    _quiet_offscreen_warnings()
     view = FairnessView()
-    done: list = []
-    try:
-        view.resize(width, height)
-        view.show()
-        view.finished.connect(done.append)
-        view.failed.connect(lambda reason: done.append(TokvizError(reason)))
-        view.set_tokenizers(loaded)
-        view.set_files([source])
-        view.run()
-        if not wait_until(lambda: bool(done), timeout):
-            raise TokvizError(f"the fairness view did not finish within {timeout:.0f} s")
-        if isinstance(done[0], TokvizError):
-            raise done[0]
-        return _save_png(app, view, out)
-    finally:
-        _dispose(view)
+    return _analysis_png(app, view, "fairness", loaded, out, width, height, timeout,
+                         before_run=lambda: view.set_files([source]))
 
 
 def _overlap(app, tokenizers, out: Path, width: int, height: int, timeout: float) -> Path:
     """The Overlap page on every tokenizer given (at least two; the shipped default is added to a
     single one), run, the first pair selected."""
-    from .. import load
-    from ..analysis.corpus_stats import unique_name
     from .overlap_view import OverlapView
 
     paths = list(tokenizers) or [str(default_tokenizer_path())]
     if len(paths) < 2:
         paths.append(str(default_tokenizer_path()))
-    loaded: dict = {}
-    for p in paths:
-        tok = load(p)
-        loaded[unique_name(tok.source.name or Path(p).name, loaded)] = tok
-    view = OverlapView()
-    done: list = []
-    try:
-        view.resize(width, height)
-        view.show()
-        for signal in (view.finished, view.failed, view.cancelled):
-            signal.connect(lambda *args: done.append(args))
-        view.set_tokenizers(loaded)
-        view.run()
-        if not wait_until(lambda: bool(done) and not view.is_busy(), timeout):
-            raise TokvizError(f"the overlap view did not finish within {timeout:.0f} s")
-        if view.report is None:
-            raise TokvizError(view.status.text())
-        return _save_png(app, view, out)
-    finally:
-        _dispose(view)
+    loaded = _named_tokenizers(paths)
+    return _analysis_png(app, OverlapView(), "overlap", loaded, out, width, height, timeout)
 
 
 def _chat(app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
@@ -462,6 +403,43 @@ def _train(app, text_file, out: Path, width: int, height: int, timeout: float) -
         return _save_png(app, panel, out)
     finally:
         _dispose(panel)
+
+
+def _analysis_png(app, view, name: str, tokenizers: dict, out: Path, width: int, height: int, timeout: float, *,
+                  before_run=None, ready=lambda: True) -> Path:
+    """An analysis page (Fairness, Robustness, Overlap) run on `tokenizers` and saved once it
+    has finished and ready() holds; its failure or cancel is raised as a TokvizError."""
+    _quiet_offscreen_warnings()
+    outcome: list = []
+    try:
+        view.resize(width, height)
+        view.show()
+        view.finished.connect(outcome.append)
+        view.failed.connect(lambda reason: outcome.append(TokvizError(reason)))
+        view.cancelled.connect(lambda: outcome.append(TokvizError(f"the {name} view was cancelled")))
+        view.set_tokenizers(tokenizers)
+        if before_run is not None:
+            before_run()
+        view.run()
+        if not wait_until(lambda: bool(outcome) and ready() and not view.is_busy(), timeout):
+            raise TokvizError(f"the {name} view did not finish within {timeout:.0f} s")
+        if isinstance(outcome[0], TokvizError):
+            raise outcome[0]
+        return _save_png(app, view, out)
+    finally:
+        _dispose(view)
+
+
+def _named_tokenizers(paths: list[str]) -> dict:
+    """name -> Tokenizer loaded from each path, names made unique (as the analysis pages show them)."""
+    from .. import load
+    from ..analysis.corpus_stats import unique_name
+
+    loaded: dict = {}
+    for p in paths:
+        tok = load(p)
+        loaded[unique_name(tok.source.name or Path(p).name, loaded)] = tok
+    return loaded
 
 
 def _save_png(app, widget, out: Path) -> Path:

@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 from ..analysis.corpus_stats import corpus_files
 from ..core.patterns import NAMED_PATTERNS
 from ..errors import Cancelled, TokvizError
-from ..train import TRAINERS, TrainOptions, train
+from ..train import TrainOptions, train
 from .run_on import RunOnBox, open_cluster
 from .style import DEFAULT_THEME, TokenTheme
 from .workers import TaskRunner, describe_error

@@ -66,6 +66,28 @@ class EditorTokenLink(QObject):
             self._selecting_from_tokens = False
         self.view.set_selection(first, last)
 
+    def select_span(self, start: int, end: int) -> None:
+        """Select characters [start, end) in the editor and their tokens in the token view (an
+        empty span: the characters on either side)."""
+        enc = self.view.encoding()
+        if enc is None or not 0 <= start <= end <= len(enc.text):
+            return
+        if end == start:
+            start, end = max(0, start - 1), min(len(enc.text), end + 1)
+        span = self.tokens_in_range(start, end)
+        if span is None:  # (text no token covers: the token before it)
+            before = self.tokens_in_range(0, start)
+            span = (before[1], before[1]) if before else None
+        if self.editor_chars(enc) >= end:
+            cursor = self.editor.textCursor()
+            cursor.setPosition(qt_pos(enc.text, start))
+            cursor.setPosition(qt_pos(enc.text, end), QTextCursor.MoveMode.KeepAnchor)
+            self.editor.setTextCursor(cursor)
+            self.editor.ensureCursorVisible()
+        if span is not None:
+            self.view.set_selection(*span)
+            self.view.ensure_visible(span[0])
+
     def tokens_in_range(self, start: int, end: int) -> tuple[int, int] | None:
         """(first, last) index of the tokens overlapping characters [start, end), or None."""
         enc = self.view.encoding()
