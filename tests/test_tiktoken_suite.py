@@ -3,8 +3,9 @@ tiktoken itself as the oracle: each input is encoded by both and the ids, the de
 round trip compared.  Files: cl100k_base and Whisper's GPT-2 ranks (gpt2 / r50k_base) shipped
 under tests/data/real.
 
-tiktoken's allowed/disallowed special-token sets become tokviz's `allow_special` (all or none);
-its lone-surrogate repair is a deliberate difference: tokviz refuses such text with an error.
+tiktoken's allowed/disallowed special-token sets become tokviz's `allow_special` (all or none).
+Text with surrogates is repaired as tiktoken repairs it (a pair joined, a lone one U+FFFD), the
+offsets given in the caller's string.
 """
 from __future__ import annotations
 
@@ -87,13 +88,44 @@ def test_encode_empty(pairs):
 
 
 def test_surrogates(pairs):
+    """A surrogate pair encodes as the character it stands for, a lone surrogate as U+FFFD, as in
+    tiktoken; the offsets point into the text as given (the pair is two characters of it)."""
     tok, enc = pairs["cl100k_base"]
     _same(tok, enc, "👍")
-    # tiktoken repairs surrogates (a pair into its code point, a lone one into U+FFFD); tokviz
-    # says the text is not valid Unicode instead of encoding something else than it was given
-    for text in ("\ud83d\udc4d", "\ud83d"):
-        with pytest.raises(tokviz.TokvizError, match="surrogate"):
-            tok.encode(text)
+    texts = ["\ud83d\udc4d", "\ud83d", "a\ud83d\udc4db", "\udc4d\ud83d", "x \ud83d\ud83d\udc4d y\udfff",
+             "\ud83d\udc4d" * 50 + " hello"]
+    for text in texts:
+        want = enc.encode_ordinary(text)
+        assert want == enc.encode(text)
+        for native in (True, False):
+            tok.use_native(native)
+            encoding = tok.encode(text)
+            assert encoding.ids == want, (text, native)
+            assert tok.encode_ids(text) == want
+            assert encoding.text == text
+            assert encoding.offsets[0][0] == 0 and encoding.offsets[-1][1] == len(text)
+        tok.use_native(True)
+    assert tok.encode("a\ud83d\udc4db").offsets[-1] == (3, 4)  # "b": after the two halves of the pair
+    assert tok.decode(enc.encode_ordinary("\ud83d\udc4d")) == enc.decode(enc.encode_ordinary("\ud83d\udc4d")) == "👍"
+    assert [e.ids for e in tok.encode_batch(texts)] == enc.encode_ordinary_batch(texts)
+    assert tok.encode_ids_batch(texts) == enc.encode_ordinary_batch(texts)
+    assert tok.encode("<|endoftext|>\ud83d", allow_special=True).ids == enc.encode("<|endoftext|>\ud83d",
+                                                                                   allowed_special="all")
+
+
+def test_surrogate_repair_is_tiktokens(pairs):
+    """tokviz's repair gives the text tiktoken's UTF-16 round trip gives, on random mixes."""
+    import random
+
+    from tokviz.core.surrogates import repair_surrogates
+
+    tok, enc = pairs["gpt2"]
+    rnd = random.Random(36)
+    alphabet = ["\ud83d", "\udc4d", "\udbff", "\udc00", "\ud800", "a", " ", "中", "\n", "👍"]
+    for _ in range(500):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 10)))
+        assert repair_surrogates(text)[0] == text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        assert tok.encode(text).ids == enc.encode_ordinary(text), ascii(text)
 
 
 @pytest.mark.parametrize("name", FILES)

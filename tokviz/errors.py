@@ -22,12 +22,21 @@ class TokvizError(Exception):
         super().__init__(f"{self.path}: {message}" if self.path else message)
 
 
+class SurrogateError(TokvizError):
+    """Text with a surrogate code point (U+D800..U+DFFF), which UTF-8 cannot encode; `at` is its index."""
+
+    def __init__(self, message: str, at: int):
+        super().__init__(message)
+        self.at = at
+
+
 class Cancelled(Exception):
     """Long work (encoding a file, training) stopped because its cancel callback said so."""
 
 
 def check_text(text: str) -> str:
-    """Return `text` if it can be encoded to UTF-8, else raise a TokvizError that says where it cannot."""
+    """Return `text` if it can be encoded to UTF-8, else raise a SurrogateError (a TokvizError) that
+    says where it cannot."""
     if not isinstance(text, str):
         raise TokvizError(f"expected text (str), got {type(text).__name__}")
     if text.isascii():  # no surrogate possible; much cheaper than encoding
@@ -41,8 +50,9 @@ def check_text(text: str) -> str:
         except UnicodeEncodeError as exc:
             at = exc.start
     if at >= 0:
-        raise TokvizError(
+        raise SurrogateError(
             f"text has a lone surrogate U+{ord(text[at]):04X} at character {at}; "
-            "it is not valid Unicode and cannot be encoded as UTF-8"
+            "it is not valid Unicode and cannot be encoded as UTF-8",
+            at,
         )
     return text

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from ..errors import TokvizError, check_text
+from ..errors import SurrogateError, TokvizError, check_text
 from .added import AddedToken, AddedVocabulary
 from .chat import ChatTemplates
 from .bytelevel import unicode_to_bytes
@@ -27,6 +27,7 @@ from .normalized import NormalizedString, normalize_lines
 from .normalizers import Normalizer
 from .post_processors import PostProcessor
 from .pre_tokenizers import PreTokenizer
+from .surrogates import in_original, repair_surrogates
 
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 # Encoded once by Tokenizer.prepare: letters, digits, punctuation, runs of spaces, a tab, newlines,
@@ -41,6 +42,18 @@ def _is_partial(data: bytes) -> bool:
     except UnicodeDecodeError:
         return True
     return False
+
+
+def _repaired_if_needed(text):
+    """(text, None) for text UTF-8 can encode (or not a str: encoding it says why), else
+    `repair_surrogates(text)`."""
+    if not isinstance(text, str) or text.isascii():
+        return text, None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return repair_surrogates(text)
+    return text, None
 
 
 @dataclass
@@ -118,6 +131,8 @@ class Tokenizer:
         self.text_normalizer = text_normalizer
         self.decode_fn = decode_fn
         self.decode_skips_special = True  # decode's default; False where the reference keeps them (tiktoken)
+        # Text with surrogates: repaired as tiktoken repairs it (True), or refused (the others).
+        self.repairs_surrogates = False
         self.chat_templates = ChatTemplates()  # the formats that ship templates fill it
         self.byte_level = bool(pre_tokenizer is not None and pre_tokenizer.byte_level)
         self._bytes_cache: dict[int, bytes] = {}
@@ -291,11 +306,22 @@ class Tokenizer:
 
         add_special_tokens: add what the post-processor puts around a sequence ([CLS] ... [SEP]).
         allow_special: match special-token strings in the text as special tokens; None uses the
-        format's reference behaviour (`special_in_text`).
+        format's reference behaviour (`special_in_text`).  Text with surrogate code points is
+        refused (SurrogateError), or, where `repairs_surrogates` (tiktoken), encoded repaired
+        (tokviz.core.surrogates) with offsets into `text`.
 
         >>> tok.encode("hi there").ids
         [6151, 1070]
         """
+        try:
+            return self._encode(text, add_special_tokens, allow_special)
+        except SurrogateError:
+            if not self.repairs_surrogates:
+                raise
+        repaired, starts = repair_surrogates(text)
+        return in_original(self._encode(repaired, add_special_tokens, allow_special), text, starts)
+
+    def _encode(self, text: str, add_special_tokens: bool, allow_special: bool | None) -> Encoding:
         if not isinstance(text, str):
             check_text(text)  # raises
         allow = self.special_in_text if allow_special is None else allow_special
@@ -475,6 +501,14 @@ class Tokenizer:
         >>> tok.encode_ids("hi there")
         [6151, 1070]
         """
+        try:
+            return self._encode_ids(text, add_special_tokens, allow_special)
+        except SurrogateError:
+            if not self.repairs_surrogates:
+                raise
+        return self._encode_ids(repair_surrogates(text)[0], add_special_tokens, allow_special)
+
+    def _encode_ids(self, text: str, add_special_tokens: bool, allow_special: bool | None) -> list[int]:
         allow = self.special_in_text if allow_special is None else allow_special
         native = self._native_for(allow)
         if native is None:
@@ -509,6 +543,15 @@ class Tokenizer:
     def encode_ids_batch(self, texts: list[str], threads: int | None = None, *, add_special_tokens: bool = False,
                          allow_special: bool | None = None) -> list[list[int]]:
         """`encode_ids` of several texts, on `threads` native threads (default: one per core)."""
+        try:
+            return self._encode_ids_batch(texts, threads, add_special_tokens, allow_special)
+        except SurrogateError:
+            if not self.repairs_surrogates:
+                raise
+        repaired = [_repaired_if_needed(t)[0] for t in texts]
+        return self._encode_ids_batch(repaired, threads, add_special_tokens, allow_special)
+
+    def _encode_ids_batch(self, texts, threads, add_special_tokens, allow_special) -> list[list[int]]:
         allow = self.special_in_text if allow_special is None else allow_special
         native = self._native_for(allow)
         kwargs = {"add_special_tokens": add_special_tokens, "allow_special": allow_special}
@@ -646,6 +689,16 @@ class Tokenizer:
         is none), the native threads first check each text and encode at once those that need no
         preparation (in normal form, no added token's string): only the others are prepared in
         Python."""
+        try:
+            return self._encode_batch(texts, threads, **kwargs)
+        except SurrogateError:
+            if not self.repairs_surrogates:
+                raise
+        repaired = [_repaired_if_needed(t) for t in texts]
+        out = self._encode_batch([r[0] for r in repaired], threads, **kwargs)
+        return [e if starts is None else in_original(e, text, starts) for e, text, (_, starts) in zip(out, texts, repaired)]
+
+    def _encode_batch(self, texts: list[str], threads: int | None = None, **kwargs) -> list[Encoding]:
         allowed = kwargs.get("allow_special")
         native = self._native_for(self.special_in_text if allowed is None else allowed)
         if native is not None and len(texts) > 1 and set(kwargs) <= {"add_special_tokens", "allow_special"}:

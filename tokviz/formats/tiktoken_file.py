@@ -126,4 +126,5 @@ def read_tiktoken(path: Path, pattern: str | None = None, *, name: str | None = 
         source=Source("tiktoken", str(path), name, {"pattern": pattern}),
     )
     tok.decode_skips_special = False  # tiktoken's decode gives a special token's text
+    tok.repairs_surrogates = True  # tiktoken's encode repairs surrogates instead of refusing the text
     return tok
