@@ -518,6 +518,7 @@ def cmd_train(args) -> int:
         user_defined_symbols=names(args.user_defined_symbols),
         reserved_tokens=args.reserved_tokens,
         split_digits=args.split_digits,
+        tie_break=args.tie_break,
         max_token_length=args.max_token_length,
         character_coverage=args.character_coverage,
         byte_fallback=args.byte_fallback,
@@ -698,6 +699,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--initial-alphabet", help="characters always in the vocabulary")
     p.add_argument("--limit-alphabet", type=int, help="keep at most this many characters")
     p.add_argument("--collapse-whitespace", action="store_true", help="runs of white space count as one space")
+    p.add_argument("--tie-break", choices=["hf", "minbpe"], default="hf",
+                   help="BPE/WordPiece pairs of equal count: hf (HF BpeTrainer's: the lowest ids, the default) "
+                        "or minbpe (the pair that occurs first in the text; pure Python, slower)")
     p.add_argument("--pad-to-multiple-of", type=int, help="round the vocabulary up with reserved tokens (64, 128...)")
     p.add_argument("--end-of-word", choices=["separate", "glued"], default="separate",
                    help="bpe: </w> as a symbol of its own (Sennrich et al., default) or glued to the last "

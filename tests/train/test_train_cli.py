@@ -66,3 +66,23 @@ def test_a_missing_training_file_is_a_clear_error(model, tmp_path):
     trainer = getattr(__import__(f"tokviz.train.{module}", fromlist=[function]), function)
     with pytest.raises(TokvizError, match="missing.txt"):  # the trainer itself, given a Path
         trainer([missing], TrainOptions(vocab_size=500))
+
+
+def test_tie_break_flag_picks_the_rule(tmp_path, capsys):
+    """`--tie-break minbpe` merges the first of the tied pairs met in the text, the default (hf) the
+    pair of the lowest ids: on a corpus where the two differ, the first merges differ as they should."""
+    corpus = tmp_path / "ties.txt"
+    corpus.write_text("长长长长长长 潮潮潮潮潮潮\n", encoding="utf-8")  # 长长 and 潮潮: 5 times each
+    firsts = {}
+    for rule in ("hf", "minbpe"):
+        out = tmp_path / f"{rule}.json"
+        args = ["train", "--model", "bpe", "--end-of-word", "glued", "--vocab-size", "12", "--min-frequency", "1",
+                "--tie-break", rule,
+                "-o", str(out), "--quiet", str(corpus)]
+        assert main(args) == 0
+        first = json.loads(out.read_text(encoding="utf-8"))["model"]["merges"][0]
+        firsts[rule] = tuple(first.split(" ") if isinstance(first, str) else first)
+    assert firsts == {"hf": ("潮", "潮"), "minbpe": ("长", "长")}
+    with pytest.raises(SystemExit):
+        main(["train", "--model", "bpe", "--vocab-size", "12", "--tie-break", "random", "-o", str(tmp_path / "x.json"),
+              str(corpus)])

@@ -157,6 +157,11 @@ class TrainPanel(QWidget):
         self.end_of_word.addItems(["separate", "glued"])
         self.end_of_word.setToolTip("Character BPE: </w> as a symbol of its own (Sennrich) or glued to the "
                                     "last character (HF tokenizers)")
+        self.tie_break = QComboBox()
+        self.tie_break.addItem(self.tr("HF tokenizers: lowest ids"), "hf")
+        self.tie_break.addItem(self.tr("minbpe: first in the text"), "minbpe")
+        self.tie_break.setToolTip(self.tr("Which pair is merged when several occur equally often: HF "
+                                          "tokenizers' rule or minbpe's (minbpe's is slower on a big corpus)"))
         self.lowercase = QCheckBox("lower-case the text")
         self.lowercase.setChecked(True)
         self.vocab_size = self._spin(1, 1_000_000, 1000, "Tokens in the trained vocabulary, everything included")
@@ -201,6 +206,7 @@ class TrainPanel(QWidget):
         form.addRow("Split pattern", self.pattern_box)
         form.addRow("End of word", self.end_of_word)
         form.addRow(self.lowercase)
+        form.addRow(self.tr("Equal counts"), self.tie_break)
         form.addRow("Vocabulary size", self.vocab_size)
         form.addRow("Min frequency", self.min_frequency)
         form.addRow("Min word count", self.min_word_count)
@@ -216,7 +222,8 @@ class TrainPanel(QWidget):
         form.addRow("Limit alphabet", self.limit_alphabet)
         form.addRow(self.collapse_ws)
         form.addRow("Threads", self.threads)
-        self._rows = {"pattern": self.pattern_box, "end": self.end_of_word, "lower": self.lowercase}
+        self._rows = {"pattern": self.pattern_box, "end": self.end_of_word, "lower": self.lowercase,
+                      "ties": self.tie_break}
         self._form = form
 
         self.train_button = QPushButton("Train")
@@ -306,7 +313,8 @@ class TrainPanel(QWidget):
     def _update_fields(self) -> None:
         model = self.model()
         for key, widget in self._rows.items():
-            visible = {"pattern": model == "bytelevel-bpe", "end": model == "bpe", "lower": model == "wordpiece"}[key]
+            visible = {"pattern": model == "bytelevel-bpe", "end": model == "bpe", "lower": model == "wordpiece",
+                       "ties": model != "unigram"}[key]
             self._form.setRowVisible(widget, visible)
         self._update_plots()
 
@@ -343,6 +351,7 @@ class TrainPanel(QWidget):
             limit_alphabet=opt(self.limit_alphabet),
             collapse_whitespace=self.collapse_ws.isChecked(),
             pad_to_multiple_of=opt(self.pad_to),
+            tie_break=self.tie_break.currentData(),
         )
 
     def _model_options(self) -> dict:

@@ -39,9 +39,11 @@ def train_bytelevel_bpe(
     special_tokens: list[str] = (),
     min_frequency: int = 2,
     progress: Callable[[int, int, tuple[int, int], int], None] | None = None,
+    tie_break: str = "first-seen",
 ) -> BPEResult:
     """Train merges until the vocabulary (256 bytes + merges + specials) reaches `vocab_size`.
-    progress(merges made, merges wanted, pair, count) after each merge."""
+    progress(merges made, merges wanted, pair, count) after each merge.  `tie_break`: see
+    bpe_core ("minbpe" gives minbpe's RegexTokenizer merges, with min_frequency=1)."""
     n_merges = max(0, vocab_size - 256 - len(special_tokens))
     pieces, counts = bpe_core.count_pieces(texts, pattern, dialect="rust")  # as minbpe files are read
     report = None
@@ -49,7 +51,8 @@ def train_bytelevel_bpe(
         def report(fraction, made, pair, count):
             progress(made, n_merges, pair, count)
     merges = bpe_core.learn_merges(
-        pieces, counts, 256, n_merges, min_frequency=min_frequency, progress=report, progress_every=1
+        pieces, counts, 256, n_merges, min_frequency=min_frequency, progress=report, progress_every=1,
+        tie_break=tie_break,
     )
     result = BPEResult(pattern=pattern)
     result.merges = [(m.left, m.right) for m in merges]

@@ -29,10 +29,19 @@ merged pair; a priority queue with lazy invalidation finds the next best pair.
 - score "wordpiece": count(ab) / (count(a) * count(b)), the symbol counts weighted the same way
   and kept up to date; compared exactly (integers, no floating point).
 
-Ties on the score go to the pair that appeared first: pairs are numbered when first seen, the
-initial ones in corpus order (word order of first appearance, then position in the word), those
-created by a merge after all existing ones, in the order the merge creates them (words in corpus
-order, positions left to right).  So with 潮 x6 and 长 x6 in one line, 潮潮 is merged before 长长.
+Ties on the score are broken by `tie_break`:
+
+- "first-seen": the pair that appeared first: pairs are numbered when first seen, the initial ones
+  in corpus order (word order of first appearance, then position in the word), those created by a
+  merge after all existing ones, in the order the merge creates them (words in corpus order,
+  positions left to right).  So with 潮 x6 and 长 x6 in one line, 潮潮 is merged before 长长.
+- "hf" (HF tokenizers' BpeTrainer): the pair whose (rank of left, rank of right) is smallest, a
+  symbol's rank being its id in the trained vocabulary: `ranks[s]` for the initial symbols, the
+  symbol id itself for those merges make (they come after, in the order made).
+- "minbpe" (Karpathy's minbpe, which recounts the pairs in text order before each merge and takes
+  the first of the most frequent): the pair whose first occurrence in the corpus as it stands is
+  earliest (word order of first appearance, then position in the word).  Pure Python only: a
+  learn_merges with it runs the reference below.
 """
 from __future__ import annotations
 
@@ -66,6 +75,7 @@ if _native is not None and os.environ.get("TOKVIZ_PURE_PYTHON", "") not in ("", 
     native_reason = "disabled by TOKVIZ_PURE_PYTHON"
 
 MODES = {"count": 0, "wordpiece": 1}
+TIE_BREAKS = ("first-seen", "hf", "minbpe")
 
 #: progress(fraction of the merges done, merges made so far, (left, right), count of that merge)
 MergeProgress = Callable[[float, int, tuple[int, int], int], None]
@@ -450,6 +460,8 @@ def learn_merges(
     cancel: CancelCheck | None = None,
     progress_spelled: bool = False,
     use_native: bool | None = None,
+    tie_break: str = "first-seen",
+    ranks: Sequence[int] | None = None,
 ) -> list[Merge]:
     """Merges learned over `words` (each a bytes object, whose bytes are the symbols, or a sequence
     of int symbol ids in [0, n_symbols)) occurring `counts` times.
@@ -462,22 +474,32 @@ def learn_merges(
     (as HF's trainer does) and does not count as new.  progress(...) every `progress_every` merges
     and after the last; cancel() as often (True: raise Cancelled).  ValueError for symbols out of
     range, negative counts, mismatched lengths, or more symbols x counts in all than the counts can
-    hold (2**62; 2**42 in "wordpiece" mode, whose scores are compared exactly in 128 bits)."""
+    hold (2**62; 2**42 in "wordpiece" mode, whose scores are compared exactly in 128 bits).
+    `tie_break` and `ranks` (one per symbol, a permutation of range(n_symbols); default: the
+    symbol ids): see the module doc."""
+    if tie_break not in TIE_BREAKS:
+        raise ValueError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, got {tie_break!r}")
+    if ranks is not None and sorted(ranks) != list(range(n_symbols)):
+        raise ValueError("ranks must be a permutation of range(n_symbols)")
+    if tie_break == "hf" and ranks is None:
+        ranks = range(n_symbols)
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if max_token_length is not None and max_token_length < 1:
         raise ValueError(f"max_token_length must be at least 1, got {max_token_length}")
     progress_every = max(1, int(progress_every))
-    if _use_native(use_native):
+    if tie_break != "minbpe" and _use_native(use_native):
         raw = _native.learn_merges(
             words, counts, n_symbols, max_new_symbols, MODES[mode], min_frequency, max_token_length or 0,
             lengths, symbol_bytes, progress, progress_every, cancel, progress_spelled,
+            list(ranks) if tie_break == "hf" else None,
         )
         return [Merge(*m) for m in raw]
     return learn_merges_reference(
         words, counts, n_symbols, max_new_symbols, mode=mode, min_frequency=min_frequency,
         max_token_length=max_token_length, lengths=lengths, symbol_bytes=symbol_bytes, progress=progress,
-        progress_every=progress_every, cancel=cancel, progress_spelled=progress_spelled,
+        progress_every=progress_every, cancel=cancel, progress_spelled=progress_spelled, tie_break=tie_break,
+        ranks=ranks,
     )
 
 
@@ -517,9 +539,11 @@ def _check_total(symbols, counts, mode) -> None:
 def learn_merges_reference(
     words, counts, n_symbols, max_new_symbols, *, mode="count", min_frequency=0, max_token_length=None,
     lengths=None, symbol_bytes=None, progress=None, progress_every=100, cancel=None, progress_spelled=False,
+    tie_break="first-seen", ranks=None,
 ) -> list[Merge]:
     """The readable definition of `learn_merges` (same arguments), in pure Python."""
     symbols = _validate(words, counts, n_symbols, max_new_symbols, lengths, symbol_bytes)
+    rank = list(ranks) if ranks is not None else list(range(n_symbols))
     _check_total(symbols, counts, mode)
     freqs = list(counts)
     length = list(lengths) if lengths is not None else [1] * n_symbols
@@ -547,7 +571,22 @@ def learn_merges_reference(
         for s in syms:
             symbol_count[s] += freqs[wi]
 
-    heap = [(-c, first_seen[p], p) for p, c in pair_count.items() if c > 0 and allowed(p)]
+    def tie(pair):
+        """Smaller first among pairs of equal score (minbpe's order is looked at when popping)."""
+        if tie_break == "hf":
+            return (rank[pair[0]] if pair[0] < n_symbols else pair[0], rank[pair[1]] if pair[1] < n_symbols else pair[1])
+        return first_seen[pair]
+
+    def first_occurrence(pair):
+        """(word, position) of the first place `pair` stands in the corpus now."""
+        for wi in sorted(where.get(pair, ())):
+            syms = symbols[wi]
+            for k in range(len(syms) - 1):
+                if syms[k] == pair[0] and syms[k + 1] == pair[1]:
+                    return wi, k
+        return len(symbols), 0
+
+    heap = [(-c, tie(p), p) for p, c in pair_count.items() if c > 0 and allowed(p)]
     heapq.heapify(heap)
 
     def best_by_count():
@@ -556,17 +595,38 @@ def learn_merges_reference(
             count = pair_count.get(pair, 0)
             if count != -neg:
                 if count > 0:
-                    heapq.heappush(heap, (-count, first_seen[pair], pair))
+                    heapq.heappush(heap, (-count, tie(pair), pair))
                 continue
-            return pair if count >= min_frequency else None
+            if count < min_frequency:
+                return None
+            if tie_break == "minbpe":
+                pair = _first_in_corpus(pair, count)
+            return pair
         return None
+
+    def _first_in_corpus(pair, count):
+        """Of the current pairs counted `count` times (`pair` and the others in the heap), the one
+        that occurs first in the corpus; the others go back in the heap."""
+        tied = [pair]
+        while heap and -heap[0][0] == count:
+            _, _, other = heapq.heappop(heap)
+            if pair_count.get(other, 0) == count and other not in tied:
+                tied.append(other)
+            elif pair_count.get(other, 0) > 0 and pair_count.get(other, 0) != count:
+                heapq.heappush(heap, (-pair_count[other], tie(other), other))
+        best = min(tied, key=first_occurrence)
+        for other in tied:
+            if other != best:
+                heapq.heappush(heap, (-count, tie(other), other))
+        return best
 
     def best_by_wordpiece_score():
         best, best_key = None, None
         for pair, count in pair_count.items():
             if count <= 0 or count < min_frequency or not allowed(pair):
                 continue
-            key = (Fraction(count, symbol_count[pair[0]] * symbol_count[pair[1]]), -first_seen[pair])
+            order = tie(pair) if tie_break != "minbpe" else first_occurrence(pair)
+            key = (Fraction(count, symbol_count[pair[0]] * symbol_count[pair[1]]), tuple(-x for x in _as_tuple(order)))
             if best_key is None or key > best_key:
                 best, best_key = pair, key
         return best
@@ -628,7 +688,7 @@ def learn_merges_reference(
             for p in changed:
                 c = pair_count.get(p, 0)
                 if c > 0 and allowed(p):
-                    heapq.heappush(heap, (-c, first_seen[p], p))
+                    heapq.heappush(heap, (-c, tie(p), p))
         n_new += is_new
         if len(merges) % progress_every == 0:
             if progress is not None:
@@ -638,3 +698,7 @@ def learn_merges_reference(
         m = merges[-1]
         progress(n_new / max_new_symbols if max_new_symbols else 1.0, len(merges), shown((m.left, m.right)), m.count)
     return merges
+
+
+def _as_tuple(x) -> tuple:
+    return x if isinstance(x, tuple) else (x,)

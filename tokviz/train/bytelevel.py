@@ -66,7 +66,7 @@ def train_bytelevel_bpe(
     256 bytes no merge is learned and the vocabulary is bigger than asked), min_frequency, min_word_count,
     special_tokens, reserved_tokens, user_defined_symbols (added tokens, never split; the training
     text is not cut around them), split_digits, max_token_length (in bytes),
-    pad_to_multiple_of.  Ignored: initial_alphabet and limit_alphabet (every byte is always in a
+    pad_to_multiple_of, tie_break.  Ignored: initial_alphabet and limit_alphabet (every byte is always in a
     byte-level vocabulary, or some text could not be encoded), character_coverage, byte_fallback,
     collapse_whitespace.
 
@@ -97,10 +97,12 @@ def train_bytelevel_bpe(
             progress(COUNTING_SHARE + (1 - COUNTING_SHARE) * fraction, f"merge {made}: {left!r} + {right!r} ({count})")
 
     symbol_bytes = [bytes([b]) for b in range(256)]
+    rank_of_byte = {b: k for k, b in enumerate(byte_alphabet())}  # (the order of the byte tokens' ids)
     merges = bpe_core.learn_merges(
         pieces, counts, 256, n_merges, min_frequency=options.min_frequency,
         max_token_length=options.max_token_length, symbol_bytes=symbol_bytes,
         progress=merge_progress, progress_every=max(1, n_merges // 200), cancel=cancel, progress_spelled=True,
+        tie_break=options.tie_break, ranks=[rank_of_byte[b] for b in range(256)],
     )
     del pieces, counts
     return _build(options, regex, fixed, merges, pattern)

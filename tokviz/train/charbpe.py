@@ -17,7 +17,7 @@ from the start, as HF tokenizers' BPE does, so that the result can be written as
 Parameters used (TrainOptions): vocab_size, min_frequency, min_word_count, special_tokens, reserved_tokens,
 user_defined_symbols (kept whole as added tokens), split_digits, max_token_length (characters),
 character_coverage and limit_alphabet (the rarer characters become the unknown token),
-initial_alphabet, byte_fallback (unknown characters as <0xNN> tokens), pad_to_multiple_of.
+initial_alphabet, byte_fallback (unknown characters as <0xNN> tokens), pad_to_multiple_of, tie_break.
 Ignored: collapse_whitespace (white space only separates words here).
 """
 from __future__ import annotations

@@ -122,7 +122,7 @@ def learn_spelled_merges(
     merges = bpe_core.learn_merges(
         word_symbols, word_counts, len(spell), room, mode=mode, min_frequency=options.min_frequency,
         max_token_length=options.max_token_length, lengths=lengths, cancel=cancel,
-        progress=None if progress is None else on_merge, progress_every=1,
+        progress=None if progress is None else on_merge, progress_every=1, tie_break=options.tie_break,
     )
     if progress is None:
         for m in merges:

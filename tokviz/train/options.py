@@ -31,6 +31,10 @@ Progress = Callable[[float, str], None]
 CancelCheck = Callable[[], bool]
 
 RESERVED_FORMAT = "<|reserved_special_token_{}|>"
+#: how BPE and WordPiece trainers choose among pairs of equal score (tokviz.train.bpe_core's module doc):
+#: "hf" the pair of the lowest ids, as HF tokenizers' BpeTrainer; "minbpe" the pair that occurs
+#: first in the corpus as it stands, as minbpe (pure Python: slower on a big corpus)
+TIE_BREAKS = ("hf", "minbpe")
 
 
 @dataclass
@@ -49,6 +53,7 @@ class TrainOptions:
     limit_alphabet: int | None = None   # keep at most this many characters (the most frequent)
     collapse_whitespace: bool = False   # runs of white space count as one space
     pad_to_multiple_of: int | None = None  # round the vocabulary up with reserved tokens (64, 128, ...)
+    tie_break: str = "hf"               # BPE/WordPiece pairs of equal count: "hf" (BpeTrainer's) or "minbpe"
 
     def __post_init__(self):
         if self.vocab_size < 1:
@@ -67,6 +72,8 @@ class TrainOptions:
             raise TokvizError(f"limit_alphabet must be at least 1, got {self.limit_alphabet}")
         if self.pad_to_multiple_of is not None and self.pad_to_multiple_of < 1:
             raise TokvizError(f"pad_to_multiple_of must be at least 1, got {self.pad_to_multiple_of}")
+        if self.tie_break not in TIE_BREAKS:
+            raise TokvizError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, got {self.tie_break!r}")
         dupes = _duplicates(self.special_tokens + self.user_defined_symbols)
         if dupes:
             raise TokvizError(f"listed twice among special tokens and user-defined symbols: {', '.join(dupes)}")

@@ -14,7 +14,7 @@ the WordPiece description.)  Ties go to the pair seen first in the corpus.
 Parameters used (TrainOptions): vocab_size, min_frequency (of the pair), min_word_count,
 special_tokens (the post-processor adds [CLS] ... [SEP] when both are given), reserved_tokens,
 user_defined_symbols (added tokens), split_digits, max_token_length (characters, without '##'),
-character_coverage, limit_alphabet, initial_alphabet, pad_to_multiple_of.  Ignored: byte_fallback
+character_coverage, limit_alphabet, initial_alphabet, pad_to_multiple_of, tie_break.  Ignored: byte_fallback
 (WordPiece has no byte tokens), collapse_whitespace (white space only separates words).
 """
 from __future__ import annotations

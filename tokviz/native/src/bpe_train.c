@@ -542,6 +542,11 @@ typedef struct {
     int32_t *changed;
     size_t n_changed, cap_changed;
     uint32_t stamp;
+    /* tie-break: NULL, the pair created first; else the pair whose (rank of left, rank of right)
+     * is smallest, a symbol's rank being ranks[s] (in [0, n_ranked)) for the first n_ranked
+     * symbols, else s (symbols made by merges rank after all given ones, in the order made) */
+    int64_t *ranks;
+    int32_t n_ranked;
 } Learner;
 
 static void learner_free(Learner *L) {
@@ -565,6 +570,7 @@ static void learner_free(Learner *L) {
     free(L->pair_ids);
     free(L->heap);
     free(L->changed);
+    free(L->ranks);
 }
 
 /* -- symbol spellings -- */
@@ -724,6 +730,10 @@ static int32_t pair_get(Learner *L, int32_t a, int32_t b) {
 
 /* -- queue: best score first, then the pair created first -- */
 
+static inline int64_t symbol_rank(const Learner *L, int32_t s) {
+    return s < L->n_ranked ? L->ranks[s] : (int64_t)s;
+}
+
 static inline int entry_better(const Learner *L, const HeapEntry *x, const HeapEntry *y) {
     if (L->mode == MODE_WORDPIECE) {
         /* x.count / (x.l * x.r) vs y.count / (y.l * y.r), exactly */
@@ -732,6 +742,12 @@ static inline int entry_better(const Learner *L, const HeapEntry *x, const HeapE
         if (lx != ly) return lx > ly;
     } else if (x->count != y->count) {
         return x->count > y->count;
+    }
+    if (L->ranks) {
+        const Pair *px = &L->pairs[x->pair], *py = &L->pairs[y->pair];
+        int64_t xl = symbol_rank(L, px->left), yl = symbol_rank(L, py->left);
+        if (xl != yl) return xl < yl;
+        return symbol_rank(L, px->right) < symbol_rank(L, py->right);
     }
     return x->pair < y->pair;
 }
@@ -1012,15 +1028,15 @@ typedef struct {
 static PyObject *learn_merges(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"words",  "counts",        "n_symbols", "max_new_symbols", "mode",   "min_frequency",
                              "max_token_length", "lengths", "symbol_bytes", "progress", "progress_every", "cancel",
-                             "progress_spelled", NULL};
-    PyObject *words_obj, *counts_obj, *lengths_obj = Py_None, *bytes_obj = Py_None;
+                             "progress_spelled", "ranks", NULL};
+    PyObject *words_obj, *counts_obj, *lengths_obj = Py_None, *bytes_obj = Py_None, *ranks_obj = Py_None;
     PyObject *progress = Py_None, *cancel = Py_None;
     Py_ssize_t n_symbols, max_new, progress_every = 100;
     long long min_frequency = 0, max_token_length = 0;
     int mode = MODE_COUNT, progress_spelled = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOnn|iLLOOOnOp:learn_merges", kwlist, &words_obj, &counts_obj,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOnn|iLLOOOnOpO:learn_merges", kwlist, &words_obj, &counts_obj,
                                      &n_symbols, &max_new, &mode, &min_frequency, &max_token_length, &lengths_obj,
-                                     &bytes_obj, &progress, &progress_every, &cancel, &progress_spelled))
+                                     &bytes_obj, &progress, &progress_every, &cancel, &progress_spelled, &ranks_obj))
         return NULL;
     if (mode != MODE_COUNT && mode != MODE_WORDPIECE) return PyErr_Format(PyExc_ValueError, "unknown mode %d", mode);
     if (n_symbols < 0 || max_new < 0 || n_symbols + max_new >= INT32_MAX / 2)
@@ -1054,6 +1070,35 @@ static PyObject *learn_merges(PyObject *Py_UNUSED(module), PyObject *args, PyObj
         goto done;
     }
     if (symbols_reserve(&L, (int32_t)n_symbols + 1)) goto nomem;
+    if (ranks_obj != Py_None) {
+        PyObject *rk = PySequence_Fast(ranks_obj, "ranks must be a sequence of int");
+        if (!rk) goto done;
+        if (PySequence_Fast_GET_SIZE(rk) != n_symbols) {
+            Py_DECREF(rk);
+            PyErr_SetString(PyExc_ValueError, "ranks must give one rank per symbol");
+            goto done;
+        }
+        L.ranks = malloc(((size_t)n_symbols + 1) * sizeof *L.ranks);
+        if (!L.ranks) {
+            Py_DECREF(rk);
+            goto nomem;
+        }
+        L.n_ranked = (int32_t)n_symbols;
+        for (Py_ssize_t s = 0; s < n_symbols; s++) {
+            long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(rk, s));
+            if (v == -1 && PyErr_Occurred()) {
+                Py_DECREF(rk);
+                goto done;
+            }
+            if (v < 0 || v >= n_symbols) {
+                Py_DECREF(rk);
+                PyErr_Format(PyExc_ValueError, "symbol %zd: rank %lld out of range [0, n_symbols)", s, v);
+                goto done;
+            }
+            L.ranks[s] = v;
+        }
+        Py_DECREF(rk);
+    }
     for (int32_t s = 0; s < L.n_syms; s++) L.sym_len[s] = 1;
     if (lengths_obj != Py_None) {
         PyObject *lens = PySequence_Fast(lengths_obj, "lengths must be a sequence of int");
@@ -1294,7 +1339,7 @@ static PyMethodDef module_methods[] = {
     {"learn_merges", (PyCFunction)(void (*)(void))learn_merges, METH_VARARGS | METH_KEYWORDS,
      "learn_merges(words, counts, n_symbols, max_new_symbols, mode=0, min_frequency=0, max_token_length=0,\n"
      "             lengths=None, symbol_bytes=None, progress=None, progress_every=100, cancel=None,\n"
-     "             progress_spelled=False)\n"
+     "             progress_spelled=False, ranks=None)\n"
      "-> [(left, right, merged id, count)]: see tokviz.train.bpe_core.learn_merges."},
     {NULL, NULL, 0, NULL},
 };
