@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from ..core.gcpause import paused_gc
@@ -13,13 +14,15 @@ from ._util import identify_binary, open_regular_file
 from . import hub
 from .chat_templates import read_chat_templates
 from .gguf_meta import MAGIC as GGUF_MAGIC
+from .rwkv_vocab import looks_like_rwkv_vocab
+from .sniff import head_lines, is_tiktoken_ranks, other_format
 from .writers import WRITE_FORMATS, can_write, save, save_files
 
-FORMATS = ("hf-json", "gpt2", "tiktoken", "sentencepiece", "wordpiece-vocab", "minbpe", "gguf")
+FORMATS = ("hf-json", "gpt2", "tiktoken", "sentencepiece", "wordpiece-vocab", "minbpe", "gguf", "tekken", "rwkv-vocab")
 TEMPLATE_FORMATS = ("hf-json", "gpt2", "sentencepiece", "wordpiece-vocab")  # transformers' folders: chat templates beside
 
 # Files looked for, in this order, when a folder is given.
-_FOLDER_FILES = ("tokenizer.json", "vocab.json", "encoder.json", "tokenizer.model", "vocab.txt")
+_FOLDER_FILES = ("tokenizer.json", "tekken.json", "vocab.json", "encoder.json", "tokenizer.model", "vocab.txt")
 
 
 def detect(path: Path) -> tuple[str, Path]:
@@ -48,6 +51,9 @@ def _detect(path: Path) -> tuple[str, Path]:
         for name in _FOLDER_FILES:
             if (path / name).is_file():
                 return detect(path / name)
+        rwkv = sorted(p for p in path.glob("rwkv_vocab*.txt") if p.is_file())  # (RWKV's Hub folders)
+        if rwkv:
+            return detect(rwkv[-1])
         found = sorted(p for p in path.iterdir() if p.suffix in (".tiktoken", ".model", ".json", ".gguf"))
         for p in found:
             try:
@@ -55,8 +61,8 @@ def _detect(path: Path) -> tuple[str, Path]:
             except TokvizError:
                 continue
         raise TokvizError(
-            "no tokenizer found in this folder (looked for tokenizer.json, vocab.json + merges.txt, "
-            "*.tiktoken, *.model, vocab.txt, *.gguf)",
+            "no tokenizer found in this folder (looked for tokenizer.json, tekken.json, vocab.json + merges.txt, "
+            "*.tiktoken, *.model, vocab.txt, rwkv_vocab*.txt, *.gguf)",
             path,
         )
     if _magic(path) == GGUF_MAGIC:  # (Ollama's blobs have no suffix)
@@ -68,27 +74,68 @@ def _detect(path: Path) -> tuple[str, Path]:
     if suffix == ".tiktoken":
         return "tiktoken", path
     if suffix == ".json":
-        return "hf-json", path
+        return ("tekken" if looks_like_tekken_head(_head(path, 4096)) else "hf-json"), path
     if suffix == ".model":
-        head = _head(path, 16)
-        return ("minbpe" if head.startswith(b"minbpe v") else "sentencepiece"), path
+        head = _head(path, _SNIFF)
+        if head.startswith(b"minbpe v"):
+            return "minbpe", path
+        if not _looks_like_sentencepiece(head):
+            lines = _lines(head)
+            if is_tiktoken_ranks(lines):
+                return "tiktoken", path  # e.g. Meta's Llama 3 tokenizer.model
+            _refuse_other_format(lines, path)
+        return "sentencepiece", path
     if name == "vocab.txt" or suffix == ".txt":
-        first = _head(path, 200).split(b"\n", 1)[0].split()
-        if len(first) == 2 and first[1].isdigit():
+        head = _head(path, _SNIFF)
+        if looks_like_rwkv_vocab(head.split(b"\n", 1)[0]):
+            return "rwkv-vocab", path
+        lines = _lines(head)
+        if is_tiktoken_ranks(lines):
             return "tiktoken", path
+        _refuse_other_format(lines, path)
         return "wordpiece-vocab", path
-    head = _head(path, 64)
+    head = _head(path, _SNIFF)
     if head.lstrip().startswith(b"{"):
         return "hf-json", path
     if head.startswith(b"minbpe v"):
         return "minbpe", path
     if _looks_like_sentencepiece(head):
         return "sentencepiece", path  # e.g. Mistral's tokenizer.model.v3
+    if looks_like_rwkv_vocab(head.split(b"\n", 1)[0]):
+        return "rwkv-vocab", path
+    lines = _lines(head)
+    if is_tiktoken_ranks(lines):
+        return "tiktoken", path  # e.g. tiktoken's download cache, which names files by a hash
+    _refuse_other_format(lines, path)
     raise TokvizError(
-        f"unknown tokenizer format (expected one of: tokenizer.json, vocab.json + merges.txt, .tiktoken, "
-        f".model, vocab.txt, .gguf)",
+        f"unknown tokenizer format (expected one of: tokenizer.json, tekken.json, vocab.json + merges.txt, "
+        f".tiktoken, .model, vocab.txt, an RWKV vocabulary .txt, .gguf)",
         path,
     )
+
+
+_SNIFF = 4096  # bytes looked at to tell text layouts apart
+
+
+def _lines(head: bytes) -> list[bytes]:
+    """The complete lines of a file's first `_SNIFF` bytes (all of them when the file is shorter)."""
+    return head_lines(head + b"\n" if len(head) < _SNIFF else head)
+
+
+def _refuse_other_format(lines: list[bytes], path: Path) -> None:
+    """Raise naming the format when the lines are a tokenizer file of a format tokviz does not read."""
+    named = other_format(lines, path.name)
+    if named is not None:
+        raise TokvizError(named, path)
+
+
+_TEKKEN_KEY = re.compile(rb'"(token_bytes|default_num_special_tokens|is_control)"\s*:')
+
+
+def looks_like_tekken_head(head: bytes) -> bool:
+    """Whether the start of a JSON file is a tekken.json's: keys no tokenizer.json has (a vocab
+    entry's "token_bytes", the config's "default_num_special_tokens", a special token's "is_control")."""
+    return head.lstrip().startswith(b"{") and _TEKKEN_KEY.search(head) is not None
 
 
 def _magic(path: Path) -> bytes:
@@ -113,10 +160,13 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
     >>> tok = tokviz.load("tokenizers/qwen2.5")            # folder with tokenizer.json
     >>> tok = tokviz.load("cl100k_base.tiktoken")           # regex known by name
     >>> tok = tokviz.load("my_encoding.tiktoken", pattern=r"...")
+    >>> tok = tokviz.load("Mistral-Nemo/tekken.json")        # mistral-common's tekken
+    >>> tok = tokviz.load("rwkv_vocab_v20230424.txt")         # an RWKV world vocabulary
     >>> tok = tokviz.load("Qwen/Qwen2.5-7B-Instruct")       # a Hub name: from the local HF cache
 
     A path that does not exist but reads as `owner/name[@revision]` is looked up in the Hugging
-    Face cache (formats/hub.py); nothing is downloaded.
+    Face cache (formats/hub.py); nothing is downloaded.  A file of a format tokviz does not read
+    (fastBPE, subword-nmt, YouTokenToMe, a fairseq dict.txt, ...) is refused naming that format.
     """
     if not Path(path).expanduser().exists():
         named = hub.parse_name(os.fspath(path))
@@ -175,6 +225,14 @@ def _read(format: str, target: Path, pattern: str | None) -> Tokenizer:
             from .gguf import read_gguf
 
             return read_gguf(target)
+        if format == "tekken":
+            from .tekken import read_tekken
+
+            return read_tekken(target)
+        if format == "rwkv-vocab":
+            from .rwkv_vocab import read_rwkv_vocab
+
+            return read_rwkv_vocab(target)
         from .minbpe import read_minbpe
 
         return read_minbpe(target)

@@ -39,7 +39,7 @@ _TIKTOKEN_URLS = {
     "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
 }
 # files that make a folder a tokenizer, in the order tokviz.load prefers them
-_TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "encoder.json", "vocab.txt")
+_TOKENIZER_FILES = ("tokenizer.json", "tekken.json", "tokenizer.model", "vocab.json", "encoder.json", "vocab.txt")
 _MAX_FILES = 2000  # a folder scan stops after looking at this many files (a whole disk is not a folder)
 _PACKAGE_SCANS: dict[tuple | None, list] = {}  # package paths -> what _installed_packages found
 
@@ -229,9 +229,10 @@ def _installed_packages(paths: list[str] | None) -> list[Found]:
 
 
 def scan_folder(root: Path, *, max_depth: int = 6) -> list[Found]:
-    """Tokenizers under `root`: a folder holding tokenizer.json / tokenizer.model / vocab.json +
-    merges.txt / vocab.txt is one tokenizer; *.tiktoken, *.gguf and tokviz or sentencepiece *.model
-    files count on their own.  Hidden folders are skipped; at most a few thousand files are looked at."""
+    """Tokenizers under `root`: a folder holding tokenizer.json / tekken.json / tokenizer.model /
+    vocab.json + merges.txt / vocab.txt is one tokenizer; *.tiktoken, *.gguf, *tekken*.json,
+    rwkv_vocab*.txt and tokviz or sentencepiece *.model files count on their own.  Hidden folders
+    are skipped; at most a few thousand files are looked at."""
     out: list[Found] = []
     budget = [_MAX_FILES]
     for folder, files in _walk(root, max_depth, budget):
@@ -250,6 +251,10 @@ def scan_folder(root: Path, *, max_depth: int = 6) -> list[Found]:
                 out.append(Found(path.stem, path, _model_format(path), FOLDER))
             elif name.endswith(".gguf"):
                 out.append(Found(path.stem, path, "gguf", FOLDER))
+            elif "tekken" in name and name.endswith(".json"):  # (mistral-common's own test for one)
+                out.append(Found(path.stem, path, "tekken", FOLDER))
+            elif name.startswith("rwkv_vocab") and name.endswith(".txt"):
+                out.append(Found(path.stem, path, "rwkv-vocab", FOLDER))
     return out
 
 
@@ -287,6 +292,8 @@ def tokenizer_in(folder: Path, files: list[str] | None = None) -> tuple[str, Pat
         path = folder / name
         if name == "tokenizer.json":
             return "hf-json", path
+        if name == "tekken.json":
+            return "tekken", path
         if name == "tokenizer.model":
             return _model_format(path), path
         if any(name == vocab and merges in names for vocab, merges in FILE_PAIRS):

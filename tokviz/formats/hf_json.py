@@ -79,8 +79,9 @@ def build_hf_tokenizer(data, path: Path, name: str | None = None) -> Tokenizer:
     root = Fields(data, path)
     if not root.has("model"):
         if root.has("vocab") and isinstance(root.data.get("config"), dict) and "pattern" in root.data["config"]:
-            root.fail("a Mistral tekken tokenizer (mistral-common's format), not a tokenizer.json: "
-                      "tokviz does not read tekken files")
+            from .tekken import build_tekken  # (a tekken.json that detection did not route to its reader)
+
+            return build_tekken(data, path)
         root.fail("not a tokenizer.json (no 'model' field)")
     _only_known_keys(root, "root", None)
     model = _model(root.obj("model", required=True))

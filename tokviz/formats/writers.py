@@ -116,6 +116,18 @@ def _mb_targets(path):
     return list(minbpe_paths(path))
 
 
+def _tk_problem(tok):
+    from .tekken_writer import tekken_problem
+
+    return tekken_problem(tok)
+
+
+def _tk_write(tok, path, overwrite, scrub):
+    from .tekken_writer import write_tekken
+
+    return write_tekken(tok, path, overwrite=overwrite)
+
+
 def _listing(kind):
     def write(tok, path, overwrite, scrub):
         from .listing_writer import write_listing
@@ -139,6 +151,7 @@ WRITE_FORMATS: dict[str, WriteFormat] = {
                     default_name="vocab.txt"),
         WriteFormat("minbpe", "minbpe .model + .vocab", (".model",), _mb_problem, _mb_write, _mb_targets,
                     default_name="tokenizer.model"),
+        WriteFormat("tekken", "Mistral tekken.json", (), _tk_problem, _tk_write, default_name="tekken.json"),
         WriteFormat("vocab-tsv", "vocabulary listing (TSV)", (".tsv",), lambda tok: None, _listing("tsv"),
                     default_name="vocab.tsv"),
         WriteFormat("vocab-csv", "vocabulary listing (CSV)", (".csv",), lambda tok: None, _listing("csv"),
