@@ -130,6 +130,8 @@ def test_literals_are_never_evaluated(tmp_path, monkeypatch, literal):
     ("257 'a' 1", ["line 257", "listed twice"]),
     ("257 '\\ud800' 3", ["line 257", "surrogate"]),
     ("257 ab 2", ["line 257", "expected 'id literal length'"]),
+    ("2000000000 'ab' 2", ["token id 2000000000 is out of range"]),
+    ("99999999999 'ab' 2", ["line 257", "out of range"]),
 ])
 def test_bad_lines_refused_by_name(tmp_path, line, words):
     path = _vocab(tmp_path, [*BYTES, line])

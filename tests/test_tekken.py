@@ -80,6 +80,7 @@ def _assert_same(tok, ref, texts):
         ids = ref.encode(text, bos=False, eos=False)
         assert tok.encode(text).ids == ids, text
         assert tok.encode_ids(text) == ids, text
+        assert tok.encode(text, add_special_tokens=True).ids == ref.encode(text, bos=True, eos=False), text
         assert tok.decode(ids) == ref.decode(ids), text
         mixed = [ref.bos_id] + ids[: len(ids) // 2] + [rng.randrange(n)] + ids[len(ids) // 2:] + [ref.eos_id]
         mixed.insert(rng.randrange(len(mixed) + 1), n + rng.randrange(128, 256))  # a byte that is no character
@@ -200,6 +201,9 @@ def _refusals(nemo_data):
         "too few tokens": ("default_vocab_size", {**base, "vocab": base["vocab"][:1000]}, True),
         "multimodal": ("'multimodal'", {**base, "multimodal": {"image_patch_size": 16, "max_image_size": 1024}}, True),
         "model settings": ("model_settings_builder", {**base, "model_settings_builder": {}}, True),
+        # (mistral-common would make a billion filler special tokens)
+        "huge size": ("out of range", {**base, "config": {**base["config"], "default_num_special_tokens": 10**9,
+                                                          "default_vocab_size": 10**9 + 3000}}, False),
         # (mistral-common loads it, then tiktoken panics on text holding a byte without a token)
         "bytes missing": ("256 single bytes", {**base, "config": {**base["config"], "default_vocab_size": 216}}, False),
     }
@@ -207,7 +211,7 @@ def _refusals(nemo_data):
 
 @pytest.mark.parametrize("case", ["version", "config key", "root key", "specials missing", "byte order", "rank",
                                   "vocab key", "duplicate special", "too few tokens", "multimodal", "model settings",
-                                  "bytes missing"])
+                                  "bytes missing", "huge size"])
 def test_refused_by_name(tmp_path, nemo_data, case):
     field, data, reference_refuses = _refusals(nemo_data)[case]
     path = _write(tmp_path, data)

@@ -7,17 +7,17 @@ A tiktoken-style byte-level BPE in one JSON file:
 - `config`: the split regex (`pattern`), `default_vocab_size` (the vocabulary is cut to its first
   `default_vocab_size - default_num_special_tokens` entries) and `default_num_special_tokens`;
 - `special_tokens`: {rank, token_str, is_control}, ids 0.. (files of version v7 and before may
-  leave them out: then mistral-common's fixed list of 20, `<unk>` ... `[TOOL_CONTENT]`);
-  numbered `<SPECIAL_i>` up to `default_num_special_tokens`;
+  leave them out: then mistral-common's fixed list of 20, `<unk>` ... `[TOOL_CONTENT]`), then
+  `<SPECIAL_i>` up to `default_num_special_tokens`;
 - `image`, `multimodal`, `audio`, `model_settings_builder`: settings of the model around the
   tokenizer, kept as they are (they change no id of text).
 
 Ordinary token ids are the rank plus the number of special tokens.  As in tiktoken, the text is cut
-into the matches of the split regex (text no match covers is dropped) and each piece merged by
-rank.  Like Tekkenizer.encode, text
-is encoded without looking for special tokens (their strings are plain text); decode skips them
-by default (mistral-common's IGNORE policy) or writes their strings (KEEP: skip_special_tokens=False),
-decoding each run of ordinary tokens on its own with invalid UTF-8 replaced.
+into the matches of the split regex (text no match covers is dropped) and each piece is merged by
+rank.  Like Tekkenizer.encode, text is encoded without looking for special tokens (their strings are
+plain text); add_special_tokens=True puts `<s>` in front (bos=True, eos=False).  Decode skips special
+tokens (mistral-common's default IGNORE policy) or writes their strings (KEEP:
+skip_special_tokens=False), decoding each run of ordinary tokens on its own, invalid UTF-8 replaced.
 """
 from __future__ import annotations
 
@@ -27,9 +27,11 @@ from itertools import groupby
 from pathlib import Path
 
 from ..core import decoders as dec
+from ..core import post_processors as post
 from ..core import pre_tokenizers as pre
 from ..core.added import AddedToken
 from ..core.bytelevel import many_bytes_to_unicode
+from ..core.limits import max_sane_id
 from ..core.models import BPE
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
@@ -45,17 +47,12 @@ DEFAULT_SPECIAL_TOKENS = (
     "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]",
 )
 FILLER = "<SPECIAL_{}>"
+BOS = "<s>"
 CONFIG_KEYS = {"pattern", "num_vocab_tokens", "default_vocab_size", "default_num_special_tokens", "version"}
 # Sections about the model around the tokenizer: kept for writing back, no effect on text ids.
 MODEL_SECTIONS = ("image", "multimodal", "audio", "model_settings_builder")
 ROOT_KEYS = {"vocab", "special_tokens", "config", "version", "type", *MODEL_SECTIONS}
 VOCAB_KEYS = {"rank", "token_bytes", "token_str"}
-
-
-def looks_like_tekken(data) -> bool:
-    """Whether parsed JSON is a tekken file (a vocab list and a config with a pattern, no model)."""
-    return (isinstance(data, dict) and "model" not in data and isinstance(data.get("vocab"), list)
-            and isinstance(data.get("config"), dict) and "pattern" in data["config"])
 
 
 def read_tekken(path: Path) -> Tokenizer:
@@ -87,8 +84,10 @@ def build_tekken(data, path: Path) -> Tokenizer:
     if num_special < 0 or vocab_size < num_special:
         config.fail(f"default_vocab_size {vocab_size} and default_num_special_tokens {num_special} "
                     "leave no room for the special tokens")
-    specials, not_control = _special_tokens(root, version, num_special)
     entries = root.get("vocab", list, required=True)
+    if vocab_size > max_sane_id(len(entries)):  # (checked before the filler special tokens are made)
+        config.fail(f"default_vocab_size {vocab_size} is out of range for a vocab of {len(entries)} tokens")
+    specials, not_control = _special_tokens(root, version, num_special)
     inner_size = vocab_size - num_special
     if len(entries) < inner_size:
         root.fail(f"config.default_vocab_size {vocab_size} asks for {inner_size} ordinary tokens "
@@ -116,12 +115,21 @@ def build_tekken(data, path: Path) -> Tokenizer:
     return Tokenizer(
         BPE(vocab, None, ignore_merges=True),  # tiktoken: ranks of merged tokens, whole piece first
         pre_tokenizer=pre.Sequence([split, pre.ByteLevel(use_regex=False)]),
+        post_processor=_bos(specials),
         decoder=dec.ByteLevel(),
         added_tokens=[AddedToken(content, i, special=True) for i, content in enumerate(specials)],
         special_in_text=False,
         source=Source(FORMAT, str(path), _name(path), extra),
         decode_fn=TekkenDecoder(num_special, specials),
     )
+
+
+def _bos(specials: list[str]) -> post.TemplateProcessing | None:
+    """add_special_tokens=True: `<s>` in front, as Tekkenizer.encode(text, bos=True, eos=False),
+    the way mistral-common starts each request."""
+    if BOS not in specials:
+        return None
+    return post.TemplateProcessing([("special", BOS), ("sequence", "A")], {BOS: [(specials.index(BOS), BOS)]})
 
 
 def _name(path: Path) -> str:
