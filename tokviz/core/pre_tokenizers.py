@@ -15,7 +15,7 @@ import regex
 from .bytelevel import BYTE_TO_CHAR, bytes_to_unicode
 from .normalized import NormalizedString
 from .patterns import GPT2_PATTERN, bounded_spans, compile_pattern
-from .unicode import is_numeric, is_punctuation, is_whitespace
+from .unicode import hf_is_numeric, hf_script, hf_word_classes, is_punctuation, is_whitespace
 
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
 
@@ -192,13 +192,14 @@ class Metaspace(PreTokenizer):
         return f"Metaspace({self.replacement!r}, prepend {self.prepend_scheme})"
 
 
-_WHITESPACE_RE = regex.compile(r"\w+|[^\w\s]+")
+_WORDS_OR_OTHERS = regex.compile(r"a+|!+")  # over hf_word_classes(text): \w+|[^\w\s]+
 
 
 @dataclass
 class Whitespace(PreTokenizer):
     def split(self, ns):
-        return split_normalized(ns, (m.span() for m in _WHITESPACE_RE.finditer(ns.text)), "Removed", invert=True)
+        spans = (m.span() for m in _WORDS_OR_OTHERS.finditer(hf_word_classes(ns.text)))
+        return split_normalized(ns, spans, "Removed", invert=True)
 
 
 @dataclass
@@ -230,7 +231,7 @@ class Digits(PreTokenizer):
 
     def split(self, ns):
         behavior = "Isolated" if self.individual_digits else "Contiguous"
-        return split_normalized(ns, _char_spans(ns.text, is_numeric), behavior)
+        return split_normalized(ns, _char_spans(ns.text, hf_is_numeric), behavior)
 
 
 @dataclass
@@ -259,7 +260,8 @@ class FixedLength(PreTokenizer):
         return f"FixedLength({self.length})"
 
 
-# The scripts of Unicode 8.0, the table HF tokenizers' UnicodeScripts knows; later scripts are "Any".
+# The scripts of Unicode 8.0 (what the Unigram trainer's script classes use; HF's UnicodeScripts
+# pre-tokenizer has its own table: tokviz.core.unicode.hf_script).
 _SCRIPTS = """Latin Greek Cyrillic Armenian Hebrew Arabic Syriac Thaana Devanagari Bengali Gurmukhi Gujarati
 Oriya Tamil Telugu Kannada Malayalam Sinhala Thai Lao Tibetan Myanmar Georgian Hangul Ethiopic Cherokee
 Khmer Mongolian Han Hiragana Katakana Bopomofo Yi Ahom Anatolian_Hieroglyphs Avestan Balinese Bamum
@@ -276,8 +278,9 @@ _SCRIPT_RE = regex.compile("|".join(f"(?P<{s}>\\p{{Script={s}}})" for s in _SCRI
 
 
 def fixed_script(c: str) -> str:
-    """Script of `c` as HF's UnicodeScripts sees it: kana (and the long-vowel mark) count as Han,
-    a space is "Any" (it joins either side)."""
+    """Script of `c` among Unicode 8.0's scripts as the `regex` module knows them: kana (and the
+    long-vowel mark) count as Han, a space and a character of a later script are "Any" (it joins
+    either side)."""
     if c == " ":
         return "Any"
     if c == "\u30fc":
@@ -296,7 +299,7 @@ class UnicodeScripts(PreTokenizer):
         bounds = []
         last = None
         for i, c in enumerate(text):
-            s = fixed_script(c)
+            s = "Any" if c == " " else hf_script(c)
             if s != "Any" and last != "Any" and s != last:
                 bounds.append(i)
             if s != "Any":

@@ -4,7 +4,7 @@ tokviz.core.unicode, which BertNormalizer and BertPreTokenizer use):
 
     flags   BT_REMOVE   clean_text drops it: NUL, U+FFFD, is_control
             BT_SPACE    is_whitespace (Unicode White_Space)
-            BT_PUNCT    is_punctuation (ASCII symbols and P*)
+            BT_PUNCT    is_punctuation (ASCII symbols and P*, HF's classes: core/hf_char_classes.py)
             BT_CJK      is_bert_chinese_char (padded with spaces)
             BT_MN       category Mn (dropped by strip_accents, after NFD)
             BT_CASED    cased and not case-ignorable, as str.lower's final-sigma rule sees it
