@@ -128,3 +128,12 @@ def test_tekken_and_rwkv_are_detected_by_content(tmp_path):
     _write(folder, "rwkv_vocab_v20230424.txt", rwkv)
     _write(folder, "config.json", '{"model_type": "rwkv5"}')
     assert tokviz.load(folder).source.format == "rwkv-vocab"
+
+
+@pytest.mark.parametrize("name", ["tokenizer_config.json", "special_tokens_map.json"])
+def test_transformers_settings_files_are_named(tmp_path, name):
+    path = _write(tmp_path, name, '{"model_max_length": 512, "tokenizer_class": "BertTokenizer"}')
+    with pytest.raises(TokvizError, match=f"a transformers {name} .* load the folder"):
+        tokviz.load(path)
+    _write(tmp_path, "vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n##s\n")
+    assert tokviz.load(tmp_path).source.format == "wordpiece-vocab"

@@ -15,7 +15,7 @@ from . import hub
 from .chat_templates import read_chat_templates
 from .gguf_meta import MAGIC as GGUF_MAGIC
 from .rwkv_vocab import looks_like_rwkv_vocab
-from .sniff import head_lines, is_tiktoken_ranks, other_format
+from .sniff import head_lines, is_tiktoken_ranks, other_format, settings_file
 from .writers import WRITE_FORMATS, can_write, save, save_files
 
 FORMATS = ("hf-json", "gpt2", "tiktoken", "sentencepiece", "wordpiece-vocab", "minbpe", "gguf", "tekken", "rwkv-vocab")
@@ -74,7 +74,9 @@ def _detect(path: Path) -> tuple[str, Path]:
     if suffix == ".tiktoken":
         return "tiktoken", path
     if suffix == ".json":
-        return ("tekken" if looks_like_tekken_head(_head(path, 4096)) else "hf-json"), path
+        if settings_file(name) is not None:
+            raise TokvizError(settings_file(name), path)
+        return ("tekken" if looks_like_tekken_head(_head(path, _SNIFF)) else "hf-json"), path
     if suffix == ".model":
         head = _head(path, _SNIFF)
         if head.startswith(b"minbpe v"):

@@ -14,6 +14,9 @@ import re
 _INT = re.compile(rb"-?\d+")
 _FLOAT = re.compile(rb"-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _FAIRSEQ_FLAG = b"#fairseq:overwrite"
+# JSON files of a transformers folder that hold settings, never the vocabulary itself
+_SETTINGS_JSON = ("tokenizer_config.json", "special_tokens_map.json", "added_tokens.json", "generation_config.json",
+                  "preprocessor_config.json", "processor_config.json")
 
 
 def head_lines(head: bytes, limit: int = 64) -> list[bytes]:
@@ -128,3 +131,11 @@ def other_format(lines: list[bytes], name: str) -> str | None:
         return ("a fastBPE vocabulary ('token count' lines, as fastBPE's getvocab and subword-nmt's get-vocab "
                 "write): tokviz does not read fastBPE files")
     return None
+
+
+def settings_file(name: str) -> str | None:
+    """The reason to give for a transformers settings file loaded as a tokenizer, or None."""
+    if name not in _SETTINGS_JSON:
+        return None
+    return (f"a transformers {name} (settings beside a tokenizer, not a vocabulary): load the folder that "
+            "holds it, or its tokenizer.json or vocabulary files")
