@@ -265,3 +265,22 @@ def test_writing_refused_where_not_exact(tmp_path):
     bert = tmp_path / "tokenizer.json"
     bert.write_bytes(lzma.decompress((REAL / "bert-minilm" / "tokenizer.json.xz").read_bytes()))
     assert "byte-level" in tokviz.can_write(tokviz.load(bert), "tekken")
+
+
+def test_a_tiktoken_file_in_byte_order_is_written_exactly(tmp_path, nemo_data):
+    """A tokenizer not read from a tekken file: a .tiktoken whose first ranks are the bytes in order
+    (NeMo's first 5000), written as tekken.json with no special tokens, encodes as tiktoken does."""
+    tiktoken = pytest.importorskip("tiktoken")
+    from tiktoken.load import load_tiktoken_bpe
+    pattern = nemo_data["config"]["pattern"]
+    lines = [f"{e['token_bytes']} {e['rank']}\n" for e in nemo_data["vocab"][:5000]]
+    ranks_path = tmp_path / "nemo5000.tiktoken"
+    ranks_path.write_text("".join(lines), encoding="utf-8")
+    tok = tokviz.load(ranks_path, pattern=pattern)
+    out = tokviz.save(tok, tmp_path / "nemo5000.json", format="tekken")
+    written, by_tiktoken = Tekkenizer.from_file(out), tiktoken.Encoding(
+        "nemo5000", pat_str=pattern, mergeable_ranks=load_tiktoken_bpe(str(ranks_path)), special_tokens={})
+    assert json.loads(out.read_text(encoding="utf-8"))["config"]["version"] == "v13"
+    for text in _texts([])[:100]:
+        ids = by_tiktoken.encode_ordinary(text)
+        assert written.encode(text, bos=False, eos=False) == ids == tok.encode(text).ids, text

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..core import pre_tokenizers as pre
 from ..core.bytelevel import BYTE_TO_CHAR, unicode_to_bytes
+from ..core.patterns import GPT2_PATTERN
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 from ._bytelevel_check import byte_level_bpe_problem, has_line_anchor
@@ -36,9 +37,12 @@ _MERGE_CHECKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model 
 def tekken_pattern(tok: Tokenizer) -> str | None:
     """The split regex of a pipeline that is tiktoken's: Split(regex) then ByteLevel, where the
     Split keeps only the matches (Removed, inverted: exactly tiktoken) or cuts at them (Isolated:
-    the same wherever the regex covers all text, as tiktoken_writer takes it); else None."""
+    the same wherever the regex covers all text, as tiktoken_writer takes it), or ByteLevel with
+    GPT-2's regex; else None."""
     p = tok.pre_tokenizer
     parts = list(p.pre_tokenizers) if isinstance(p, pre.Sequence) else [p]
+    if len(parts) == 1 and isinstance(parts[0], pre.ByteLevel) and parts[0].use_regex:
+        return None if parts[0].add_prefix_space else GPT2_PATTERN  # (GPT-2's pipeline)
     if (len(parts) != 2 or not isinstance(parts[0], pre.Split) or not isinstance(parts[1], pre.ByteLevel)
             or parts[1].use_regex or parts[1].add_prefix_space or not parts[0].is_regex):
         return None
