@@ -146,3 +146,57 @@ def test_processor(name, tmp_path):
             got = tok.encode(text, add_special_tokens=with_specials)
             assert got.ids == want.ids, text
             assert [tuple(o) for o in got.offsets] == [tuple(o) for o in want.offsets], (text, with_specials)
+
+
+# ---- trainers (the BpeTrainer cases of the library's trainer tests): tokviz's trainers learn the
+# ---- merges BpeTrainer learns, ties included
+
+TRAINER_WORDS = {"roses": 1, "are": 2, "red": 1, "voilets": 1, "blue": 1, "BERT": 1, "is": 2, "big": 1, "and": 1,
+                 "so": 1, "GPT-2": 1}
+SEED_WORDS = {"low": 5, "lowest": 2, "new": 6, "widest": 3}
+
+
+def _merges(model: dict) -> list[tuple[str, str]]:
+    return [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in model["merges"]]
+
+
+@pytest.mark.parametrize("min_frequency", [0, 2])
+def test_bpe_trainer_byte_level(min_frequency):
+    import json
+
+    from tokenizers import trainers
+
+    from tokviz.train.bytelevel import train_bytelevel_bpe
+    from tokviz.train.options import TrainOptions
+
+    texts = [" ".join(w for w, n in TRAINER_WORDS.items() for _ in range(n)), " ".join(SEED_WORDS) * 3]
+    for vocab_size in (260, 280, 400):
+        hf = tk.Tokenizer(models.BPE())
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        hf.train_from_iterator(texts, trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
+                                                          show_progress=False,
+                                                          initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+        want = json.loads(hf.to_str())["model"]
+        ours = train_bytelevel_bpe(texts, TrainOptions(vocab_size=vocab_size, min_frequency=min_frequency))
+        assert [tuple(m) for m in ours.model.merges] == _merges(want)
+        assert ours.model.vocab == want["vocab"]
+
+
+def test_bpe_trainer_seed_example_with_end_of_word_suffix():
+    """low x5, lowest x2, new x6, widest x3 with "</w>" glued to each word's last character."""
+    import json
+
+    from tokenizers import trainers
+
+    from tokviz.train.charbpe import char_bpe_from_counts
+    from tokviz.train.options import TrainOptions
+
+    hf = tk.Tokenizer(models.BPE(end_of_word_suffix="</w>"))
+    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    hf.train_from_iterator([w for w, n in SEED_WORDS.items() for _ in range(n)],
+                           trainers.BpeTrainer(vocab_size=40, min_frequency=0, show_progress=False,
+                                               end_of_word_suffix="</w>"))
+    want = _merges(json.loads(hf.to_str())["model"])
+    ours = char_bpe_from_counts(list(SEED_WORDS), list(SEED_WORDS.values()), TrainOptions(vocab_size=40, min_frequency=0),
+                                end_of_word="glued")
+    assert [tuple(m) for m in ours.model.merges] == want

@@ -49,6 +49,34 @@ def minbpe_encode(text, pattern, merges):
     return out
 
 
+def minbpe_train(text, pattern, n_merges):
+    """minbpe's training loop: before each merge, count the adjacent pairs of every chunk in text
+    order (a dict remembers the order pairs were first met) and merge the first of the most
+    frequent; merge k makes id 256 + k.  `pattern` None: the text is one chunk (BasicTokenizer)."""
+    chunks = [list(c.encode("utf-8")) for c in (regex.findall(pattern, text) if pattern else [text])]
+    merges = []
+    for k in range(n_merges):
+        counts = {}
+        for ids in chunks:
+            for pair in zip(ids, ids[1:]):
+                counts[pair] = counts.get(pair, 0) + 1
+        if not counts:
+            break
+        pair = max(counts, key=counts.get)
+        merges.append(pair)
+        for c, ids in enumerate(chunks):
+            merged, i = [], 0
+            while i < len(ids):
+                if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+                    merged.append(256 + k)
+                    i += 2
+                else:
+                    merged.append(ids[i])
+                    i += 1
+            chunks[c] = merged
+    return merges
+
+
 DEMO = default_tokenizer_path()
 TOK = tokviz.load(DEMO)
 PATTERN, MERGES = read_merges(DEMO)
@@ -95,16 +123,20 @@ def _trained(tmp_path, text: str, merges: int, specials=()):
 
 
 def test_wikipedia_example(tmp_path):
-    """Three merges of "aaabdaaabac" (aa, then ab or aa+a, then the two) cut it as X d X a c."""
+    """Three merges of "aaabdaaabac": aa, then aa+a (of the pairs met twice, the first in the text),
+    then that + b; they cut it as X d X a c."""
     tok, path = _trained(tmp_path, "aaabdaaabac", 3)
     pattern, merges = read_merges(path)
+    assert list(merges) == minbpe_train("aaabdaaabac", pattern, 3) == [(97, 97), (256, 97), (257, 98)]
     assert tok.encode("aaabdaaabac").ids == minbpe_encode("aaabdaaabac", pattern, merges) == [258, 100, 258, 97, 99]
     assert tok.decode(tok.encode("aaabdaaabac").ids) == "aaabdaaabac"
 
 
 def test_encode_decode_identity(tmp_path):
-    tok, path = _trained(tmp_path, resource_path("training.txt").read_text(encoding="utf-8"), 64)
+    text = resource_path("training.txt").read_text(encoding="utf-8")
+    tok, path = _trained(tmp_path, text, 64)
     pattern, merges = read_merges(path)
+    assert list(merges) == minbpe_train(text, pattern, 64)  # minbpe's merges, ties included
     for text in MINBPE_STRINGS:
         assert tok.encode(text).ids == minbpe_encode(text, pattern, merges)
         assert tok.decode(tok.encode(text).ids) == text

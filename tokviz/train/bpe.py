@@ -1,7 +1,7 @@
 """minbpe-style byte-level BPE training: merges as id pairs, merge i making id 256 + i.
 
 A thin layer over tokviz.train.bpe_core (count the pre-tokenized words, then merge the most
-frequent pair, ties to the pair seen first).  Used by resources/build_demo.py to build the demo
+frequent pair, ties as minbpe breaks them: to the pair that occurs first in the text as it stands).  Used by resources/build_demo.py to build the demo
 tokenizer saved as a minbpe `.model`; `tokviz.train.bytelevel.train_bytelevel_bpe` builds a full
 HF-style tokenizer instead.
 """
@@ -39,11 +39,11 @@ def train_bytelevel_bpe(
     special_tokens: list[str] = (),
     min_frequency: int = 2,
     progress: Callable[[int, int, tuple[int, int], int], None] | None = None,
-    tie_break: str = "first-seen",
+    tie_break: str = "minbpe",
 ) -> BPEResult:
     """Train merges until the vocabulary (256 bytes + merges + specials) reaches `vocab_size`.
     progress(merges made, merges wanted, pair, count) after each merge.  `tie_break`: see
-    bpe_core ("minbpe" gives minbpe's RegexTokenizer merges, with min_frequency=1)."""
+    bpe_core (with "minbpe" and min_frequency=1 the merges are minbpe's RegexTokenizer's)."""
     n_merges = max(0, vocab_size - 256 - len(special_tokens))
     pieces, counts = bpe_core.count_pieces(texts, pattern, dialect="rust")  # as minbpe files are read
     report = None
