@@ -3,7 +3,7 @@
 Each pre-tokenizer is saved by the tokenizers library in a tokenizer.json whose model makes one
 [UNK] token per piece, so that the offsets are the pieces; tokviz loads it and must cut the same
 pieces on the Python path and on the native one (a native WordPiece model after the pre-tokenizer;
-for BertPreTokenizer also the C BERT pre-tokenizer, src/bert_pre.c).  The code points swept: all
+for BertPreTokenizer and BertNormalizer's clean_text also the C BERT front end, src/bert_pre.c).  The code points swept: all
 of the blocks added in Unicode 14 to 17 (CJK Extensions H, I and J, the new scripts and emoji) and
 every 61st code point of the rest.  Each one is put between probe characters of known classes
 (letter, digit, space, punctuation, Han) and beside its neighbours.
@@ -42,6 +42,9 @@ PRE_TOKENIZERS = {
     "bert": pre_tokenizers.BertPreTokenizer,
     "metaspace": pre_tokenizers.Metaspace,
     "unicode-scripts": pre_tokenizers.UnicodeScripts,
+    # BertNormalizer's clean_text drops BERT's control characters (HF's classes too)
+    "bert-clean-text": (lambda: normalizers.BertNormalizer(handle_chinese_chars=True, strip_accents=False,
+                                                           lowercase=False), pre_tokenizers.BertPreTokenizer),
 }
 BLOCK = 256
 
@@ -60,20 +63,24 @@ def _offsets(encoding) -> list[tuple[int, int]]:
 
 def _variants(tmp_path, name: str):
     """(HF tokenizer, {path: tokviz tokenizer}) for pre-tokenizer `name`."""
-    pre = PRE_TOKENIZERS[name]()
+    make = PRE_TOKENIZERS[name]
+    normalizer, pre = (make[0](), make[1]()) if isinstance(make, tuple) else (None, make())
     hf = tk.Tokenizer(models.WordPiece({"[UNK]": 0}, unk_token="[UNK]", max_input_chars_per_word=1000))
     hf.pre_tokenizer = pre
+    if normalizer is not None:
+        hf.normalizer = normalizer
     path = tmp_path / f"{name}.json"
     hf.save(str(path))
     variants = {"python": tokviz.load(path).use_native(False), "native": tokviz.load(path)}
-    if name == "bert":  # a BertNormalizer that changes nothing: the whole BERT front end in C
+    if name.startswith("bert"):  # with a BertNormalizer and BertPreTokenizer: the BERT front end in C
         hf_bert = tk.Tokenizer(models.WordPiece({"[UNK]": 0}, unk_token="[UNK]", max_input_chars_per_word=1000))
-        hf_bert.normalizer = normalizers.BertNormalizer(clean_text=False, handle_chinese_chars=False,
-                                                        strip_accents=False, lowercase=False)
+        hf_bert.normalizer = normalizer or normalizers.BertNormalizer(clean_text=False, handle_chinese_chars=False,
+                                                                      strip_accents=False, lowercase=False)
         hf_bert.pre_tokenizer = pre
         bert_path = tmp_path / "bert-c.json"
         hf_bert.save(str(bert_path))
         variants["native-bert"] = tokviz.load(bert_path)
+        assert type(variants["native-bert"].native_encoder()).__name__ == "NativeBert"
     return hf, variants
 
 

@@ -36,6 +36,7 @@ def _chars(text: str) -> frozenset[str]:
 
 _HF_NUMERIC = _chars(_hf.NUMERIC)
 _HF_PUNCTUATION = _chars(_hf.PUNCTUATION)
+_HF_CONTROL = _chars(_hf.CONTROL)
 
 _BERT_CJK = (
     (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
@@ -48,12 +49,9 @@ def is_whitespace(c: str) -> bool:
 
 
 def is_control(c: str) -> bool:
-    """BERT's control characters: categories Cc, Cf, Co, Cs except tab, newline and carriage return.
-    (Unassigned code points, Cn, are kept: HF tokenizers' tables do not list them.)"""
-    if c in "\t\n\r":
-        return False
-    cat = unicodedata.category(c)
-    return cat[0] == "C" and cat != "Cn"
+    """BERT's control characters as HF tokenizers' BertNormalizer sees them (clean_text drops them):
+    categories Cc, Cf, Co (of its Unicode version) except tab, newline and carriage return."""
+    return c in _HF_CONTROL
 
 
 def is_numeric(c: str) -> bool:

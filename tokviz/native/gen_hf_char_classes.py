@@ -12,6 +12,8 @@ whose class is known:
     PUNCTUATION  Punctuation() isolates it between two 'a's
     WORD         Whitespace() keeps it in one piece with the 'a's around it
     SPACE        Whitespace() drops it
+    CONTROL      BertNormalizer(clean_text=True) drops it between two 'a's (U+FFFD aside, which
+                 it drops by name): BERT's control characters
     SCRIPTS      UnicodeScripts(): "Any" when it joins the piece before it both after 'a' and after
                  '中'; otherwise the script that `regex` names for it (kana: Han, as HF counts
                  them), checked by putting it after a character of that script (it must not be cut
@@ -106,7 +108,22 @@ def measure() -> dict:
     word = {cp for cp, s in ws.items() if any(a < 0 and b > 1 for a, b in s)}
     space = {cp for cp, s in ws.items() if not any(a <= 0 < b for a, b in s)}
     scripts = _scripts(P.UnicodeScripts(), cps)
-    return {"numeric": numeric, "punctuation": punctuation, "word": word, "space": space, "scripts": scripts}
+    return {"numeric": numeric, "punctuation": punctuation, "word": word, "space": space,
+            "control": _dropped_by_clean_text(cps), "scripts": scripts}
+
+
+def _dropped_by_clean_text(cps) -> set[int]:
+    from tokenizers import normalizers
+
+    clean = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=False, strip_accents=False,
+                                       lowercase=False)
+    dropped = set()
+    for block in _blocks(cps):
+        if clean.normalize_str("".join("a" + chr(cp) for cp in block)) == "a" * len(block):
+            dropped.update(block)
+            continue
+        dropped.update(cp for cp in block if clean.normalize_str("a" + chr(cp) + "a") == "aa")
+    return dropped - {0xFFFD}
 
 
 def _scripts(pre_tokenizer, cps) -> dict[str, set[int]]:
@@ -179,7 +196,7 @@ def render(classes: dict) -> str:
         f'TOKENIZERS_VERSION = "{tokenizers.__version__}"',
         "",
     ]
-    for key in ("numeric", "punctuation", "word", "space"):
+    for key in ("numeric", "punctuation", "word", "space", "control"):
         out += [f'{key.upper()} = """', ranges_text(classes[key]), '"""', ""]
     out.append("SCRIPTS = {")
     for name in sorted(classes["scripts"]):
