@@ -165,6 +165,19 @@ def test_text_no_match_covers_is_dropped_as_tiktoken_does(tmp_path, nemo_data):
     assert tok.decode(tok.encode("Hello, world!").ids) == "Hello world"
 
 
+def test_mistral_pattern_streams_a_file_as_mistral_common_encodes_it(tmp_path, nemo):
+    """Mistral's pattern covers every text, so the file can be cut and encoded piece by piece."""
+    from tokviz.core.streaming import stream_plan
+
+    tok, ref = nemo
+    assert stream_plan(tok) is None
+    text = "".join(_texts(["[INST]"])[:200]) * 3
+    path = tmp_path / "text.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    ids = tok.encode_file(path, chunk_bytes=1 << 12, piece_chars=512, allow_nul=True)
+    assert list(ids) == ref.encode(text, bos=False, eos=False)
+
+
 def test_a_folder_with_tekken_json_loads_it(tmp_path, nemo_data):
     _write(tmp_path, _small_tekken(nemo_data))
     (tmp_path / "params.json").write_text('{"dim": 5120}', encoding="utf-8")

@@ -13,8 +13,8 @@ A tiktoken-style byte-level BPE in one JSON file:
   tokenizer, kept as they are (they change no id of text).
 
 Ordinary token ids are the rank plus the number of special tokens.  As in tiktoken, the text is cut
-into the matches of the split regex (text no match covers is dropped) and each piece is merged by
-rank.  Like Tekkenizer.encode, text is encoded without looking for special tokens (their strings are
+into the matches of the split regex (text no match covers is dropped: `split_of`) and each piece is
+merged by rank.  Like Tekkenizer.encode, text is encoded without looking for special tokens (their strings are
 plain text); add_special_tokens=True puts `<s>` in front (bos=True, eos=False).  Decode skips special
 tokens (mistral-common's default IGNORE policy) or writes their strings (KEEP:
 skip_special_tokens=False), decoding each run of ordinary tokens on its own, invalid UTF-8 replaced.
@@ -32,6 +32,7 @@ from ..core import pre_tokenizers as pre
 from ..core.added import AddedToken
 from ..core.bytelevel import many_bytes_to_unicode
 from ..core.limits import max_sane_id
+from ..core.patterns import TIKTOKEN_PATTERNS
 from ..core.models import BPE
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
@@ -48,6 +49,11 @@ DEFAULT_SPECIAL_TOKENS = (
 )
 FILLER = "<SPECIAL_{}>"
 BOS = "<s>"
+# The pattern of Mistral's tekken files (NeMo, Pixtral, Small 3...).
+MISTRAL_PATTERN = (r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|"
+                   r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}|"
+                   r" ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+COVERING_PATTERNS = frozenset({MISTRAL_PATTERN, *TIKTOKEN_PATTERNS.values()})
 CONFIG_KEYS = {"pattern", "num_vocab_tokens", "default_vocab_size", "default_num_special_tokens", "version"}
 # Sections about the model around the tokenizer: kept for writing back, no effect on text ids.
 MODEL_SECTIONS = ("image", "multimodal", "audio", "model_settings_builder")
@@ -103,8 +109,8 @@ def build_tekken(data, path: Path) -> Tokenizer:
             if data in seen:
                 root.fail(f"vocab[{rank}]: token {data!r} is also vocab[{seen[data]}] (tokens must be unique)")
             seen[data] = rank
-    try:  # (tiktoken encodes the regex's matches only: text between matches is dropped)
-        split = pre.Split(pattern, "Removed", invert=True, dialect="rust")
+    try:
+        split = split_of(pattern)
     except TokvizError as exc:
         config.fail(f"pattern: {exc.reason}")
     # (the root's own "version" and "type", and the model sections, are written back as they are)
@@ -122,6 +128,17 @@ def build_tekken(data, path: Path) -> Tokenizer:
         source=Source(FORMAT, str(path), _name(path), extra),
         decode_fn=TekkenDecoder(num_special, specials),
     )
+
+
+def split_of(pattern: str) -> pre.Split:
+    """tiktoken's cut: the regex's matches, and nothing of the text between them.  A pattern whose
+    matches cover every text (Mistral's own and OpenAI's: each character can start a match of one
+    of their alternatives, whatever stands around it) is the same cut made by splitting at the
+    matches (Isolated), which tokviz can also stream and write as .tiktoken; any other pattern
+    keeps only its matches (Removed, inverted)."""
+    if pattern in COVERING_PATTERNS:
+        return pre.Split(pattern, "Isolated", dialect="rust")
+    return pre.Split(pattern, "Removed", invert=True, dialect="rust")
 
 
 def _bos(specials: list[str]) -> post.TemplateProcessing | None:
