@@ -93,3 +93,48 @@ def _search(units: array, key: bytes) -> tuple[tuple[tuple[int, int], ...], bool
         if (unit >> 8) & 1:
             results.append((i + 1, units[pos] & ((1 << 31) - 1)))
     return tuple(results), True
+
+
+def sentencepiece_charsmap_problem(blob: bytes) -> str | None:
+    """Why sentencepiece refuses the precompiled charsmap `blob` when it loads a model (None: it
+    takes it).  Its checks: the header's trie size leaves room for the replacement strings, the
+    trie is whole blocks of 256 units, the strings end in a NUL byte, every unit of the trie
+    points inside the trie (a branch) or inside the strings (a leaf's value), and every branch
+    that ends a rule points at a leaf.  (The last check is measured, not read: sentencepiece 0.2.3
+    refuses exactly the charsmaps these checks refuse among thousands of randomly damaged ones.)"""
+    if not blob:
+        return None
+    if len(blob) <= 4:
+        return f"is {len(blob)} bytes long, not even its 4-byte header and one string"
+    (trie_size,) = struct.unpack_from("<I", blob, 0)
+    if trie_size >= len(blob) - 4:
+        return f"declares a trie of {trie_size} bytes, which leaves no room for its strings in {len(blob) - 4} bytes"
+    if trie_size < 1024 or trie_size % 1024:
+        return f"declares a trie of {trie_size} bytes, not a whole number of 256-unit blocks"
+    strings = blob[4 + trie_size :]
+    if strings[-1] != 0:
+        return "ends its replacement strings without a NUL byte"
+    import numpy as np
+
+    units = np.frombuffer(blob, dtype="<u4", count=trie_size // 4, offset=4).astype(np.int64)
+    n = len(units)
+    labels = units & 0x800000FF
+    offsets = (units >> 10) << ((units & 0x200) >> 6)
+    root = int(units[0])
+    if labels[0] != 0 or (root >> 8) & 1 or offsets[0] == 0 or (int(offsets[0]) | 0xFF) >= n:
+        return "has a trie whose root unit is not a valid branch"
+    branch = labels[1:] <= 0xFF
+    targets = (np.arange(1, n, dtype=np.int64) ^ offsets[1:]) | 0xFF
+    bad = np.flatnonzero(branch & (targets >= n))
+    if len(bad):
+        return f"has a trie unit ({int(bad[0]) + 1}) that points outside the trie's {n} units"
+    values = units[1:] & 0x7FFFFFFF
+    bad = np.flatnonzero(~branch & (values >= len(strings)))
+    if len(bad):
+        return (f"has a trie unit ({int(bad[0]) + 1}) whose replacement starts at byte {int(values[bad[0]])}, "
+                f"past the {len(strings)} bytes of strings")
+    with_leaf = np.flatnonzero((labels <= 0xFF) & ((units >> 8) & 1 == 1))
+    bad = with_leaf[(units[np.arange(n, dtype=np.int64)[with_leaf] ^ offsets[with_leaf]] >> 31) == 0]
+    if len(bad):
+        return f"has a trie unit ({int(bad[0])}) whose rule's end points at a unit that holds no replacement"
+    return None

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import heapq
+import math
 from functools import cached_property
 import re
 import struct
@@ -282,9 +283,10 @@ class PieceTable:
     """
 
     def __init__(self, pieces: list[str], scores: list[float], types, *, byte_fallback: bool = False,
-                 vocab: dict[str, int] | None = None):
+                 vocab: dict[str, int] | None = None, reserved_apart: bool = True):
         """`types`: a type code per piece (list or bytes); `vocab`, when the reader already has it:
-        each piece -> its first id."""
+        each piece -> its first id; `reserved_apart`: whether a string may be both a reserved
+        piece and a normal one (sentencepiece's Unigram allows it, its BPE does not)."""
         self.pieces = pieces
         self.scores = scores
         self.types = types
@@ -317,6 +319,12 @@ class PieceTable:
             self.normal = dict(self.vocab)
             for p in self.reserved:
                 del self.normal[p]
+        elif not reserved_apart:
+            seen: dict[str, int] = {}
+            for i, p in enumerate(pieces):
+                if p in seen:
+                    raise TokvizError(f"piece {p!r} is defined twice (ids {seen[p]} and {i})")
+                seen[p] = i
         else:  # some string is used twice: allowed once as reserved and once as normal
             self.normal = {}
             for i, (p, t) in enumerate(zip(pieces, types)):
@@ -325,11 +333,13 @@ class PieceTable:
                         raise TokvizError(f"piece {p!r} is defined twice (ids {self.normal[p]} and {i})")
                     self.normal[p] = i
         unks = by_type.get(UNKNOWN, [])
-        if not unks:
+        if not unks and not byte_fallback:
             raise TokvizError("no unknown piece (<unk>) is defined")
         if len(unks) > 1:
             raise TokvizError(f"two unknown pieces: {pieces[unks[0]]!r} (id {unks[0]}) and {pieces[unks[1]]!r} (id {unks[1]})")
-        self.unk_id = unks[0]
+        # With byte_fallback sentencepiece loads a model without an unknown piece: unknown text
+        # always becomes byte pieces, so the unknown id (-1) is never produced.
+        self.unk_id = unks[0] if unks else -1
         self.user_defined = [pieces[i] for i in by_type.get(USER_DEFINED, [])]
         self.unused = set(by_type.get(UNUSED, []))
         self.byte_ids: dict[int, int] = {}
@@ -409,6 +419,17 @@ class SentencePieceBPE(Model):
         pattern = f"{SPACE}[^{SPACE}\0]" if self.suffix_mode else f"[^{SPACE}\0]{SPACE}"
         return not re.search(pattern, joined) and not self.unused
 
+    @cached_property
+    def merge_scores(self):
+        """The scores that rank merges.  sentencepiece (0.2, as built for Linux x86-64) ranks a
+        piece scoring NaN above every other, +inf included, and two NaN pieces as equal (then the
+        leftmost pair first), which measured on models given NaN scores at random is exactly
+        what its merges do; so NaN ranks as +inf here and +inf just below it."""
+        scores = self.scores
+        if not any(map(math.isnan, scores)):
+            return scores
+        return [math.inf if math.isnan(v) else 1e300 if v == math.inf else v for v in scores]
+
     def describe(self) -> str:
         return "BPE (sentencepiece scores)" + (", byte fallback" if self.byte_fallback else "")
 
@@ -460,7 +481,7 @@ class SentencePieceBPE(Model):
         nxt = list(range(1, m + 1))
         nxt[-1] = -1
         pieces = self.table.normal
-        scores = self.scores
+        scores = self.merge_scores
         unused = self.unused
         rev_merge: dict[str, tuple[str, str]] = {}
         heap: list[tuple[float, int, int, int]] = []
@@ -501,14 +522,20 @@ class SentencePieceBPE(Model):
         return out
 
     def _resegment(self, piece: str, pos: int, rev_merge, out: list[Token]) -> None:
-        """Emit `piece`, splitting unused pieces back into the pair that formed them (recursively)."""
-        id = self.table.piece_to_id(piece)
+        """Emit `piece`, splitting unused pieces back into the pair that formed them (recursively).
+        A piece that is left a reserved or unused piece (a single character typed CONTROL or
+        UNUSED) comes out as unknown, as sentencepiece's BPE gives it."""
+        table = self.table
+        id = table.piece_to_id(piece)
         if id in self.unused:
             pair = rev_merge.get(piece)
             if pair is not None:
                 self._resegment(pair[0], pos, rev_merge, out)
                 self._resegment(pair[1], pos + len(pair[0]), rev_merge, out)
                 return
+            id = self.unk_id
+        elif id >= 0 and piece in table.reserved:
+            id = self.unk_id
         out.append((id, pos, pos + len(piece)))
 
 
@@ -696,7 +723,7 @@ class SentencePieceDecoder:
             if not 0 <= given < len(pieces):
                 raise TokvizError(f"cannot decode id {given}: not in the vocabulary (size {len(pieces)})")
             piece = pieces[given]
-            kind = types[table.piece_to_id(piece)]  # sentencepiece decodes pieces, looked up again
+            kind = types[given]
             if kind == BYTE:
                 pending.append(piece_to_byte(piece))
                 continue

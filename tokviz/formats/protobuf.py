@@ -11,8 +11,16 @@ type  name      value
 5     I32       4 little-endian bytes (fixed32, sfixed32, float)
 ====  ========  ==================================================
 
-Groups (types 3 and 4) are long deprecated and rejected.  Every malformed input raises a
-`TokvizError` naming the source and the byte offset, never an IndexError.
+Groups (types 3 and 4, long deprecated) are skipped whole, as unknown fields.  The reading
+follows protobuf's C++ parser where a file is malformed (what sentencepiece loads with): a tag is
+at most 5 bytes and its value is cut to 32 bits, a varint value to 64 bits, a length is at most
+5 bytes; field number 0, a stray end-group, and wire types 6 and 7 are errors.  Every malformed input
+raises a `TokvizError` naming the source and the byte offset, never an IndexError.
+
+`parse_message` reads a message against a schema (`MessageSpec`) with proto2's rules: a field
+seen twice keeps the last value, a sub-message seen twice is merged, repeated fields append, and
+a field with another wire type than its schema's, or an enum value the schema does not know,
+is kept aside as an unknown field (here: ignored).
 
     >>> list(iter_fields(b"\\x08\\x96\\x01\\x12\\x02hi"))
     [(1, 0, 150), (2, 2, b'hi')]
@@ -21,10 +29,11 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ..errors import TokvizError
 
-VARINT, I64, LEN, I32 = 0, 1, 2, 5
+VARINT, I64, LEN, GROUP_START, GROUP_END, I32 = 0, 1, 2, 3, 4, 5
 
 _FLOAT = struct.Struct("<f")
 _DOUBLE = struct.Struct("<d")
@@ -32,8 +41,13 @@ _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
 
 
-def read_varint(data: bytes, pos: int, end: int, source=None) -> tuple[int, int]:
-    """The varint at `pos` and the position after it."""
+MAX_GROUP_DEPTH = 100  # protobuf's default recursion limit
+
+_U64_MASK = (1 << 64) - 1
+
+
+def read_varint(data: bytes, pos: int, end: int, source=None, *, max_bytes: int = 10) -> tuple[int, int]:
+    """The varint at `pos` (bits beyond 64 dropped, as protobuf does) and the position after it."""
     if pos >= end:
         raise TokvizError(f"protobuf data ends inside a varint at byte {pos}", source)
     b = data[pos]
@@ -46,29 +60,39 @@ def read_varint(data: bytes, pos: int, end: int, source=None) -> tuple[int, int]
     while True:
         if pos >= end:
             raise TokvizError(f"protobuf data ends inside a varint at byte {start}", source)
-        if pos - start >= 10:
-            raise TokvizError(f"bad varint at byte {start}: longer than 10 bytes", source)
+        if pos - start >= max_bytes:
+            raise TokvizError(f"bad varint at byte {start}: longer than {max_bytes} bytes", source)
         b = data[pos]
         pos += 1
         value |= (b & 0x7F) << shift
         if b < 0x80:
-            if value >> 64:
-                raise TokvizError(f"bad varint at byte {start}: value does not fit in 64 bits", source)
-            return value, pos
+            return value & _U64_MASK, pos
         shift += 7
 
 
-def read_field(data: bytes, pos: int, end: int, source=None) -> tuple[int, int, int | bytes, int]:
-    """(field number, wire type, value, position after it) of the field starting at `pos`."""
+def _read_tag(data: bytes, pos: int, end: int, source) -> tuple[int, int, int]:
+    """(field number, wire type, position after) of the tag at `pos`: at most 5 bytes, cut to 32 bits."""
     key_at = pos
-    key, pos = read_varint(data, pos, end, source)
+    key, pos = read_varint(data, pos, end, source, max_bytes=5)
+    key &= 0xFFFFFFFF
     number, wire = key >> 3, key & 7
-    if number == 0 or number > 0x1FFFFFFF:
-        raise TokvizError(f"bad protobuf field number {number} at byte {key_at}", source)
+    if number == 0:
+        raise TokvizError(f"bad protobuf field number 0 at byte {key_at}", source)
+    return number, wire, pos
+
+
+def read_field(data: bytes, pos: int, end: int, source=None) -> tuple[int, int, int | bytes | None, int]:
+    """(field number, wire type, value, position after it) of the field starting at `pos`
+    (a group's value is None: its contents are skipped)."""
+    key_at = pos
+    number, wire, pos = _read_tag(data, pos, end, source)
     if wire == VARINT:
         value, pos = read_varint(data, pos, end, source)
     elif wire == LEN:
+        length_at = pos
         length, pos = read_varint(data, pos, end, source)
+        if length <= end - pos and pos - length_at > 5:
+            raise TokvizError(f"the length of field {number} at byte {key_at} is written in more than 5 bytes", source)
         if length > end - pos:
             raise TokvizError(
                 f"field {number} at byte {key_at} declares {length} bytes but only {end - pos} remain "
@@ -87,16 +111,43 @@ def read_field(data: bytes, pos: int, end: int, source=None) -> tuple[int, int, 
             raise TokvizError(f"protobuf data ends inside an 8-byte field {number} at byte {key_at}", source)
         (value,) = _U64.unpack_from(data, pos)
         pos += 8
+    elif wire == GROUP_START:
+        try:
+            value, pos = None, _skip_group(data, pos, end, number, key_at, source)
+        except TokvizError as exc:
+            raise TokvizError(f"in the group (wire type 3) of field {number} at byte {key_at}: {exc.reason}", source) from None
+    elif wire == GROUP_END:
+        raise TokvizError(f"protobuf end-group (field {number}) without a start at byte {key_at}", source)
     else:
         raise TokvizError(f"unsupported protobuf wire type {wire} (field {number}) at byte {key_at}", source)
     return number, wire, value, pos
 
 
-def iter_fields(data: bytes, start: int = 0, end: int | None = None, *, source=None) -> Iterator[tuple[int, int, int | bytes]]:
+def _skip_group(data: bytes, pos: int, end: int, number: int, start: int, source) -> int:
+    """The position after the end-group that closes the group `number` opened at `start`."""
+    open_groups = [number]
+    while open_groups:
+        if pos >= end:
+            raise TokvizError(f"protobuf group (field {number}) at byte {start} is not closed", source)
+        tag_at = pos
+        inner, wire, pos = _read_tag(data, pos, end, source)
+        if wire == GROUP_START:
+            open_groups.append(inner)
+            if len(open_groups) > MAX_GROUP_DEPTH:
+                raise TokvizError(f"protobuf groups nested more than {MAX_GROUP_DEPTH} deep at byte {tag_at}", source)
+        elif wire == GROUP_END:
+            if inner != open_groups.pop():
+                raise TokvizError(f"protobuf end-group (field {inner}) at byte {tag_at} closes another group", source)
+        else:
+            pos = read_field(data, tag_at, end, source)[3]
+    return pos
+
+
+def iter_fields(data: bytes, start: int = 0, end: int | None = None, *, source=None) -> Iterator[tuple[int, int, int | bytes | None]]:
     """Yield (field number, wire type, value) for each field of the message in data[start:end].
 
     VARINT, I32 and I64 values are unsigned ints (see `as_signed`, `as_float`, `as_double`);
-    LEN values are bytes.
+    LEN values are bytes; groups are skipped, their value None.
     """
     if end is None:
         end = len(data)
@@ -106,6 +157,96 @@ def iter_fields(data: bytes, start: int = 0, end: int | None = None, *, source=N
     while pos < end:
         number, wire, value, pos = read_field(data, pos, end, source)
         yield number, wire, value
+
+
+# ---- reading against a schema ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One field of a message schema.  kind: int32, uint32, int64, uint64, bool, enum, float,
+    double, string, bytes or message (then `message` is its schema); `values`: an enum's numbers."""
+
+    name: str
+    kind: str
+    repeated: bool = False
+    values: frozenset = frozenset()
+    message: "MessageSpec | None" = None
+
+
+@dataclass(frozen=True)
+class MessageSpec:
+    name: str
+    fields: dict  # field number -> FieldSpec
+
+
+WIRE_OF_KIND = {
+    "int32": VARINT, "uint32": VARINT, "int64": VARINT, "uint64": VARINT, "bool": VARINT, "enum": VARINT,
+    "float": I32, "double": I64, "string": LEN, "bytes": LEN, "message": LEN,
+}
+
+
+def parse_message(data: bytes, spec: MessageSpec, *, source=None, into: dict | None = None) -> dict:
+    """The fields of `data` known to `spec` that are set, by name, read with proto2's rules (see
+    the module doc); parsing into `into` merges `data` into that message.  Strings and bytes
+    stay bytes (proto2 does not check UTF-8)."""
+    out = {} if into is None else into
+    fields = spec.fields
+    for number, wire, value in iter_fields(data, source=source):
+        field = fields.get(number)
+        if field is None:
+            continue
+        wanted = WIRE_OF_KIND[field.kind]
+        if wire == wanted:
+            _store(out, field, value, source)
+        elif field.repeated and wire == LEN and wanted != LEN:  # a packed repeated scalar
+            for item in _unpack(value, wanted, source):
+                _store(out, field, item, source)
+        # else: another wire type than the schema's, kept by protobuf as an unknown field
+    return out
+
+
+def _unpack(data: bytes, wire: int, source) -> Iterator[int]:
+    pos, end = 0, len(data)
+    while pos < end:
+        if wire == VARINT:
+            value, pos = read_varint(data, pos, end, source)
+        else:
+            size = 4 if wire == I32 else 8
+            if end - pos < size:
+                raise TokvizError("packed protobuf field ends inside a value", source)
+            value = (_U32 if size == 4 else _U64).unpack_from(data, pos)[0]
+            pos += size
+        yield value
+
+
+def _store(out: dict, field: FieldSpec, raw, source) -> None:
+    kind = field.kind
+    if kind == "message":
+        if field.repeated:
+            out.setdefault(field.name, []).append(parse_message(raw, field.message, source=source))
+        else:
+            parse_message(raw, field.message, source=source, into=out.setdefault(field.name, {}))
+        return
+    if kind in ("int32", "enum"):
+        value = as_signed(raw, 32)
+        if kind == "enum" and value not in field.values:
+            return  # an unknown enum value: protobuf keeps it as an unknown field
+    elif kind == "int64":
+        value = as_signed(raw)
+    elif kind == "uint32":
+        value = raw & 0xFFFFFFFF
+    elif kind == "bool":
+        value = raw != 0
+    elif kind == "float":
+        value = as_float(raw)
+    elif kind == "double":
+        value = as_double(raw)
+    else:  # uint64, string, bytes
+        value = raw
+    if field.repeated:
+        out.setdefault(field.name, []).append(value)
+    else:
+        out[field.name] = value
 
 
 def expect(number: int, wire: int, wanted: int, what: str, source=None) -> None:

@@ -19,14 +19,16 @@ The parts of sentencepiece_model.proto that matter for encoding and decoding:
 """
 from __future__ import annotations
 
+import math
 import os
+import re
 import struct
 import weakref
 from array import array
 from pathlib import Path
 
 from ..core.added import AddedToken
-from ..core.charsmap import CharsMap
+from ..core.charsmap import CharsMap, sentencepiece_charsmap_problem
 from ..core.sentencepiece import (
     CONTROL,
     DEFAULT_UNK_SURFACE,
@@ -43,39 +45,47 @@ from .. import native
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
 from ._util import read_bytes
-from .protobuf import I32, LEN, VARINT, as_float, as_signed, as_string, expect, iter_fields, read_field
+from .protobuf import GROUP_START, LEN, FieldSpec, MessageSpec, parse_message, read_field
 
 _F32 = struct.Struct("<f")
 
 MODEL_TYPES = {1: "unigram", 2: "bpe", 3: "word", 4: "char"}
+MAX_PIECE_BYTES = 8000  # sentencepiece refuses a piece this long or longer
 
-# field number -> (name, kind); kinds: str, bytes, strs (repeated), bool, int, float
-TRAINER_SPEC = {
-    2: ("model_prefix", "str"),
-    3: ("model_type", "int"),
-    4: ("vocab_size", "int"),
-    10: ("character_coverage", "float"),
-    20: ("max_sentencepiece_length", "int"),
-    21: ("split_by_unicode_script", "bool"),
-    22: ("split_by_whitespace", "bool"),
-    23: ("split_by_number", "bool"),
-    24: ("treat_whitespace_as_suffix", "bool"),
-    25: ("split_digits", "bool"),
-    26: ("allow_whitespace_only_pieces", "bool"),
-    30: ("control_symbols", "strs"),
-    31: ("user_defined_symbols", "strs"),
-    35: ("byte_fallback", "bool"),
-    40: ("unk_id", "int"),
-    41: ("bos_id", "int"),
-    42: ("eos_id", "int"),
-    43: ("pad_id", "int"),
-    44: ("unk_surface", "str"),
-    45: ("unk_piece", "str"),
-    46: ("bos_piece", "str"),
-    47: ("eos_piece", "str"),
-    48: ("pad_piece", "str"),
-    53: ("pretokenization_delimiter", "str"),
-}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_S = FieldSpec
+# The schema of sentencepiece_model.proto, the fields tokviz reads (others are skipped, as
+# protobuf skips fields it does not know).  ModelProto's field 4 (self_test_data) is not in the
+# schema sentencepiece reads models with: it is counted for `info` only when it parses.
+PIECE_SPEC = MessageSpec("SentencePiece", {
+    1: _S("piece", "string"), 2: _S("score", "float"), 3: _S("type", "enum", values=frozenset(TYPE_NAMES)),
+})
+TRAINER_SPEC = MessageSpec("TrainerSpec", {
+    2: _S("model_prefix", "string"),
+    3: _S("model_type", "enum", values=frozenset(MODEL_TYPES)),
+    4: _S("vocab_size", "int32"),
+    10: _S("character_coverage", "float"),
+    20: _S("max_sentencepiece_length", "int32"),
+    21: _S("split_by_unicode_script", "bool"),
+    22: _S("split_by_whitespace", "bool"),
+    23: _S("split_by_number", "bool"),
+    24: _S("treat_whitespace_as_suffix", "bool"),
+    25: _S("split_digits", "bool"),
+    26: _S("allow_whitespace_only_pieces", "bool"),
+    30: _S("control_symbols", "string", repeated=True),
+    31: _S("user_defined_symbols", "string", repeated=True),
+    35: _S("byte_fallback", "bool"),
+    40: _S("unk_id", "int32"),
+    41: _S("bos_id", "int32"),
+    42: _S("eos_id", "int32"),
+    43: _S("pad_id", "int32"),
+    44: _S("unk_surface", "string"),
+    45: _S("unk_piece", "string"),
+    46: _S("bos_piece", "string"),
+    47: _S("eos_piece", "string"),
+    48: _S("pad_piece", "string"),
+    53: _S("pretokenization_delimiter", "string"),
+})
 TRAINER_DEFAULTS = {
     "model_type": 1, "vocab_size": 8000, "character_coverage": 0.9995, "max_sentencepiece_length": 16,
     "split_by_unicode_script": True, "split_by_whitespace": True, "split_by_number": True,
@@ -83,22 +93,32 @@ TRAINER_DEFAULTS = {
     "control_symbols": [], "user_defined_symbols": [], "byte_fallback": False,
     "unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1, "unk_surface": DEFAULT_UNK_SURFACE,
 }
-NORMALIZER_SPEC = {
-    1: ("name", "str"),
-    2: ("precompiled_charsmap", "bytes"),
-    3: ("add_dummy_prefix", "bool"),
-    4: ("remove_extra_whitespaces", "bool"),
-    5: ("escape_whitespaces", "bool"),
-}
+NORMALIZER_SPEC = MessageSpec("NormalizerSpec", {
+    1: _S("name", "string"),
+    2: _S("precompiled_charsmap", "bytes"),
+    3: _S("add_dummy_prefix", "bool"),
+    4: _S("remove_extra_whitespaces", "bool"),
+    5: _S("escape_whitespaces", "bool"),
+})
 NORMALIZER_DEFAULTS = {
     "name": "", "precompiled_charsmap": b"", "add_dummy_prefix": True,
     "remove_extra_whitespaces": True, "escape_whitespaces": True,
 }
+SELF_TEST_SPEC = MessageSpec("SelfTestData", {
+    1: _S("samples", "message", repeated=True, message=MessageSpec("Sample", {1: _S("input", "string"), 2: _S("expected", "string")})),
+})
+MODEL_SPEC = MessageSpec("ModelProto", {
+    1: _S("pieces", "message", repeated=True, message=PIECE_SPEC),
+    2: _S("trainer_spec", "message", message=TRAINER_SPEC),
+    3: _S("normalizer_spec", "message", message=NORMALIZER_SPEC),
+    5: _S("denormalizer_spec", "message", message=NORMALIZER_SPEC),
+})
+# strings that reach encoded or decoded text keep undecodable bytes as surrogates (never matched
+# by text, refused when decoding); the others are shown only
+_TEXT_STRINGS = {"unk_surface"}
 # model -> the ModelProto fields other than pieces, as read (number, wire type, value), so that a
 # written .model keeps its specs byte for byte (see sentencepiece_writer).
 ORIGINAL_FIELDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-_WIRE = {"str": LEN, "bytes": LEN, "strs": LEN, "bool": VARINT, "int": VARINT, "float": I32}
 
 
 def read_sentencepiece(path: str | os.PathLike) -> Tokenizer:
@@ -116,14 +136,17 @@ def read_sentencepiece(path: str | os.PathLike) -> Tokenizer:
 
 
 def parse_model_proto(data: bytes, source=None) -> dict:
-    """The fields of a serialized ModelProto that tokviz uses, as plain Python values."""
+    """The fields of a serialized ModelProto that tokviz uses, as plain Python values, read as
+    sentencepiece's protobuf reads them (see `protobuf.parse_message`): a spec message given
+    twice is merged, pieces may come anywhere, fields of the wrong wire type are skipped."""
     pieces: list[str] = []
     scores = array("f")  # float32, as stored
     types = bytearray()  # one type code per piece
     vocab = None  # piece -> first id, when the C reader read every piece
-    trainer = normalizer = denormalizer = None
+    specs: dict = {}
     self_tests = 0
     other_fields: list[tuple[int, int, int | bytes]] = []
+    model_fields = MODEL_SPEC.fields
     pos, end = 0, len(data)
     while pos < end:
         if data[pos] == 0x0A:  # a run of pieces: read the usual layout fast, the rest field by field
@@ -134,39 +157,60 @@ def parse_model_proto(data: bytes, source=None) -> dict:
             if pos >= end:
                 break
         number, wire, value, pos = read_field(data, pos, end, source)
-        if number != 1:
+        if number != 1 and wire != GROUP_START:
             other_fields.append((number, wire, value))
+        if wire != LEN:
+            continue  # a group, or a field of another wire type than the schema's: skipped
         if number == 1:
-            expect(number, wire, LEN, "pieces", source)
             piece, score, kind = _parse_piece(value, len(pieces), source)
             pieces.append(piece)
             scores.append(score)
             types.append(kind)
-        elif number == 2:
-            expect(number, wire, LEN, "trainer_spec", source)
-            trainer = _parse_message(value, TRAINER_SPEC, TRAINER_DEFAULTS, "trainer_spec", source)
-        elif number == 3:
-            expect(number, wire, LEN, "normalizer_spec", source)
-            normalizer = _parse_message(value, NORMALIZER_SPEC, NORMALIZER_DEFAULTS, "normalizer_spec", source)
+        elif number in model_fields:
+            field = model_fields[number]
+            parse_message(value, field.message, source=source, into=specs.setdefault(field.name, {}))
         elif number == 4:
-            expect(number, wire, LEN, "self_test_data", source)
-            self_tests += sum(1 for n, _, _ in iter_fields(value, source=source) if n == 1)
-        elif number == 5:
-            expect(number, wire, LEN, "denormalizer_spec", source)
-            denormalizer = _parse_message(value, NORMALIZER_SPEC, NORMALIZER_DEFAULTS, "denormalizer_spec", source)
-        # other fields: unknown to this schema version, skipped as protobuf does
-    if not pieces:
+            self_tests += _count_self_tests(value)
+    if not pieces:  # (sentencepiece refuses it too: no unknown piece)
         raise TokvizError("no pieces (vocabulary) found", source)
-    if trainer is None or normalizer is None:
-        missing = "trainer_spec" if trainer is None else "normalizer_spec"
-        raise TokvizError(f"{missing} is missing (the file is truncated or not a sentencepiece model)", source)
     if vocab is not None and vocab_count != len(pieces):
         vocab = None  # more pieces followed in another layout: PieceTable builds it
+    denormalizer = specs.get("denormalizer_spec")
     return {
-        "pieces": pieces, "scores": scores, "types": types, "vocab": vocab, "trainer_spec": trainer,
-        "normalizer_spec": normalizer, "denormalizer_spec": denormalizer, "self_test_samples": self_tests,
-        "other_fields": other_fields,
+        "pieces": pieces, "scores": scores, "types": types, "vocab": vocab,
+        "trainer_spec": _with_defaults(specs.get("trainer_spec", {}), TRAINER_DEFAULTS),
+        "normalizer_spec": _with_defaults(specs.get("normalizer_spec", {}), NORMALIZER_DEFAULTS),
+        "denormalizer_spec": None if denormalizer is None else _with_defaults(denormalizer, NORMALIZER_DEFAULTS),
+        "self_test_samples": self_tests, "other_fields": other_fields,
     }
+
+
+def _with_defaults(fields: dict, defaults: dict) -> dict:
+    """A spec's values by name: the defaults, overridden by what the file sets (strings decoded)."""
+    out = {k: (list(v) if isinstance(v, list) else v) for k, v in defaults.items()}
+    for name, value in fields.items():
+        if name == "precompiled_charsmap":
+            out[name] = value
+        elif isinstance(value, bytes):
+            out[name] = _text(value, name)
+        elif isinstance(value, list):
+            out[name] = [_text(v, name) for v in value]
+        else:
+            out[name] = value
+    return out
+
+
+def _text(value: bytes, name: str) -> str:
+    return value.decode("utf-8", "surrogateescape" if name in _TEXT_STRINGS else "replace")
+
+
+def _count_self_tests(data: bytes) -> int:
+    """How many samples a self_test_data message holds (0 when it does not parse: sentencepiece
+    does not read this field)."""
+    try:
+        return len(parse_message(data, SELF_TEST_SPEC).get("samples", []))
+    except TokvizError:
+        return 0
 
 
 def _read_pieces(data: bytes, pos: int, pieces: list, scores: array, types: bytearray, source):
@@ -207,59 +251,46 @@ def _read_pieces(data: bytes, pos: int, pieces: list, scores: array, types: byte
         if k != stop:
             break  # some other layout: the caller reads this piece field by field
         if kind not in TYPE_NAMES:
-            raise TokvizError(f"piece {len(pieces) + len(raw)} has unknown type {kind}", source)
+            break  # an unknown type is left aside by protobuf: the caller reads this piece
         raw.append(data[sub + 2 : sub + 2 + n])
         scores.append(score)
         types.append(kind)
         pos = stop
-    for b in raw:
-        try:
-            pieces.append(b.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise TokvizError(f"piece {len(pieces)} is not valid UTF-8: {b!r}", source) from None
+    pieces += [b.decode("utf-8", "surrogateescape") for b in raw]
     return pos, run_vocab
 
 
 def _parse_piece(data: bytes, index: int, source) -> tuple[str, float, int]:
-    piece = ""
-    score = 0.0
-    kind = NORMAL
-    for number, wire, value in iter_fields(data, source=source):
-        if number == 1:
-            expect(number, wire, LEN, f"pieces[{index}].piece", source)
-            piece = as_string(value, f"piece {index}", source)
-        elif number == 2:
-            expect(number, wire, I32, f"pieces[{index}].score", source)
-            score = as_float(value)
-        elif number == 3:
-            expect(number, wire, VARINT, f"pieces[{index}].type", source)
-            kind = value
-            if kind not in TYPE_NAMES:
-                raise TokvizError(f"piece {index} ({piece!r}) has unknown type {kind}", source)
-    return piece, score, kind
+    """(piece, score, type) of one SentencePiece message; a piece that is not UTF-8 keeps its
+    bytes as surrogates (protobuf does not check; sentencepiece loads it, never matches it)."""
+    fields = parse_message(data, PIECE_SPEC, source=source)
+    piece = fields.get("piece", b"").decode("utf-8", "surrogateescape")
+    return piece, fields.get("score", 0.0), fields.get("type", NORMAL)
 
 
-def _parse_message(data: bytes, schema: dict, defaults: dict, what: str, source) -> dict:
-    out = {k: (list(v) if isinstance(v, list) else v) for k, v in defaults.items()}
-    for number, wire, value in iter_fields(data, source=source):
-        spec = schema.get(number)
-        if spec is None:
-            continue
-        name, kind = spec
-        expect(number, wire, _WIRE[kind], f"{what}.{name}", source)
-        if kind == "str":
-            out[name] = as_string(value, f"{what}.{name}", source)
-        elif kind == "strs":
-            out[name].append(as_string(value, f"{what}.{name}", source))
-        elif kind == "bytes":
-            out[name] = value
-        elif kind == "bool":
-            out[name] = value != 0
-        elif kind == "int":
-            out[name] = as_signed(value, 32)
-        else:
-            out[name] = as_float(value)
-    return out
+def _check_pieces(pieces: list[str], scores, kind: str, path) -> None:
+    """sentencepiece's load-time checks of the pieces that PieceTable does not make: no piece of
+    MAX_PIECE_BYTES or more, none holding a NUL character, and for Unigram only finite scores."""
+    longest = max(map(len, pieces), default=0)
+    if longest * 4 >= MAX_PIECE_BYTES:  # (a character is at most 4 bytes: look closer only then)
+        for i, p in enumerate(pieces):
+            size = len(p.encode("utf-8", "surrogateescape"))
+            if size >= MAX_PIECE_BYTES:
+                raise TokvizError(f"piece {i} is {size} bytes long; sentencepiece refuses pieces of "
+                                  f"{MAX_PIECE_BYTES} bytes or more", path)
+    joined = "\1".join(pieces)
+    if "\0" in joined:
+        i = next(i for i, p in enumerate(pieces) if "\0" in p)
+        raise TokvizError(f"piece {i} ({pieces[i]!r}) holds a NUL character, which sentencepiece refuses", path)
+    if _SURROGATE.search(joined):
+        i = next(i for i, p in enumerate(pieces) if _SURROGATE.search(p))
+        raw = pieces[i].encode("utf-8", "surrogateescape")
+        raise TokvizError(f"piece {i} ({raw!r}) is not valid UTF-8; sentencepiece loads such a piece but cannot "
+                          "decode it, and tokviz does not take pieces that are not text", path)
+    if kind == "unigram" and not all(map(math.isfinite, scores)):
+        i = next(i for i, v in enumerate(scores) if not math.isfinite(v))
+        raise TokvizError(f"pieces[{i}].score ({pieces[i]!r}) is {scores[i]}; sentencepiece refuses a Unigram "
+                          "model with a NaN or infinite score", path)
 
 
 def build_tokenizer(proto: dict, path) -> Tokenizer:
@@ -272,9 +303,15 @@ def build_tokenizer(proto: dict, path) -> Tokenizer:
         raise TokvizError(f"unknown sentencepiece model_type {model_type}", path)
     if kind in ("word", "char"):
         raise TokvizError(f"sentencepiece {kind.upper()} models are not supported (only BPE and UNIGRAM)", path)
+    _check_pieces(pieces, scores, kind, path)
+    for spec_name, spec in (("normalizer_spec", norm_spec), ("denormalizer_spec", denorm_spec)):
+        problem = spec and sentencepiece_charsmap_problem(spec["precompiled_charsmap"])
+        if problem:
+            raise TokvizError(f"{spec_name}.precompiled_charsmap {problem}; sentencepiece refuses it", path)
     byte_fallback = trainer["byte_fallback"]
     try:
-        table = PieceTable(pieces, scores, types, byte_fallback=byte_fallback, vocab=proto.get("vocab"))
+        table = PieceTable(pieces, scores, types, byte_fallback=byte_fallback, vocab=proto.get("vocab"),
+                           reserved_apart=kind == "unigram")
     except TokvizError as exc:
         raise TokvizError(exc.reason, path) from None
     suffix = trainer["treat_whitespace_as_suffix"]

@@ -773,13 +773,6 @@ static int bpe_add_pair(const Encoder *e, Scratch *s, const uint32_t *w, int32_t
     return RC_OK;
 }
 
-/* PieceTable.piece_to_id: reserved pieces first, then the others, else unknown. */
-static inline int32_t piece_to_id(const Encoder *e, const uint32_t *w, size_t len) {
-    int32_t id = e->reserved.slots ? table_id(&e->reserved, w, len) : -1;
-    if (id < 0) id = table_id(&e->match, w, len);
-    return id < 0 ? e->unk_id : id;
-}
-
 /* SentencePieceBPE._resegment of the piece w[a:b] into s->raw, with an explicit stack. */
 static int bpe_resegment(const Encoder *e, Scratch *s, const uint32_t *w, int32_t a, int32_t b) {
     size_t top = 0;
@@ -788,8 +781,20 @@ static int bpe_resegment(const Encoder *e, Scratch *s, const uint32_t *w, int32_
     s->stack[top++] = b;
     while (top) {
         int32_t y = s->stack[--top], x = s->stack[--top];
-        int32_t id = piece_to_id(e, w + x, (size_t)(y - x));
-        int32_t split = e->unused[id] ? s->rev_left[id] : 0;
+        /* A piece left reserved (CONTROL, BYTE) or unused and not split comes out as unknown. */
+        int32_t id = e->reserved.slots ? table_id(&e->reserved, w + x, (size_t)(y - x)) : -1;
+        int32_t split = 0;
+        if (id >= 0) {
+            id = e->unk_id;
+        } else {
+            id = table_id(&e->match, w + x, (size_t)(y - x));
+            if (id < 0) {
+                id = e->unk_id;
+            } else if (e->unused[id]) {
+                split = s->rev_left[id];
+                if (!(split > 0 && split < y - x)) id = e->unk_id;
+            }
+        }
         if (split > 0 && split < y - x) {
             if (grow((void **)&s->stack, &s->stack_cap, top + 4, sizeof(int32_t))) return RC_NOMEM;
             s->stack[top++] = x + split; /* right part, done after the left one */
