@@ -5,8 +5,9 @@ otherwise the caller passes `pattern=`.
 """
 from __future__ import annotations
 
+import base64
 import binascii
-from functools import partial
+import re
 from pathlib import Path
 
 from ..core import decoders as dec
@@ -16,31 +17,24 @@ from ..core.bytelevel import many_bytes_to_unicode
 from ..core.models import BPE
 from ..core.patterns import TIKTOKEN_PATTERNS, TIKTOKEN_SPECIALS
 from ..core.tokenizer import Source, Tokenizer
-from ..core.limits import MAX_ID, max_sane_id
+from ..core.limits import check_ids, max_sane_id
 from ..errors import TokvizError
 from ._util import read_bytes, stem
 
 
-_strict_base64 = partial(binascii.a2b_base64, strict_mode=True)
-
-
-def _decode_token(field: bytes) -> bytes:
-    """A token's bytes from its base64.  Padding alone ("=", as in openai-whisper's
-    multilingual.tiktoken) is the empty token, as tiktoken's load_tiktoken_bpe reads it."""
-    if field.strip(b"=") == b"":
-        return b""
-    return _strict_base64(field)
+_REGULAR = re.compile(rb"(?:[^\s]+ [^\s]+\n)*(?:[^\s]+ [^\s]+\n?)")  # every line "token rank"
+MAX_TIKTOKEN_RANK = (1 << 32) - 1  # tiktoken's ranks are 32-bit unsigned
 
 
 def read_ranks(path: Path) -> dict[bytes, int]:
-    """token bytes -> rank of a .tiktoken file, checked (tiktoken's loader takes anything)."""
+    """token bytes -> rank of a .tiktoken file, read as tiktoken's load_tiktoken_bpe reads it."""
     return _read_table(path)[0]
 
 
 def _read_table(path: Path) -> tuple[dict[bytes, int], dict[str, int]]:
     """(token bytes -> rank, token as byte-level text -> rank) of a .tiktoken file.  A regular
-    file is read in C when the extension is there; anything else by `_read_ranks`, which names
-    what is wrong."""
+    file is read in C when the extension is there; anything else by `_read_ranks`, which reads
+    it as tiktoken does and names what is wrong."""
     data = read_bytes(path)
     from .. import native
 
@@ -58,44 +52,59 @@ def _read_table(path: Path) -> tuple[dict[bytes, int], dict[str, int]]:
 
 
 def _read_ranks(path: Path, data: bytes) -> dict[bytes, int]:
-    lines = data.splitlines()
-    fields = data.split()
-    if len(fields) == 2 * len(lines) and lines:
-        try:  # the whole file at C speed; the slow loop below only runs to find what is wrong
-            tokens = list(map(_decode_token, fields[0::2]))
-            ranks = dict(zip(tokens, map(int, fields[1::2])))
-            values = ranks.values()
-            if (len(ranks) == len(lines) and min(values) >= 0 and max(values) <= max_sane_id(len(ranks))
-                    and len(set(values)) == len(ranks)):
-                return ranks
-        except (binascii.Error, ValueError):
-            pass
-    ranks = {}
-    token_of_rank: dict[int, bytes] = {}
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        parts = line.split()
-        if len(parts) != 2:
-            raise TokvizError(f"line {lineno}: expected 'base64 rank', got {line[:60]!r}", path)
+    """tiktoken's reading (load_tiktoken_bpe, then the Encoding's checks): lines cut by
+    bytes.splitlines, an empty one skipped, every other one exactly two fields cut at ASCII
+    whitespace, the token decoded by base64.b64decode (which drops characters outside the
+    alphabet), the rank read by int(); a token listed twice keeps its last rank; two tokens with
+    one rank, or a rank outside 0..2**32-1, and tiktoken refuses the file."""
+    ranks: dict[bytes, int] = {}
+    line_of: dict[bytes, int] = {}  # token -> the line that gave its rank (read line by line)
+    if _REGULAR.fullmatch(data):  # the whole file at C speed; the loop below names what is wrong
+        fields = data.split()
         try:
-            token = _decode_token(parts[0])
+            ranks = dict(zip(map(base64.b64decode, fields[0::2]), map(int, fields[1::2])))
         except (binascii.Error, ValueError):
-            raise TokvizError(f"line {lineno}: invalid base64 token {parts[0][:40]!r}", path) from None
-        rank_text = parts[1][:40].decode("utf-8", "replace")
-        if not parts[1].isdigit():
-            raise TokvizError(f"line {lineno}: rank {rank_text!r} is not a non-negative whole number", path)
-        if len(parts[1]) > 10 or int(parts[1]) > MAX_ID:
-            raise TokvizError(f"line {lineno}: rank {rank_text} is out of range (ranks must be below 2**31)", path)
-        rank = int(parts[1])
-        if token in ranks:
-            raise TokvizError(f"line {lineno}: token {token!r} appears twice", path)
-        if rank in token_of_rank:
-            raise TokvizError(f"line {lineno}: rank {rank} is given to two tokens, {token_of_rank[rank]!r} and {token!r}", path)
-        ranks[token] = rank
-        token_of_rank[rank] = token
+            ranks = {}
+        if ranks and (not 0 <= min(ranks.values()) <= max(ranks.values()) <= MAX_TIKTOKEN_RANK
+                      or len(set(ranks.values())) != len(ranks)):
+            ranks = {}  # read again line by line, to name the line
+    if not ranks:
+        for lineno, line in enumerate(data.splitlines(), 1):
+            if not line:
+                continue
+            parts = line.split()
+            if len(parts) != 2:
+                what = "a line of only spaces" if not parts else f"{len(parts)} fields"
+                raise TokvizError(f"line {lineno}: expected 'base64 rank', got {what}: {line[:60]!r} "
+                                  "(tiktoken refuses such a line)", path)
+            try:
+                token = base64.b64decode(parts[0])
+            except (binascii.Error, ValueError) as exc:
+                raise TokvizError(f"line {lineno}: invalid base64 token {parts[0][:40]!r} ({exc})", path) from None
+            try:
+                rank = int(parts[1])
+            except ValueError:
+                rank_text = parts[1][:40].decode("utf-8", "replace")
+                if parts[1].isdigit():  # more digits than int() reads
+                    raise TokvizError(f"line {lineno}: rank {rank_text}... of {len(parts[1])} digits is out of range",
+                                      path) from None
+                raise TokvizError(f"line {lineno}: rank {rank_text!r} is not a whole number", path) from None
+            if not 0 <= rank <= MAX_TIKTOKEN_RANK:
+                raise TokvizError(f"line {lineno}: rank {rank} is out of range (tiktoken's ranks are 0..2**32-1)", path)
+            ranks[token] = rank  # a token listed twice keeps its last rank, as in tiktoken's dict
+            line_of[token] = lineno
     if not ranks:
         raise TokvizError("no ranks in file (empty or not a .tiktoken file)", path)
+    values = ranks.values()
+    if len(set(values)) != len(ranks):
+        token_of_rank: dict[int, bytes] = {}
+        for token, rank in sorted(ranks.items(), key=lambda item: line_of.get(item[0], 0)):
+            if rank in token_of_rank:
+                where = f"line {line_of[token]}: " if token in line_of else ""
+                raise TokvizError(f"{where}rank {rank} is given to two tokens, {token_of_rank[rank]!r} and {token!r} "
+                                  "(tiktoken refuses duplicate ranks)", path)
+            token_of_rank[rank] = token
+    check_ids(max(values), len(ranks), path, "rank")
     return ranks
 
 
@@ -113,6 +122,11 @@ def read_tiktoken(path: Path, pattern: str | None = None, *, name: str | None = 
                 path,
             )
     ranks, vocab = _read_table(path)
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        shown = ", ".join(f"0x{b:02X}" for b in missing[:8]) + (", ..." if len(missing) > 8 else "")
+        raise TokvizError(f"the ranks lack {len(missing)} of the 256 single bytes ({shown}): tiktoken fails on any "
+                          "text that needs one of them, and tokviz does not take such a file", path)
     specials = [AddedToken(content, id, special=True) for content, id in TIKTOKEN_SPECIALS.get(name, {}).items()]
     taken = set(ranks.values())
     specials = [s for s in specials if s.id not in taken]
