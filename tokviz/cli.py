@@ -715,8 +715,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="write a tokenizer in another format (refused, with the reason, when the "
                                       "format cannot hold it exactly)")
     tok_arg(p)
-    p.add_argument("--format", help="hf-json, vocab-merges, tiktoken, sentencepiece, wordpiece-vocab, minbpe, "
-                                    "vocab-tsv or vocab-csv (default: from the output name)")
+    p.add_argument("--format", help="hf-json, vocab-merges, tiktoken, tekken, sentencepiece, wordpiece-vocab, "
+                                    "minbpe, vocab-tsv or vocab-csv (default: from the output name)")
     p.add_argument("-o", "--output", required=True, help="file to write (vocab-merges: a folder, or NAME for "
                                                          "NAME-vocab.json + NAME-merges.txt)")
     p.add_argument("--scrub", action="store_true", help="leave out training metadata (corpus paths, self-test text)")

@@ -21,7 +21,7 @@ _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
 TOKENIZER_FILES = [
     "tokenizer.json", "tokenizer_config.json", "tokenizer.model", "*.tiktoken", "vocab.json", "merges.txt",
     "vocab.txt", "encoder.json", "vocab.bpe", "special_tokens_map.json", "added_tokens.json",
-    "chat_template.jinja", "chat_template.json", "additional_chat_templates/*",
+    "chat_template.jinja", "chat_template.json", "additional_chat_templates/*", "tekken.json", "rwkv_vocab*.txt",
 ]
 
 
@@ -123,8 +123,8 @@ def snapshot_repo(path: str | os.PathLike) -> tuple[str, str] | None:
 
 def holds_tokenizer(folder: Path) -> bool:
     """Whether a snapshot folder has the files of some tokenizer (not only weights or configs)."""
-    names = ("tokenizer.json", "tokenizer.model", "vocab.json", "encoder.json", "vocab.txt")
-    return any((folder / n).is_file() for n in names) or any(folder.glob("*.tiktoken"))
+    names = ("tokenizer.json", "tokenizer.model", "vocab.json", "encoder.json", "vocab.txt", "tekken.json")
+    return any((folder / n).is_file() for n in names) or any(folder.glob("*.tiktoken")) or any(folder.glob("rwkv_vocab*.txt"))
 
 
 def download(repo_id: str, revision: str | None = None, folder: str | os.PathLike | None = None) -> Path:

@@ -31,7 +31,7 @@ from ...errors import TokvizError
 
 MAX_SAVED_CHARS = 20_000_000  # an edited text longer than this is not copied (its file, if any, is)
 SESSION_SAVE_MS = 1500  # the session is saved this long after the last change
-KEEP_FORMATS = ("hf-json", "sentencepiece", "tiktoken", "minbpe", "vocab-merges", "wordpiece-vocab")
+KEEP_FORMATS = ("hf-json", "sentencepiece", "tiktoken", "tekken", "minbpe", "vocab-merges", "wordpiece-vocab")
 
 
 class SessionStore:
