@@ -365,7 +365,6 @@ def test_tiktoken_file_written_as_tokenizer_json(name, tmp_path):
 # ---- sentencepiece ------------------------------------------------------------------------------
 
 SENTENCEPIECE_FILES = {
-    "bpe_8k": TOKENIZERS / "sentencepiece" / "bpe_8k.model",
     "mistral-v1": REAL / "mistral-v1.model.xz",
     "mistral-v7": REAL / "mistral-v7.model.xz",
 }

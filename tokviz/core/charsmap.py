@@ -60,6 +60,35 @@ class CharsMap:
         consumed all of `key` (a longer key might still match)."""
         return _search(self.units, key)
 
+    def rules(self):
+        """Every (key bytes, replacement) of the trie, keys in byte order (a walk of the trie from
+        its root; each node's children found by probing its 255 possible labels at once)."""
+        import numpy as np
+
+        units = np.asarray(self.units, dtype=np.int64)
+        n = len(units)
+        if n == 0:
+            return
+        labels = np.arange(1, 256, dtype=np.int64)
+
+        def base_of(i: int) -> int:
+            u = int(units[i])
+            return i ^ ((u >> 10) << ((u & 0x200) >> 6))
+
+        stack = [(b"", 0)]
+        while stack:
+            key, node = stack.pop()
+            base = base_of(node)
+            u = int(units[node])
+            if key and (u >> 8) & 1 and base < n:
+                yield key, self._string_at(int(units[base]) & 0x7FFFFFFF)
+            children = base ^ labels
+            inside = children < n
+            kids, kid_labels = children[inside], labels[inside]
+            found = kid_labels[(units[kids] & 0x800000FF) == kid_labels]
+            for c in found[::-1]:
+                stack.append((key + bytes([int(c)]), base ^ int(c)))
+
     def longest_match(self, data: bytes) -> tuple[int, str] | None:
         """sentencepiece's rule: (bytes consumed, replacement) for the longest matching prefix of `data`."""
         found, _ = self.search(data)

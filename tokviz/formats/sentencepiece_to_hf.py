@@ -17,14 +17,26 @@ component for each step.  The pipeline built here:
 What HF cannot do is refused by `sentencepiece_hf_problem`: Unigram models (sentencepiece adds
 their scores in single precision, HF in double, and cuts of equal score fall differently),
 treat_whitespace_as_suffix, pieces marked unused, a denormalizer, a "▁" that is not the escaped
-space.  What stays different (the tests measure it on real text): control and unknown piece
-strings typed in the text (HF matches added special tokens; sentencepiece never does), and HF
-applying the character map per grapheme rather than by longest match (stacked combining marks;
-the same on the corpora tested).
+space, a character map HF applies differently (`charsmap_hf_problem`), and pieces of equal score
+that HF's ranks order otherwise than sentencepiece's leftmost-first rule (`tied_scores_problem`).
+What stays different (the tests measure it): control and unknown piece strings typed in the text
+(HF matches added special tokens; sentencepiece never does).
+
+HF's Precompiled normalizer applies a character map grapheme cluster by cluster: a cluster under
+6 bytes is replaced whole by the rule of its shortest matching start (the rest of the cluster
+dropped), a longer one character by character, and no rule reaches across clusters; sentencepiece
+takes the longest rule at each position of the text.  The two agree only for a map whose rules
+are single characters that never start a longer cluster (or of 4 bytes): in practice a model
+without a character map (identity).  The check walks every rule and shows a text that comes out
+differently; nmt_nfkc maps fail it (half-width katakana with voiced marks, Hangul jamo, a mapped
+character followed by a combining mark).
 """
 from __future__ import annotations
 
+import random
 import weakref
+
+import regex
 
 from ..core import decoders as dec
 from ..core import normalizers as norm
@@ -69,7 +81,102 @@ def sentencepiece_hf_problem(tok: Tokenizer) -> str | None:
         if piece is not None:
             return (f"this sentencepiece BPE has user-defined pieces, which HF can only take whole by taking every "
                     f"piece whole (ignore_merges), but its merges cut the piece {piece!r} differently")
-    return None
+    if normalizer.charsmap is not None:
+        problem = charsmap_hf_problem(normalizer.charsmap)
+        if problem:
+            return problem
+    return tied_scores_problem(model)
+
+
+_CHARSMAP_CHECKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_JOINERS = ("\u0301", "\u200d", "\u3099")  # an Extend mark, ZWJ, a kana voicing mark
+
+
+def charsmap_hf_problem(charsmap) -> str | None:
+    """Why HF's Precompiled normalizer does not give what sentencepiece gives with `charsmap`
+    (None: it does), with a text showing it.  Every rule is looked at: one of several characters,
+    or of a character that a following mark joins in a cluster under 6 bytes, is tried alone and
+    followed by such marks, through both normalizers.  (Checked once per map.)"""
+    if charsmap in _CHARSMAP_CHECKED:
+        return _CHARSMAP_CHECKED[charsmap]
+    spm_way = SentencePieceNormalizer(charsmap, add_dummy_prefix=False, remove_extra_whitespaces=False,
+                                      escape_whitespaces=False)
+    hf_way = norm.Precompiled(charsmap)
+    problem = None
+    for key, _ in charsmap.rules():
+        try:
+            text = key.decode("utf-8")
+        except UnicodeDecodeError:
+            problem = (f"this model's character map has a rule for the bytes {key!r}, which are not whole characters; "
+                       "HF's Precompiled normalizer applies rules per grapheme cluster and sentencepiece per byte")
+            break
+        if len(text) == 1 and (len(key) > 3 or len(regex.findall(r"\X", text + _JOINERS[0])) > 1):
+            continue  # a single character no mark joins in a short cluster: both apply it alike
+        for witness in (text, *(text + j for j in _JOINERS)):
+            ours, theirs = spm_way.normalize_str(witness), hf_way.normalize_str(witness)
+            if ours != theirs:
+                problem = (f"this model's normalization rules do not carry over to HF's Precompiled normalizer, which "
+                           f"applies them per grapheme cluster (a cluster under 6 bytes by the rule of its start, the "
+                           f"rest dropped; a longer one character by character; none across clusters) where "
+                           f"sentencepiece takes the longest rule anywhere: {_shown(witness)} becomes "
+                           f"{_shown(ours)} in sentencepiece and {_shown(theirs)} in HF; keep it as a .model file")
+                break
+        if problem:
+            break
+    _CHARSMAP_CHECKED[charsmap] = problem
+    return problem
+
+
+def _shown(text: str) -> str:
+    """A short text and its code points (combining marks do not show on their own)."""
+    return f"{text!r} ({' '.join(f'U+{ord(c):04X}' for c in text)})"
+
+
+_TIES_CHECKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def tied_scores_problem(model) -> str | None:
+    """Why HF's BPE, which ranks every merge apart, would merge some word otherwise than
+    sentencepiece, which merges the leftmost of pieces of equal score first (None: no word found).
+    For each set of pieces made by merges that share a score, words over their characters are
+    tried (runs of one character up to 40 long, else 400 seeded random words) by both.
+    (Checked once per model.)"""
+    if not isinstance(model, SentencePieceBPE):
+        return None
+    if model in _TIES_CHECKED:
+        return _TIES_CHECKED[model]
+    table = model.table
+    scores = model.merge_scores
+    normal = {p: i for i, p in enumerate(table.pieces) if table.types[i] == NORMAL}
+    groups: dict[float, list[str]] = {}
+    for piece, i in normal.items():
+        if any(piece[:k] in normal and piece[k:] in normal for k in range(1, len(piece))):
+            groups.setdefault(scores[i], []).append(piece)
+    tied = [g for g in groups.values() if len(g) > 1]
+    problem = None
+    if tied:
+        hf = BPE(dict(table.vocab), bpe_merges(table, scores), unk_token=table.pieces[table.unk_id] if table.unk_id >= 0
+                 else None, fuse_unk=True, byte_fallback=model.byte_fallback)
+        rng = random.Random(0)
+        for group in tied[:50]:
+            alphabet = sorted(set("".join(group)))
+            if len(alphabet) == 1:
+                words = [alphabet[0] * k for k in range(2, 41)]
+            else:
+                words = ["".join(rng.choice(alphabet) for _ in range(rng.randint(2, 12))) for _ in range(400)]
+            for word in words:
+                ours = [t[0] for t in model.merge(word)]
+                theirs = [t[0] for t in hf.tokenize(word)]
+                if ours != theirs:
+                    problem = (f"pieces of this sentencepiece BPE share a score ({group[0]!r} and {group[1]!r} "
+                               f"among them): sentencepiece merges the leftmost of them first, HF's BPE by rank, "
+                               f"and {word!r} comes out as {[table.pieces[i] for i in ours]} in "
+                               f"sentencepiece but {[table.pieces[i] for i in theirs]} in HF")
+                    break
+            if problem:
+                break
+    _TIES_CHECKED[model] = problem
+    return problem
 
 
 _WHOLE_CHECKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -115,8 +222,8 @@ def sentencepiece_as_hf(tok: Tokenizer) -> Tokenizer:
         pres.append(pre.Split(_alternation(user_defined), "Isolated"))
 
     vocab = dict(table.vocab)
-    unk = table.pieces[table.unk_id]
-    hf_model = BPE(vocab, bpe_merges(table), unk_token=unk, fuse_unk=True, byte_fallback=model.byte_fallback,
+    unk = table.pieces[table.unk_id] if table.unk_id >= 0 else None
+    hf_model = BPE(vocab, bpe_merges(table, getattr(model, "merge_scores", None)), unk_token=unk, fuse_unk=True, byte_fallback=model.byte_fallback,
                    ignore_merges=bool(user_defined))
 
     decoders = [dec.Replace(SPACE, " ")]
@@ -136,12 +243,14 @@ def sentencepiece_as_hf(tok: Tokenizer) -> Tokenizer:
     )
 
 
-def bpe_merges(table) -> list[tuple[str, str]]:
+def bpe_merges(table, scores=None) -> list[tuple[str, str]]:
     """Every cut of a normal piece into two normal pieces, best-scoring piece first (then by id),
     the cuts of one piece by the ids of their parts: sentencepiece's BPE merges the adjacent pair
-    whose concatenation is the normal piece with the highest score."""
+    whose concatenation is the normal piece with the highest score.  `scores`: the ranking
+    scores (SentencePieceBPE.merge_scores, where NaN ranks first), else the table's."""
     normal = {p: i for i, p in enumerate(table.pieces) if table.types[i] == NORMAL}
-    scores = table.scores
+    if scores is None:
+        scores = table.scores
     found = []
     for piece, i in normal.items():
         for cut in range(1, len(piece)):
