@@ -314,3 +314,176 @@ def llama_piece(llm, token: int, special: bool = False, lstrip: int = 0) -> byte
         if n >= 0:
             return buf.raw[:n]
         size = -n + 1
+
+
+def rwkv_kv(vocab_path, arch: str = "rwkv6", *, name: str = "rwkv-world", vocab_size: int = 65536) -> dict:
+    """The key/values of an RWKV world vocabulary (rwkv_vocab_v20230424.txt) as llama.cpp's
+    converter writes them: '<s>' (control) first, each token as the escaped repr of its bytes,
+    [PAD{i}] up to the vocabulary size, bos = eos = 0 and '\\n\\n' (261) as the EOT token."""
+    import ast
+
+    tokens, types = ["<s>"], [CONTROL]
+    for line in _read(Path(vocab_path)).decode("utf-8").splitlines(keepends=True):
+        parts = line.split(" ")
+        token = ast.literal_eval(" ".join(parts[1:-1]))
+        token = token.encode("utf-8") if isinstance(token, str) else token
+        tokens.append(repr(token)[2:-1])
+        types.append(NORMAL)
+    for i in range(len(tokens), vocab_size):
+        tokens.append(f"[PAD{i}]")
+        types.append(UNUSED)
+    kv = _head(arch, name, 4096)
+    kv.update({"tokenizer.ggml.model": "rwkv", "tokenizer.ggml.tokens": tokens, "tokenizer.ggml.token_type": types,
+               "tokenizer.ggml.bos_token_id": 0, "tokenizer.ggml.eos_token_id": 0, "tokenizer.ggml.eot_token_id": 261})
+    return kv
+
+
+def plamo2_kv(model_path, arch: str = "plamo2", *, name: str = "plamo2-test") -> dict:
+    """A PLaMo-2 vocabulary laid out as llama.cpp's converter lays out PLaMo's tokenizer.jsonl,
+    made from a sentencepiece Unigram model (the real PLaMo-2 vocabulary is not bundled): the
+    <|plamo:unk|> <|plamo:bos|> <|plamo:eos|> <|plamo:pad|> control tokens, the 256 <0xXX> byte
+    tokens, the model's pieces with spaces written as spaces and their scores, and [PAD{i}] tokens
+    scoring -1000 as the converter pads."""
+    import sentencepiece
+
+    sp = sentencepiece.SentencePieceProcessor(model_proto=_read(Path(model_path)))
+    tokens = ["<|plamo:unk|>", "<|plamo:bos|>", "<|plamo:eos|>", "<|plamo:pad|>"]
+    scores = [0.0] * 4
+    types = [CONTROL] * 4
+    for b in range(256):
+        tokens.append(f"<0x{b:02X}>")
+        scores.append(0.0)
+        types.append(BYTE)
+    seen = set(tokens)
+    for i in range(sp.vocab_size()):
+        if sp.IsControl(i) or sp.IsUnknown(i) or sp.IsByte(i):
+            continue
+        text = sp.IdToPiece(i).replace("\u2581", " ")
+        if text in seen:
+            continue
+        seen.add(text)
+        tokens.append(text)
+        scores.append(sp.GetScore(i))
+        types.append(NORMAL)
+    for k in range(1, 4):
+        tokens.append(f"[PAD{k}]")
+        scores.append(-1000.0)
+        types.append(UNUSED)
+    kv = _head(arch, name, 2048)
+    kv.update({"tokenizer.ggml.model": "plamo2", "tokenizer.ggml.pre": "default", "tokenizer.ggml.tokens": tokens,
+               "tokenizer.ggml.scores": scores, "tokenizer.ggml.token_type": types,
+               "tokenizer.ggml.bos_token_id": 1, "tokenizer.ggml.eos_token_id": 2, "tokenizer.ggml.padding_token_id": 3,
+               "tokenizer.ggml.unknown_token_id": 0})
+    return kv
+
+
+def unpack_xz(src, out_dir) -> Path:
+    """A copy of `src` in `out_dir`, decompressed if it ends in .xz."""
+    src = Path(src)
+    out = Path(out_dir) / (src.name[:-3] if src.name.endswith(".xz") else src.name)
+    if not out.exists():
+        out.write_bytes(_read(src))
+    return out
+
+
+def tokenizer_kv(gguf_path) -> dict:
+    """The general.* and tokenizer.* key/values of a GGUF file as write_gguf takes them back
+    (numpy arrays as lists; token types as INT32 arrays, scores as FLOAT32 arrays)."""
+    from tokviz.formats.gguf_meta import read_metadata
+
+    meta = read_metadata(gguf_path, lambda k: k.startswith(("tokenizer.", "general.")))
+    kv = {}
+    for key, value in meta.items():
+        if key == "GGUF.version" or key == "tokenizer.ggml.precompiled_charsmap":
+            continue
+        if hasattr(value, "tolist"):
+            value = value.tolist()
+            if key == "tokenizer.ggml.scores":
+                value = [float(v) for v in value]
+        kv[key] = value
+    return kv
+
+
+def utf8_bpe_kv(model_path, *, model: str = "gemma4", pre: str | None = None, arch: str = "gemma3") -> dict:
+    """A BPE vocabulary written with '▁' for spaces and <0xXX> byte tokens, as Gemma 4's: the
+    pieces and types of a sentencepiece BPE model with byte fallback (e.g. mistral-v1.model.xz),
+    and as merges every split of a piece into two pieces, ranked by the piece's id (made for the
+    tests: llama.cpp and tokviz read the same file)."""
+    files = _sources(model_path)
+    tokens, _scores, types = spm_vocab(files)
+    tokens = [t.decode("utf-8") for t in tokens]
+    index = {t: i for i, t in enumerate(tokens)}
+    merges = []
+    for i, t in enumerate(tokens):
+        if types[i] != NORMAL or len(t) < 2:
+            continue
+        for k in range(1, len(t)):
+            if index.get(t[:k], len(tokens)) < i and index.get(t[k:], len(tokens)) < i \
+                    and " " not in t and "\n" not in t:
+                merges.append(f"{t[:k]} {t[k:]}")
+    kv = _head(arch, "utf8-bpe", 4096)
+    kv.update({"tokenizer.ggml.model": model, "tokenizer.ggml.pre": pre, "tokenizer.ggml.tokens": tokens,
+               "tokenizer.ggml.token_type": types, "tokenizer.ggml.merges": merges,
+               "tokenizer.ggml.bos_token_id": 1, "tokenizer.ggml.eos_token_id": 2,
+               "tokenizer.ggml.unknown_token_id": 0})
+    return kv
+
+
+_POOLS = [
+    'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ',
+    '0123456789',
+    ' ',
+    '  ',
+    '\t',
+    '\n',
+    '\r\n',
+    '\n\n',
+    '\r',
+    '\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2003\u200a\u200b\u2028\u2029\u202f\u205f\u3000\ufeff',
+    "'s 'S 't 're 'Ve 'm 'LL 'd n't I'm ",
+    '.,;:!?()[]{}<>"\'`~@#$%^&*-_=+/\\|…—–«»“”¡¿§',
+    'éèêëàäçñøåæœßÉÄÖÜİıſǅ',
+    'éàöņ̃⃝ͅ',
+    'ДЖЗабвгдёя',
+    'αβγδΣΩ',
+    '的一是不了人我在有他这中',
+    'あいうアイウーッ',
+    '한국어가나ㄱㄴㅏ',
+    'ابتثج،؟',
+    'אבג',
+    'अआइकख्ाि',
+    'กขคะัา',
+    '٠١٢０１２①②¼²Ⅻ',
+    '😀🦙👍🏽👨\u200d👩\u200d👧❤️✨',
+    '€£¥©®™°±×÷∑∞≈≠→',
+    '\u0378\u0379\U000e0080\u2fe0\ue000\uf8ff\x00\x01\x07\x7f\u200d\u200e\xad',
+    'ＡＢａ！？',
+    'ℌℕ𝐀𝔸',
+    'IMGIMGABZ <sentinel:12> <dna>ACGT</dna>',
+    '1234567 12 123 12345678901',
+]
+_WORDS = [
+    'Hello', 'world', 'the', "don't", "I've", '3.14', '1,000,000', 'foo_bar', 'x=y+1', 'def f():', '   ',
+    'Straße', 'naïve', '東京', '안녕', 'Привет', '🦙.cpp', '\n\n\n', '\t\t',
+]
+
+
+def mixed_texts(count: int, seed: int = 1) -> list[str]:
+    """Random texts mixing scripts, digits, whitespace runs, punctuation, emoji, CJK, combining marks,
+    unassigned and control characters."""
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        parts = []
+        for _ in range(rng.randint(1, 12)):
+            if rng.random() < 0.3:
+                parts.append(rng.choice(_WORDS))
+            else:
+                pool = rng.choice(_POOLS)
+                parts.append("".join(rng.choice(pool) for _ in range(rng.randint(1, 8))))
+            if rng.random() < 0.4:
+                parts.append(rng.choice([" ", "  ", "\n", "", "\t", " \n "]))
+        out.append("".join(parts))
+    return out

@@ -184,10 +184,68 @@ def test_compare_shows_where_llama_cpp_differs_from_the_original(written, tmp_pa
     assert len(comparison.differing_positions()) > 0
 
 
-def test_every_pre_name_tested_or_sharing_a_tested_one():
-    """Each name in PRES behaves as one of the names the tests above check against llama.cpp."""
-    tested = {PRES[p.partition(":")[2] or p if p != "none" else "default"] for p in PRE_NAMES}
-    assert all(pre in tested for pre in PRES.values())
+MPT_VOCAB = REAL / "llama-cpp-vocab" / "ggml-vocab-mpt.gguf.xz"
+# the names whose pieces are not byte-encoded: a vocabulary written with '▁' and <0xXX> tokens
+UTF8_NAMES = {name for name, pre in PRES.items() if not pre.byte_encode}
+
+
+@pytest.fixture(scope="module")
+def base_kv(tmp_path_factory):
+    """name -> the key/values of a base vocabulary to write each pre-tokenizer name with."""
+    cache = {}
+
+    def get(kind: str) -> dict:
+        if kind not in cache:
+            if kind == "byte-level":  # (llama.cpp's own MPT vocabulary, GPT-NeoX's byte-level BPE)
+                cache[kind] = gguf_files.tokenizer_kv(gguf_files.unpack_xz(MPT_VOCAB, tmp_path_factory.mktemp("mpt")))
+            else:
+                cache[kind] = gguf_files.utf8_bpe_kv(REAL / "mistral-v1.model.xz", model="gpt2")
+        return dict(cache[kind])
+
+    return get
+
+
+@pytest.mark.parametrize("pre", sorted(PRES))
+def test_every_pre_name_as_llama_cpp(tmp_path, base_kv, pre):
+    """Every tokenizer.ggml.pre name llama.cpp knows, on mixed texts (ids with and without special
+    tokens) and decode.  Where llama.cpp aborts the process (a piece of whitespace holding a space
+    under the whitespace pre-tokenizer), tokviz refuses the text."""
+    llama_cpp = _oracle()
+    kv = base_kv("utf-8" if pre in UTF8_NAMES else "byte-level")
+    kv["tokenizer.ggml.pre"] = pre
+    path = gguf_files.write_gguf(tmp_path / f"{pre}.gguf", "llama", kv)
+    tok, llm = tokviz.load(path), llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    assert tok.source.extra["gguf_pre"] == pre
+    compared = 0
+    for text in gguf_files.mixed_texts(60, seed=11) + SPECIAL_TEXTS:
+        for special in (False, True):
+            try:
+                got = tok.encode(text, allow_special=special, add_special_tokens=special).ids
+            except TokvizError as exc:
+                assert pre == "whitespace" and "llama.cpp aborts" in exc.reason, (text, exc.reason)
+                continue
+            expected = llm.tokenize(text.encode("utf-8"), add_bos=special, special=special)
+            assert got == expected, (text[:80], special)
+            for skip in (True, False):
+                want = gguf_files.llama_detokenize(llm, expected, remove_special=skip, unparse_special=not skip)
+                assert tok.decode(expected, skip_special_tokens=skip) == want.decode("utf-8", errors="replace")
+            compared += 1
+    assert compared > 30
+
+
+def test_pre_names_are_llama_cpps():
+    """The names in PRES are exactly those llama-vocab.cpp accepts (read from the sdist that
+    LLAMA_CPP_SDIST names, as tests/test_gguf_vectors.py finds it)."""
+    import re
+
+    from test_gguf_vectors import _sdist_source
+
+    source = _sdist_source("src/llama-vocab.cpp")
+    if source is None:
+        pytest.skip("LLAMA_CPP_SDIST does not name llama-cpp-python's sdist")
+    start = source.index("if (tokenizer_pre.empty())")
+    chain = source[start:source.index("unknown pre-tokenizer type", start)]
+    assert set(re.findall(r'tokenizer_pre == "([^"]+)"', chain)) == set(PRES)
 
 
 def test_chat_template_inside(written):
@@ -229,9 +287,10 @@ def _with(tmp_path, name: str, **kv) -> Path:
 
 
 @pytest.mark.parametrize("kv, message", [
-    ({"tokenizer.ggml.pre": "kimi-k2"}, r"tokenizer.ggml.pre 'kimi-k2': tokviz does not implement llama.cpp's"),
-    ({"tokenizer.ggml.model": "rwkv"}, r"tokenizer.ggml.model 'rwkv' \(RWKV\) is not implemented"),
-    ({"tokenizer.ggml.model": "plamo2"}, r"tokenizer.ggml.model 'plamo2' \(PLaMo-2\) is not implemented"),
+    ({"tokenizer.ggml.pre": "no-such-pre"}, r"tokenizer.ggml.pre 'no-such-pre': llama.cpp refuses this file"),
+    ({"tokenizer.ggml.model": "no-such-model"}, r"tokenizer.ggml.model 'no-such-model': llama.cpp refuses this file"),
+    ({"tokenizer.ggml.model": "hybriddna"}, r"tokenizer.ggml.model 'hybriddna' .* is not implemented"),
+    ({"tokenizer.ggml.model": "none"}, r"tokenizer.ggml.model 'none': this GGUF file has no vocabulary"),
     ({"tokenizer.ggml.merges": None}, r"tokenizer.ggml.merges: missing"),
     ({"tokenizer.ggml.model": None}, r"holds no tokenizer"),
 ])
@@ -240,6 +299,17 @@ def test_refused_by_name(tmp_path, kv, message):
     with pytest.raises(TokvizError, match=message) as info:
         tokviz.load(path)
     assert info.value.path == str(path)
+
+
+@pytest.mark.parametrize("kv", [{"tokenizer.ggml.pre": "no-such-pre"}, {"tokenizer.ggml.model": "no-such-model"},
+                                {"tokenizer.ggml.merges": None}])
+def test_what_llama_cpp_refuses(tmp_path, kv):
+    llama_cpp = _oracle()
+    path = _with(tmp_path, "x.gguf", **kv)
+    with pytest.raises(ValueError):
+        llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    with pytest.raises(TokvizError):
+        tokviz.load(path)
 
 
 def test_a_repeated_token_is_refused(tmp_path):
@@ -344,3 +414,125 @@ def test_gguf_files_in_a_folder(tmp_path, written):
     found = discover([folder], shipped=False, hf_cache=False, tiktoken_cache=False, packages=False, ollama=False)
     assert [(f.name, f.format) for f in found] == [("mistral-7b.Q4_K_M", "gguf")]
     assert tokviz.load(folder).source.extra["gguf_model"] == "llama"
+
+
+# ---- the other tokenizer models -------------------------------------------------------------------
+
+def _agree_with_decode(tok, llm, texts, *, refused_ok: bool = False) -> int:
+    """ids (special tokens parsed and added, or neither) and decode (special tokens removed or
+    written) as llama.cpp gives them; the number of texts compared."""
+    compared = 0
+    for text in texts:
+        for special in (False, True):
+            expected = llm.tokenize(text.encode("utf-8"), add_bos=special, special=special)
+            assert tok.encode(text, allow_special=special, add_special_tokens=special).ids == expected, (text, special)
+            for skip in (True, False):
+                want = gguf_files.llama_detokenize(llm, expected, remove_special=skip, unparse_special=not skip)
+                assert tok.decode(expected, skip_special_tokens=skip) == want.decode("utf-8", errors="replace"), text
+            compared += 1
+    return compared
+
+
+def test_bert_without_normalizer_keys_lowercases_as_llama_cpp(tmp_path):
+    """Older BERT conversions carry no tokenizer.ggml.normalizer.* keys: llama.cpp then lowercases
+    and strips accents ("Hello" is 'hello', not [UNK])."""
+    llama_cpp = _oracle()
+    kv = gguf_files.wpm_kv(REAL / "bert-minilm")
+    for key in ("tokenizer.ggml.normalizer.lowercase", "tokenizer.ggml.normalizer.strip_accents"):
+        kv.pop(key, None)
+    path = gguf_files.write_gguf(tmp_path / "bert-old.gguf", "bert", kv)
+    tok = tokviz.load(path)
+    llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False, embedding=True)
+    assert tok.source.extra["lowercase"] and tok.source.extra["strip_accents"]
+    assert tok.encode_ids("Hello") == llm.tokenize(b"Hello", add_bos=False, special=False) != [100]
+    _agree_with_decode(tok, llm, gguf_files.mixed_texts(80, seed=3) + ["\u00c9l\u00e9phant CAF\u00c9 \u0130stanbul"])
+
+
+@pytest.mark.parametrize("lowercase, strip", [(False, None), (True, False), (False, True)])
+def test_bert_normalizer_keys_as_llama_cpp(tmp_path, lowercase, strip):
+    llama_cpp = _oracle()
+    kv = gguf_files.wpm_kv(REAL / "bert-minilm")
+    kv["tokenizer.ggml.normalizer.lowercase"] = lowercase
+    kv["tokenizer.ggml.normalizer.strip_accents"] = strip
+    path = gguf_files.write_gguf(tmp_path / "bert.gguf", "bert", kv)
+    tok = tokviz.load(path)
+    llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False, embedding=True)
+    _agree_with_decode(tok, llm, gguf_files.mixed_texts(60, seed=4) + ["\u00c9l\u00e9phant CAF\u00c9"])
+
+
+def test_gemma4_model_as_llama_cpp(tmp_path):
+    """tokenizer.ggml.model "gemma4": BPE over UTF-8 with spaces as '▁', newline runs apart, and a
+    BOS always added (llama.cpp's Gemma 4 workaround)."""
+    llama_cpp = _oracle()
+    kv = gguf_files.utf8_bpe_kv(REAL / "mistral-v1.model.xz", model="gemma4")
+    kv["tokenizer.ggml.add_bos_token"] = False
+    path = gguf_files.write_gguf(tmp_path / "gemma4.gguf", "gemma3", kv)
+    tok = tokviz.load(path)
+    llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    assert tok.source.extra["gguf_pre"] == "gemma4" and tok.source.extra["add_bos"]
+    assert _agree_with_decode(tok, llm, gguf_files.mixed_texts(100, seed=5) + ["\n\n\nx\n", "a\n\nb"]) > 100
+
+
+@pytest.mark.parametrize("pre, lowercase", [("whitespace", None), ("default", None), ("default", False),
+                                            ("gemma4", True)])
+def test_whitespace_model_as_llama_cpp(tmp_path, base_kv, pre, lowercase):
+    """tokenizer.ggml.model "whitespace": whitespace dropped, the rest lowercased (unless the
+    pre-tokenizer name or the file says not), then the pre-tokenizer name's BPE."""
+    llama_cpp = _oracle()
+    kv = base_kv("utf-8" if pre in UTF8_NAMES else "byte-level")
+    kv.update({"tokenizer.ggml.model": "whitespace", "tokenizer.ggml.pre": pre,
+               "tokenizer.ggml.normalizer.lowercase": lowercase})
+    path = gguf_files.write_gguf(tmp_path / "ws.gguf", "llama", kv)
+    tok = tokviz.load(path)
+    llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    assert _agree_with_decode(tok, llm, gguf_files.mixed_texts(80, seed=6) + ["Hello World \u0130STANBUL"]) > 80
+
+
+def test_rwkv_world_as_llama_cpp(tmp_path):
+    """RWKV's world vocabulary (65,529 byte tokens, from the rwkv package) as llama.cpp's converter
+    writes it: greedy longest byte match, escapes undone, no BOS added."""
+    llama_cpp = _oracle()
+    rwkv = pytest.importorskip("rwkv", reason="the rwkv package (which ships the world vocabulary) is not installed")
+    vocab = Path(rwkv.__file__).parent / "rwkv_vocab_v20230424.txt"
+    path = gguf_files.write_gguf(tmp_path / "rwkv.gguf", "rwkv6", gguf_files.rwkv_kv(vocab))
+    tok = tokviz.load(path)
+    llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    assert tok.source.extra["gguf_model"] == "rwkv"
+    assert _agree_with_decode(tok, llm, gguf_files.mixed_texts(150, seed=8) + ["\\x41\\n \\t", "<s>a<s>"]) > 150
+    assert tok.encode("\u00e9").tokens and tok.token_bytes(tok.encode_ids("\u00e9")[0]) == "\u00e9".encode()
+
+
+@pytest.mark.parametrize("model", ["botchan_en_unigram_1000", "kyoto_ja_unigram_8000"])
+def test_plamo2_as_llama_cpp(tmp_path, model):
+    """A PLaMo-2 vocabulary laid out as the converter lays out PLaMo's (built from sentencepiece's
+    test models: PLaMo-2's own is not bundled), including the [PAD] tokens scoring -1000."""
+    llama_cpp = _oracle()
+    kv = gguf_files.plamo2_kv(REAL / "sentencepiece-suite" / f"{model}.model.xz")
+    path = gguf_files.write_gguf(tmp_path / "plamo2.gguf", "plamo2", kv)
+    tok = tokviz.load(path)
+    llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    texts = gguf_files.mixed_texts(100, seed=9) + ["\ufeffHello world", "[PAD1] x", "<|plamo:eos|>a</s>"]
+    assert _agree_with_decode(tok, llm, texts) > 100
+
+
+def test_plamo2_without_all_byte_tokens_is_refused(tmp_path):
+    kv = gguf_files.plamo2_kv(REAL / "sentencepiece-suite" / "botchan_en_unigram_1000.model.xz")
+    kv["tokenizer.ggml.token_type"] = [gguf_files.NORMAL if t == "<0x41>" else k
+                                       for t, k in zip(kv["tokenizer.ggml.tokens"], kv["tokenizer.ggml.token_type"])]
+    path = gguf_files.write_gguf(tmp_path / "plamo2.gguf", "plamo2", kv)
+    with pytest.raises(TokvizError, match=r"byte token <0x41> is missing"):
+        tokviz.load(path)
+    llama_cpp = _oracle()
+    with pytest.raises(ValueError):
+        llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+
+
+def test_llama_cpp_test_tokenizer(tmp_path, base_kv):
+    """tokenizer.ggml.model "test": llama.cpp's stand-in, hashes of 5-byte chunks, decoded as hex."""
+    llama_cpp = _oracle()
+    kv = base_kv("byte-level")
+    kv["tokenizer.ggml.model"] = "test"
+    path = gguf_files.write_gguf(tmp_path / "test.gguf", "llama", kv)
+    tok = tokviz.load(path)
+    llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    assert _agree_with_decode(tok, llm, gguf_files.mixed_texts(60, seed=10)) > 60

@@ -47,18 +47,19 @@ FILL_IN_THE_MIDDLE = {
 ALWAYS_MATCHED = frozenset({"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"})  # (gpt-oss)
 
 
-def token_attributes(tokens: list[str], types: list[int], named_ids: set[str]) -> list[int]:
-    """The token types llama.cpp works with: `types` (UNDEFINED read as NORMAL) with its load-time
-    changes.  `named_ids`: the special-token kinds the file gives ids for ("fim_pre", ...), which
-    llama.cpp then does not look for by text."""
-    kinds = [t if t != UNDEFINED else NORMAL for t in types]
+def token_attributes(tokens: list[str], types: list[int], named_ids: set[str], eos: int | None = None) -> list[int]:
+    """The token types llama.cpp works with: `types` (a type it does not know read as UNDEFINED,
+    which no text matches and which decodes to nothing) with its load-time changes.  `named_ids`:
+    the special-token kinds the file gives ids for ("fim_pre", ...), which llama.cpp then does not
+    look for by text; `eos`: the end-of-sequence id."""
+    kinds = [t if NORMAL <= t <= BYTE else UNDEFINED for t in types]
     index = {t: i for i, t in enumerate(tokens)}
     for kind, texts in FILL_IN_THE_MIDDLE.items():
         if kind in named_ids:
             continue
         found = [index[t] for t in texts if t in index]
         if len(found) == 1:  # (with several, llama.cpp takes whichever its hash map yields first)
-            kinds[found[0]] = CONTROL if kinds[found[0]] in (NORMAL, USER_DEFINED) else kinds[found[0]]
+            kinds[found[0]] = CONTROL if kinds[found[0]] in (NORMAL, USER_DEFINED, UNDEFINED) else kinds[found[0]]
     for text in END_OF_GENERATION:
         i = index.get(text)
         if i is not None and kinds[i] != CONTROL:
@@ -67,6 +68,14 @@ def token_attributes(tokens: list[str], types: list[int], named_ids: set[str]) -
         i = index.get(text)
         if i is not None:
             kinds[i] = USER_DEFINED
+    # gpt-oss and Solar Open: <|end|> ends no generation there, and is matched in text
+    if "<|end|>" in index and (("<|return|>" in index and "<|call|>" in index)
+                               or ("<|calls|>" in index and "<|flush|>" in index)):
+        kinds[index["<|end|>"]] = USER_DEFINED
+    # Gemma 4 and PLaMo-2: </s> is a normal token
+    eos_text = tokens[eos] if eos is not None and 0 <= eos < len(tokens) else None
+    if "</s>" in index and ("<|tool_response>" in index or eos_text == "<|plamo:eos|>"):
+        kinds[index["</s>"]] = NORMAL
     return kinds
 
 
@@ -422,7 +431,9 @@ class Detokenizer:
     """llama.cpp's detokenize as a Tokenizer's decode_fn: (tokenizer, ids, skip_special) -> text."""
 
     def __init__(self, tokens: list[str], kinds: list[int], *, byte_level: bool, add_space_prefix: bool,
-                 clean_spaces: bool, bos: int | None, eos: int | None, add_bos: bool, add_eos: bool):
+                 clean_spaces: bool, bos: int | None, eos: int | None, add_bos: bool, add_eos: bool,
+                 raw_pieces: list[bytes] | None = None):
+        self.raw_pieces = raw_pieces  # (each token's bytes whatever its type: RWKV, PLaMo-2)
         self.tokens = tokens
         self.kinds = kinds
         self.byte_level = byte_level
@@ -436,6 +447,8 @@ class Detokenizer:
         if not 0 <= token < len(self.tokens):
             return b""
         kind, text = self.kinds[token], self.tokens[token]
+        if self.raw_pieces is not None:
+            return b"" if kind in (CONTROL, UNKNOWN) and not special else self.raw_pieces[token]
         if kind in (CONTROL, UNKNOWN):
             return text.encode("utf-8") if special else b""
         if kind == USER_DEFINED:

@@ -2,20 +2,25 @@
 
 Only the metadata is read (`gguf_meta`), never the weights.  What tokviz implements:
 
-- `tokenizer.ggml.model` "gpt2": byte-level BPE over `tokens` and `merges`, cut first by the
-  regexes llama.cpp uses for the `tokenizer.ggml.pre` name (PRES: each name's list as in
-  llama.cpp's llama-vocab.cpp, applied one after another as HF's Split pre-tokenizers are);
+- `tokenizer.ggml.model` "gpt2" (and "gemma4", "whitespace"): BPE over `tokens` and `merges`, cut
+  first by the regexes llama.cpp uses for the `tokenizer.ggml.pre` name (`gguf_pre`: every name
+  llama.cpp knows, with its settings), over GPT-2 byte-level pieces or, for the names that do not
+  byte-encode (Gemma 4, Sarvam, whitespace), over UTF-8 pieces (`core.llama_bpe`); "whitespace"
+  drops whitespace and lowercases first;
 - `tokenizer.ggml.model` "llama": sentencepiece-style BPE over `tokens` and `scores`, with byte
   fallback, spaces written as "▁" and a space put in front of the text (`add_space_prefix`), and
   no normalization (llama.cpp applies none);
 - `tokenizer.ggml.model` "bert": llama.cpp's WordPiece (`core.llama_cpp.LlamaWPM`);
-- `tokenizer.ggml.model` "t5": llama.cpp's Unigram (`core.llama_cpp.LlamaUGM`).
+- `tokenizer.ggml.model` "t5": llama.cpp's Unigram (`core.llama_cpp.LlamaUGM`);
+- "rwkv": greedy longest byte match (`core.llama_rwkv`); "plamo2": PLaMo-2's suffix table
+  (`core.llama_plamo2`); "test": llama.cpp's hash stand-in (`core.llama_hash`).
 
 Token types say which tokens are matched in the text: CONTROL ones are special (matched when
 special tokens are allowed, as llama.cpp's `parse_special`), USER_DEFINED ones always.
 `add_bos_token` / `add_eos_token` put BOS / EOS around an encoding with special tokens added, and
-decode is llama.cpp's detokenize (`core.llama_cpp.Detokenizer`).  Any other model, and a
-pre-tokenizer name not in PRES, are refused by name.
+decode is llama.cpp's detokenize (`core.llama_cpp.Detokenizer`).  What llama.cpp refuses (an
+unknown model or pre-tokenizer name) is refused by name, and so are "hybriddna" (not implemented)
+and files without a vocabulary ("none").
 """
 from __future__ import annotations
 
@@ -23,87 +28,15 @@ import os
 from pathlib import Path
 
 from ..core.chat import ChatTemplate, ChatTemplates
-from ..core.patterns import GPT2_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN
-from ..core.llama_cpp import (CONTROL, NORMAL, UNKNOWN, USER_DEFINED, Detokenizer, LlamaSPM, LlamaUGM, LlamaWPM,
-                               StdRegexSplit, token_attributes)
+from ..core.llama_cpp import (BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED, Detokenizer, LlamaSPM, LlamaUGM, LlamaWPM,
+                               token_attributes)
+from ..core.llama_pre import split_steps
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 from .gguf_meta import read_metadata
+from .gguf_pre import NAMES as PRES
 
-# llama.cpp's regexes (llama-vocab.cpp).  Where it runs tokenizer.json's own pattern in an adapted
-# spelling ("'[sS]" for "(?i:'s)"), or GPT-2's without the final "|\s+" (the lone whitespace that
-# alternative takes is a piece of its own anyway), the tokenizer.json pattern stands in, so that
-# tokviz's native scanners run it; tests/test_gguf.py checks them against llama.cpp.
-_GPT2 = GPT2_PATTERN
-_LLAMA3 = LLAMA3_PATTERN
-_QWEN2 = QWEN2_PATTERN
-
-
-# llama.cpp's std::regex pre-tokenizer lists (llama-vocab.cpp), run by core.llama_cpp.StdRegexSplit
-_GPT4O_REGEXES = (
-    "[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))+((?=[\\p{L}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
-)
-_TEKKEN_REGEXES = (
-    '[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))+((?=[\\p{L}])([^A-Z]))*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+',
-)
-_DEEPSEEK_LLM_REGEXES = (
-    '[\r\n]',
-    '\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-ՖႠ-ჅᎠ-Ᏽᏸ-ᏽᲐ-ᲺᲽ-Ჿᴀ-ᴫᵫ-ᵷᵹ-ᶚḀ-ἕἘ-Ἕἠ-ὅὈ-Ὅὐ-ὗὙὛὝὟ-ώᾀ-ᾴᾶ-ᾼιῂ-ῄῆ-ῌῐ-ΐῖ-Ίῠ-Ῥῲ-ῴῶ-ῼℂℇℊ-ℓℕℙ-ℝℤΩℨK-ℭℯ-ℴℹℼ-ℿⅅ-ⅉⅎↃↄⰀ-ⱻⱾ-ⳤⳫ-ⳮⳲⳳꙀ-ꙭꚀ-ꚛꜢ-ꝯꝱ-ꞇꞋ-ꞎꭰ-ꮿﬀ-ﬆﬓ-ﬗＡ-Ｚａ-ｚ𐐀-𐑏𐒰-𐓓𐓘-𐓻𐲀-𐲲𐳀-𐳲𑢠-𑣟𞤀-𞥃]+',
-    '\\s?[!-/:-~！-／：-～‘-‟\u3000-。]+',
-    '\\s+$',
-    '[一-龥ࠀ-一가-\ud7ff]+',
-    '\\p{N}+',
-)
-_DEEPSEEK_V3_REGEXES = (
-    '\\p{N}{1,3}',
-    '[一-龥\u3040-ゟ゠-ヿ]+',
-    '[!"#$%&\'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+',
-)
-_DEEPSEEK_CODER_REGEXES = (
-    '[\r\n]',
-    '\\s?\\p{L}+',
-    '\\s?\\p{P}+',
-    '[一-龥ࠀ-一가-\ud7ff]+',
-    '\\p{N}',
-)
-
-
-class Pre:
-    """What llama.cpp does for a tokenizer.ggml.pre name: its regexes (applied one after another),
-    whether a word that is a token skips the merges, whether BOS is added by default, and whether
-    detokenize cleans spaces."""
-
-    def __init__(self, regexes, *, ignore_merges=False, add_bos=False, clean_spaces=True, std_regex=False):
-        self.regexes, self.ignore_merges, self.add_bos, self.clean_spaces = tuple(regexes), ignore_merges, add_bos, clean_spaces
-        self.std_regex = std_regex  # run as llama.cpp runs std::regex patterns (core.llama_cpp.StdRegexSplit)
-
-
-_LLAMA3_PRE = Pre([_LLAMA3], ignore_merges=True, add_bos=True)
-_QWEN2_PRE = Pre([_QWEN2], clean_spaces=False)
-_STARCODER_PRE = Pre([r"\p{N}", _GPT2])
-# tokenizer.ggml.pre -> llama.cpp's handling (llama-vocab.cpp): its hand-written splitters and plain
-# character classes, which the `regex` module reproduces, and the lists it runs through std::regex
-# on text rewritten to one character per Unicode class (std_regex).
-PRES: dict[str, Pre] = {
-    **dict.fromkeys(("llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2"),
-                    _LLAMA3_PRE),
-    **dict.fromkeys(("dbrx", "smaug-bpe"), Pre([_LLAMA3])),
-    **dict.fromkeys(("qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2"), _QWEN2_PRE),
-    **dict.fromkeys(("stablelm2", "megrez"), Pre([_QWEN2])),
-    **dict.fromkeys(("gpt-2", "phi-2", "olmo"), Pre([_GPT2])),
-    **dict.fromkeys(("starcoder", "refact", "codeshell", "exaone", "minerva-7b"), _STARCODER_PRE),
-    **dict.fromkeys(("smollm", "command-r"), Pre([r"\p{N}", _GPT2], clean_spaces=False)),
-    "falcon": Pre([r"[\p{P}\$\+<=>\^~\|`]+", _GPT2, "[0-9][0-9][0-9]"]),
-    **dict.fromkeys(("gpt-4o", "llama4", "kanana2", "talkie"), Pre(_GPT4O_REGEXES, clean_spaces=False, std_regex=True)),
-    "tekken": Pre(_TEKKEN_REGEXES, ignore_merges=True, add_bos=True, clean_spaces=False, std_regex=True),
-    "deepseek-llm": Pre(_DEEPSEEK_LLM_REGEXES, clean_spaces=False, std_regex=True),
-    "deepseek-coder": Pre(_DEEPSEEK_CODER_REGEXES, clean_spaces=False, std_regex=True),
-    **dict.fromkeys(("deepseek-v3", "joyai-llm"), Pre(_DEEPSEEK_V3_REGEXES, clean_spaces=False, std_regex=True)),
-    "default": Pre([r"[\p{P}\$\+<=>\^~\|]+", _GPT2, r"\p{N}+", "[0-9][0-9][0-9]"]),
-}
 KEYS_READ = ("tokenizer.", "general.architecture", "general.name")
-_MODEL_NAMES = {"gpt2": "byte-level BPE", "llama": "sentencepiece BPE", "bert": "WordPiece", "t5": "Unigram",
-                "rwkv": "RWKV", "plamo2": "PLaMo-2", "none": "no tokenizer"}
 _SPECIAL_KEYS = ("bos", "eos", "eot", "eom", "unknown", "seperator", "padding", "mask", "fim_pre", "fim_suf",
                  "fim_mid", "fim_pad", "fim_rep", "fim_sep")
 
@@ -114,26 +47,36 @@ def read_gguf(path: str | os.PathLike) -> Tokenizer:
     model = meta.get("tokenizer.ggml.model")
     if model is None:
         raise TokvizError("this GGUF file holds no tokenizer (no tokenizer.ggml.model)", path)
-    if model == "gpt2":
-        tok = _byte_level_bpe(meta, path)
+    if model in ("gpt2", "gemma4", "whitespace"):
+        tok = _bpe(meta, path, model)
     elif model == "llama":
         tok = _sentencepiece_bpe(meta, path)
     elif model == "bert":
         tok = _wordpiece(meta, path)
     elif model == "t5":
         tok = _unigram(meta, path)
+    elif model == "rwkv":
+        tok = _rwkv(meta, path)
+    elif model == "plamo2":
+        tok = _plamo2(meta, path)
+    elif model == "test":
+        tok = _hash_chunks(meta, path)
+    elif model in ("none", "no_vocab"):
+        raise TokvizError(f"tokenizer.ggml.model {model!r}: this GGUF file has no vocabulary (llama.cpp loads it "
+                          "but cannot tokenize with it)", path)
+    elif model == "hybriddna":
+        raise TokvizError("tokenizer.ggml.model 'hybriddna' (BPE with DNA k-mers between <dna> tags) is not "
+                          "implemented by tokviz", path)
     else:
-        what = _MODEL_NAMES.get(model, "a tokenizer")
-        raise TokvizError(f"tokenizer.ggml.model {model!r} ({what}) is not implemented: tokviz reads GGUF "
-                          "tokenizers of the models 'gpt2' (byte-level BPE), 'llama' (sentencepiece BPE), 'bert' "
-                          "(WordPiece) and 't5' (Unigram)", path)
+        raise TokvizError(f"tokenizer.ggml.model {model!r}: llama.cpp refuses this file (unknown tokenizer)", path)
     tok.added.longest_first = True  # (llama.cpp's order of matching special tokens in text)
     tok.chat_templates = _chat_templates(meta, path)
     return tok
 
 
-def _vocabulary(meta: dict, path: Path) -> tuple[list[str], list[int], dict[str, int]]:
-    """(tokens, their types as llama.cpp adjusts them, the special ids the file names)."""
+def _vocabulary(meta: dict, path: Path, default_eos: int | None = None) -> tuple[list[str], list[int], dict[str, int]]:
+    """(tokens, their types as llama.cpp adjusts them, the special ids the file names); `default_eos`:
+    the model's EOS id where the file names none."""
     tokens = meta.get("tokenizer.ggml.tokens")
     if not isinstance(tokens, list) or not tokens or not all(isinstance(t, str) for t in tokens):
         raise TokvizError("tokenizer.ggml.tokens: missing, empty or not an array of strings", path)
@@ -155,7 +98,7 @@ def _vocabulary(meta: dict, path: Path) -> tuple[list[str], list[int], dict[str,
         value = meta.get(f"tokenizer.ggml.{name}_token_id")
         if value is not None and 0 <= int(value) < len(tokens):  # (llama.cpp ignores an id out of range)
             ids[name] = int(value)
-    kinds = token_attributes(tokens, [int(t) for t in types], set(ids))
+    kinds = token_attributes(tokens, [int(t) for t in types], set(ids), ids.get("eos", default_eos))
     return tokens, kinds, ids
 
 
@@ -229,23 +172,68 @@ def _llama_tokenizer(model, tokens: list[str], kinds: list[int], meta: dict, pat
     )
 
 
-def _byte_level_bpe(meta: dict, path: Path) -> Tokenizer:
-    from .hf_json import build_hf_tokenizer
-
+def _bpe(meta: dict, path: Path, model_name: str) -> Tokenizer:
+    """llama.cpp's BPE ("gpt2", and "gemma4" whose pre-tokenizer is always gemma4): the
+    pre-tokenizer name's regexes, then merges over GPT-2 byte-level pieces or, where the name does
+    not byte-encode, over UTF-8 pieces with <0xXX> byte tokens."""
     tokens, kinds, ids = _vocabulary(meta, path)
-    pre_name = meta.get("tokenizer.ggml.pre") or "default"
+    pre_name = "gemma4" if model_name == "gemma4" else (meta.get("tokenizer.ggml.pre") or "default")
     pre = PRES.get(pre_name)
     if pre is None:
-        known = ", ".join(sorted(PRES))
-        raise TokvizError(f"tokenizer.ggml.pre {pre_name!r}: tokviz does not implement llama.cpp's pre-tokenizer of "
-                          f"that name (it implements: {known})", path)
+        raise TokvizError(f"tokenizer.ggml.pre {pre_name!r}: llama.cpp refuses this file (unknown pre-tokenizer "
+                          "type); tokviz reads the names llama.cpp knows", path)
     merges = meta.get("tokenizer.ggml.merges")
+    if merges is None and pre_name == "kimi-k2":
+        merges = []  # (llama.cpp reads Kimi-K2 without merges)
     if not isinstance(merges, list) or not all(isinstance(m, str) for m in merges):
-        raise TokvizError("tokenizer.ggml.merges: missing or not an array of strings (a 'gpt2' tokenizer needs its "
-                          "merges)", path)
-    bos, eos, add_bos, add_eos = _ends(meta, ids, pre.add_bos, 11, 11)
-    splits = [] if pre.std_regex else [
-        {"type": "Split", "pattern": {"Regex": r}, "behavior": "Isolated", "invert": False} for r in pre.regexes]
+        raise TokvizError(f"tokenizer.ggml.merges: missing or not an array of strings (a {model_name!r} tokenizer "
+                          "needs its merges)", path)
+    default_end = None if model_name == "gemma4" else 11
+    bos, eos, add_bos, add_eos = _ends(meta, ids, pre.add_bos, None if pre.no_bos else default_end, default_end)
+    if pre.type == "gemma4":
+        add_bos = True  # (llama.cpp's Gemma 4 workaround)
+    try:
+        steps = split_steps(pre.regexes)
+    except TokvizError as exc:
+        raise TokvizError(f"tokenizer.ggml.pre {pre_name!r}: {exc.reason}", path) from None
+    normalizers = []
+    if model_name == "whitespace":  # (whitespace dropped, the rest lowercased unless the file says not)
+        from ..core.llama_bpe import DropWhitespace, LlamaLowercase
+
+        lowercase = meta.get("tokenizer.ggml.normalizer.lowercase")
+        lowercase = (pre.lowercase if pre.lowercase is not None else True) if lowercase is None else bool(lowercase)
+        steps = [DropWhitespace()] + steps
+        normalizers = [LlamaLowercase()] if lowercase else []
+    if pre.byte_encode:
+        tok = _byte_level(tokens, kinds, merges, meta, path, pre, steps, plain=model_name == "whitespace")
+    else:
+        tok = _utf8_bpe(tokens, kinds, merges, meta, path, pre, steps)
+    if normalizers:
+        from ..core.normalizers import Sequence as NormalizerSequence
+
+        tok.normalizer = NormalizerSequence(([tok.normalizer] if tok.normalizer is not None else []) + normalizers)
+    tok.post_processor = _template(tokens, bos if add_bos else None, eos if add_eos else None)
+    space_prefix = bool(meta.get("tokenizer.ggml.add_space_prefix", False))  # (only decode reads it here)
+    # (decode is byte-level unless the name escapes spaces, as llama.cpp's token_to_piece decides)
+    tok.decode_fn = Detokenizer(tokens, kinds, byte_level=not pre.escape_whitespaces,
+                                add_space_prefix=space_prefix, clean_spaces=pre.clean_spaces,
+                                bos=bos, eos=eos, add_bos=add_bos, add_eos=add_eos)
+    tok.source.format = "gguf"
+    tok.source.extra.update({"gguf_model": model_name, "gguf_pre": pre_name, "add_bos": add_bos, "add_eos": add_eos})
+    return tok
+
+
+def _byte_level(tokens, kinds, merges, meta: dict, path: Path, pre, steps, plain: bool = False) -> Tokenizer:
+    """GPT-2 byte-level BPE, built as tokenizer.json's; llama.cpp's pre-tokenizer (`steps`) in
+    front (as tokenizer.json Split patterns where they are all such, unless `plain`)."""
+    from ..core.llama_pre import as_hf_pattern
+    from ..core.pre_tokenizers import ByteLevel, Sequence
+    from .hf_json import build_hf_tokenizer
+
+    patterns = [as_hf_pattern(r) for r in pre.regexes]
+    native = all(patterns) and not plain  # (tokenizer.json's Split patterns: tokviz's scanners run them)
+    splits = [{"type": "Split", "pattern": {"Regex": p}, "behavior": "Isolated", "invert": False}
+              for p in patterns] if native else []
     data = {
         "version": "1.0",
         "added_tokens": _added_tokens(tokens, kinds, meta),
@@ -259,20 +247,26 @@ def _byte_level_bpe(meta: dict, path: Path) -> Tokenizer:
                   "ignore_merges": pre.ignore_merges, "vocab": {t: i for i, t in enumerate(tokens)}, "merges": merges},
     }
     tok = build_hf_tokenizer(data, path, name=_name(meta, path))
-    tok.post_processor = _template(tokens, bos if add_bos else None, eos if add_eos else None)
-    if pre.std_regex:
-        from ..core.pre_tokenizers import ByteLevel, Sequence
-
-        try:
-            steps = [StdRegexSplit(r) for r in pre.regexes]
-        except TokvizError as exc:
-            raise TokvizError(f"tokenizer.ggml.pre {pre_name!r}: {exc.reason}", path) from None
+    if not native:
         tok.pre_tokenizer = Sequence(steps + [ByteLevel(add_prefix_space=False, use_regex=False)])
-    space_prefix = bool(meta.get("tokenizer.ggml.add_space_prefix", False))  # (only decode reads it here)
-    tok.decode_fn = Detokenizer(tokens, kinds, byte_level=True, add_space_prefix=space_prefix, clean_spaces=pre.clean_spaces,
-                                bos=bos, eos=eos, add_bos=add_bos, add_eos=add_eos)
-    tok.source.format = "gguf"
-    tok.source.extra.update({"gguf_model": "gpt2", "gguf_pre": pre_name, "add_bos": add_bos, "add_eos": add_eos})
+    return tok
+
+
+def _utf8_bpe(tokens, kinds, merges, meta: dict, path: Path, pre, steps) -> Tokenizer:
+    """llama.cpp's BPE on UTF-8 pieces (spaces written as '▁' first where the name escapes them)."""
+    from ..core.llama_bpe import LlamaBPE
+    from ..core.normalizers import Replace
+    from ..core.pre_tokenizers import Sequence
+
+    model = LlamaBPE(tokens, merges, ignore_merges=pre.ignore_merges, whole_newlines=pre.type == "gemma4")
+    tok = _llama_tokenizer(model, tokens, kinds, meta, path,
+                           normalizer=Replace(" ", "\u2581") if pre.escape_whitespaces else None,
+                           post_processor=None, extra={}, decode={
+                               "add_space_prefix": False, "clean_spaces": False, "bos": None, "eos": None,
+                               "add_bos": False, "add_eos": False})
+    tok.pre_tokenizer = Sequence(steps)
+    if not pre.escape_whitespaces:
+        tok.space_marker = None
     return tok
 
 
@@ -294,7 +288,8 @@ def _sentencepiece_bpe(meta: dict, path: Path) -> Tokenizer:
 
 def _wordpiece(meta: dict, path: Path) -> Tokenizer:
     tokens, kinds, ids = _vocabulary(meta, path)
-    lowercase = bool(meta.get("tokenizer.ggml.normalizer.lowercase", False))
+    # (llama.cpp's defaults where the keys are absent: lowercase, and strip accents as lowercase says)
+    lowercase = bool(meta.get("tokenizer.ggml.normalizer.lowercase", True))
     strip = meta.get("tokenizer.ggml.normalizer.strip_accents")
     strip_accents = lowercase if strip is None else bool(strip)
     unk, bos, sep = ids.get("unknown", 100), ids.get("bos", 101), ids.get("seperator", 102)
@@ -335,6 +330,65 @@ def _unigram(meta: dict, path: Path) -> Tokenizer:
         extra={"gguf_model": "t5", "add_space_prefix": add_space_prefix, "add_eos": add_eos},
         decode={"add_space_prefix": add_space_prefix, "clean_spaces": False, "bos": bos, "eos": eos,
                 "add_bos": add_bos, "add_eos": add_eos})
+
+
+def _rwkv(meta: dict, path: Path) -> Tokenizer:
+    """llama.cpp's RWKV tokenizer: greedy longest match over the unescaped token bytes; no BOS/EOS
+    is ever added (llama.cpp's RWKV tokenize adds none), and decode writes each token's bytes."""
+    from ..core.llama_rwkv import GreedyBytes, unescape_rwkv
+
+    tokens, kinds, ids = _vocabulary(meta, path)
+    raw = [unescape_rwkv(t) for t in tokens]
+    bos, eos, add_bos, add_eos = _ends(meta, ids, False, None, None)
+    tok = _llama_tokenizer(GreedyBytes(tokens, raw, ids.get("unknown")), tokens, kinds, meta, path,
+                           post_processor=None, extra={"gguf_model": "rwkv"},
+                           decode={"add_space_prefix": bool(meta.get("tokenizer.ggml.add_space_prefix", False)),
+                                   "clean_spaces": False, "bos": bos, "eos": eos, "add_bos": add_bos,
+                                   "add_eos": add_eos, "raw_pieces": raw})
+    tok.space_marker = None
+    tok._bytes_cache.update((i, data) for i, data in enumerate(raw) if i not in tok.added.by_id)
+    return tok
+
+
+def _plamo2(meta: dict, path: Path) -> Tokenizer:
+    """llama.cpp's PLaMo-2 tokenizer (core.llama_plamo2); no BOS/EOS is ever added, and decode
+    writes each token's text as stored (byte tokens as their byte)."""
+    from ..core.llama_plamo2 import PlamoTable, byte_value
+
+    tokens, kinds, ids = _vocabulary(meta, path, default_eos=2)
+    scores = meta.get("tokenizer.ggml.scores")
+    scores = [0.0] * len(tokens) if scores is None else _scores(meta, len(tokens), "plamo2", path)
+    is_byte = [k == BYTE for k in kinds]
+    try:
+        model = PlamoTable(tokens, scores, is_byte)
+    except TokvizError as exc:
+        raise TokvizError(f"tokenizer.ggml.tokens: {exc.reason}", path) from None
+    values = [byte_value(t) if flag else None for t, flag in zip(tokens, is_byte)]
+    raw = [t.encode("utf-8") if v is None else bytes([v]) for t, v in zip(tokens, values)]
+    bos, eos, add_bos, add_eos = _ends(meta, ids, False, 1, 2)
+    tok = _llama_tokenizer(model, tokens, kinds, meta, path, post_processor=None, extra={"gguf_model": "plamo2"},
+                           decode={"add_space_prefix": bool(meta.get("tokenizer.ggml.add_space_prefix", False)),
+                                   "clean_spaces": False, "bos": bos, "eos": eos, "add_bos": add_bos,
+                                   "add_eos": add_eos, "raw_pieces": raw})
+    tok.space_marker = None
+    tok._bytes_cache.update((i, data) for i, data in enumerate(raw) if i not in tok.added.by_id)
+    return tok
+
+
+def _hash_chunks(meta: dict, path: Path) -> Tokenizer:
+    """llama.cpp's "test" tokenizer (core.llama_hash); decode writes each id in hexadecimal."""
+    from ..core.llama_hash import HashChunks
+
+    tokens, kinds, ids = _vocabulary(meta, path)
+    raw = [f"{i:x}".encode() for i in range(len(tokens))]
+    bos, eos, add_bos, add_eos = _ends(meta, ids, False, None, None)
+    tok = _llama_tokenizer(HashChunks(tokens), tokens, kinds, meta, path, post_processor=None,
+                           extra={"gguf_model": "test"},
+                           decode={"add_space_prefix": bool(meta.get("tokenizer.ggml.add_space_prefix", False)),
+                                   "clean_spaces": False, "bos": bos, "eos": eos, "add_bos": add_bos,
+                                   "add_eos": add_eos, "raw_pieces": raw})
+    tok.space_marker = None
+    return tok
 
 
 def _name(meta: dict, path: Path) -> str:
