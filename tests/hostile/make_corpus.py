@@ -449,8 +449,8 @@ def build_cases() -> None:
          "a piece holding a NUL character", ["NUL", "piece"], category="protobuf")
     case("sp_model_charsmap_garbage.model", sp_model(normalizer=sp_normalizer(b"\xff\xff\xff\x7fgarbage")),
          "a precompiled charsmap declaring a 2 GB trie", ["charsmap", "declares a trie"], category="protobuf")
-    case("sp_model_word_type.model", sp_model(trainer=sp_trainer(model_type=3)), "a WORD model (not supported)",
-         ["WORD models are not supported"], category="protobuf")
+    case("sp_model_word_type.model", sp_model(trainer=sp_trainer(model_type=3)) + varint(9 << 3 | 6),
+         "a WORD model followed by a field of wire type 6 (none such)", ["wire type 6", "field 9"], category="protobuf")
     case("sp_model_is_json.model", ok_text, "a tokenizer.json renamed .model", ["looks like JSON"], category="protobuf")
     case("sp_model_is_text.model", "This is plain English text, saved with a .model name.\n" * 20,
          "plain text renamed .model", ["not a valid sentencepiece model"], category="protobuf")

@@ -540,6 +540,102 @@ class SentencePieceBPE(Model):
 
 
 # ---------------------------------------------------------------------------------------------
+# CHAR and WORD
+# ---------------------------------------------------------------------------------------------
+class _WholePieces(Model):
+    """A sentencepiece model that cuts the text without merging and looks each cut up whole."""
+
+    edited_from: Model | None = None
+
+    def __init__(self, table: PieceTable, *, byte_fallback: bool = False):
+        super().__init__(table.vocab)
+        self.table = table
+        self.byte_fallback = byte_fallback
+        self.unk_id = table.unk_id
+        self.scores = table.scores
+        self.unused = table.unused
+
+    def _id(self, piece: str) -> int:
+        """The id of a cut: a reserved or unused piece comes out unknown, as sentencepiece gives it."""
+        table = self.table
+        if piece in table.reserved:
+            return self.unk_id
+        id = table.normal.get(piece, self.unk_id)
+        return self.unk_id if id in self.unused else id
+
+    def cuts(self, text: str) -> list[tuple[int, int]]:
+        raise NotImplementedError
+
+    def tokenize(self, text: str) -> list[Token]:
+        raw = [(self._id(text[a:b]), a, b) for a, b in self.cuts(text)]
+        return _finish(self.table, raw, text, self.byte_fallback)
+
+
+class SentencePieceChar(_WholePieces):
+    """sentencepiece's CHAR model: each character is a piece (a user-defined symbol whole)."""
+
+    kind = "Char"
+
+    def __init__(self, table: PieceTable, *, byte_fallback: bool = False):
+        super().__init__(table, byte_fallback=byte_fallback)
+        self.matcher = PrefixMatcher(table.user_defined)
+
+    def describe(self) -> str:
+        return "Char (sentencepiece)" + (", byte fallback" if self.byte_fallback else "")
+
+    def cuts(self, text: str) -> list[tuple[int, int]]:
+        out, i, n, matcher = [], 0, len(text), self.matcher
+        while i < n:
+            s = matcher.match(text, i) if matcher else None
+            j = i + len(s) if s else i + 1
+            out.append((i, j))
+            i = j
+        return out
+
+
+class SentencePieceWord(_WholePieces):
+    """sentencepiece's WORD model: the text cut into words at '▁' (SplitIntoWords), each a piece."""
+
+    kind = "Word"
+
+    def __init__(self, table: PieceTable, *, byte_fallback: bool = False, treat_whitespace_as_suffix: bool = False,
+                 allow_whitespace_only_pieces: bool = False):
+        super().__init__(table, byte_fallback=byte_fallback)
+        self.suffix_mode = treat_whitespace_as_suffix
+        self.whitespace_pieces = allow_whitespace_only_pieces
+
+    def describe(self) -> str:
+        return "Word (sentencepiece)" + (", byte fallback" if self.byte_fallback else "")
+
+    def cuts(self, text: str) -> list[tuple[int, int]]:
+        starts: list[int] = []
+        n = len(text)
+        in_spaces = False
+        if self.suffix_mode:  # spaces end a word
+            if n:
+                starts.append(0)
+            for i, c in enumerate(text):
+                is_space = c == SPACE
+                if is_space:
+                    in_spaces = True
+                elif in_spaces:
+                    if self.whitespace_pieces:
+                        starts.append(i)
+                    in_spaces = False
+                if i + 1 < n and is_space and not self.whitespace_pieces:
+                    starts.append(i + 1)
+        else:  # spaces start a word
+            for i, c in enumerate(text):
+                is_space = c == SPACE
+                if i == 0 or (is_space and (not in_spaces or not self.whitespace_pieces)):
+                    starts.append(i)
+                    in_spaces = True
+                if in_spaces and not is_space:
+                    in_spaces = False
+        return list(zip(starts, starts[1:] + [n]))
+
+
+# ---------------------------------------------------------------------------------------------
 # Unigram
 # ---------------------------------------------------------------------------------------------
 class SentencePieceUnigram(Unigram):

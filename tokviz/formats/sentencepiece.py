@@ -37,9 +37,11 @@ from ..core.sentencepiece import (
     PieceTable,
     PrefixMatcher,
     SentencePieceBPE,
+    SentencePieceChar,
     SentencePieceDecoder,
     SentencePieceNormalizer,
     SentencePieceUnigram,
+    SentencePieceWord,
 )
 from .. import native
 from ..core.tokenizer import Source, Tokenizer
@@ -122,8 +124,9 @@ ORIGINAL_FIELDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def read_sentencepiece(path: str | os.PathLike) -> Tokenizer:
-    """Read a sentencepiece .model (BPE or Unigram) into a Tokenizer that encodes and decodes
-    exactly like `sentencepiece.SentencePieceProcessor` with default options."""
+    """Read a sentencepiece .model (BPE, Unigram, WORD or CHAR) into a Tokenizer that encodes and
+    decodes exactly like `sentencepiece.SentencePieceProcessor` with default options; what
+    sentencepiece refuses to load is refused (a TokvizError naming the file and the field)."""
     path = Path(path)
     data = read_bytes(path)
     if data[:64].lstrip()[:1] in (b"{", b"["):
@@ -301,8 +304,6 @@ def build_tokenizer(proto: dict, path) -> Tokenizer:
     kind = MODEL_TYPES.get(model_type)
     if kind is None:
         raise TokvizError(f"unknown sentencepiece model_type {model_type}", path)
-    if kind in ("word", "char"):
-        raise TokvizError(f"sentencepiece {kind.upper()} models are not supported (only BPE and UNIGRAM)", path)
     _check_pieces(pieces, scores, kind, path)
     for spec_name, spec in (("normalizer_spec", norm_spec), ("denormalizer_spec", denorm_spec)):
         problem = spec and sentencepiece_charsmap_problem(spec["precompiled_charsmap"])
@@ -311,12 +312,16 @@ def build_tokenizer(proto: dict, path) -> Tokenizer:
     byte_fallback = trainer["byte_fallback"]
     try:
         table = PieceTable(pieces, scores, types, byte_fallback=byte_fallback, vocab=proto.get("vocab"),
-                           reserved_apart=kind == "unigram")
+                           reserved_apart=kind != "bpe")
     except TokvizError as exc:
         raise TokvizError(exc.reason, path) from None
     suffix = trainer["treat_whitespace_as_suffix"]
     if kind == "bpe":
         model = SentencePieceBPE(table, byte_fallback=byte_fallback, treat_whitespace_as_suffix=suffix)
+    elif kind == "char":
+        model = SentencePieceChar(table, byte_fallback=byte_fallback)
+    elif kind == "word":
+        model = SentencePieceWord(table, byte_fallback=byte_fallback)  # (sentencepiece 0.2.3 cuts words in front of '▁' only)
     else:
         model = SentencePieceUnigram(table, byte_fallback=byte_fallback)
 

@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.sentencepiece import NORMAL, SentencePieceBPE, SentencePieceNormalizer, SentencePieceUnigram
+from ..core.sentencepiece import (
+    NORMAL,
+    SentencePieceBPE,
+    SentencePieceChar,
+    SentencePieceNormalizer,
+    SentencePieceUnigram,
+    SentencePieceWord,
+)
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 from .hf_json_writer import write_bytes_atomic
@@ -26,7 +33,7 @@ SELF_TEST_DATA = 4
 
 def sentencepiece_problem(tok: Tokenizer) -> str | None:
     """Why a sentencepiece .model cannot hold `tok` (None: it can)."""
-    if not isinstance(tok.model, (SentencePieceBPE, SentencePieceUnigram)) or not isinstance(
+    if not isinstance(tok.model, (SentencePieceBPE, SentencePieceUnigram, SentencePieceChar, SentencePieceWord)) or not isinstance(
         tok.text_normalizer, SentencePieceNormalizer
     ):
         return (f"a sentencepiece .model holds sentencepiece models only (loaded from a .model); this is a "
@@ -76,7 +83,8 @@ def write_sentencepiece(tok: Tokenizer, path: Path, *, overwrite: bool = True, s
 def _spec_fields(tok: Tokenizer) -> list[tuple[int, int, int | bytes]]:
     """trainer_spec and normalizer_spec rebuilt from the pipeline, for a model not read from a file."""
     model, norm = tok.model, tok.text_normalizer
-    trainer = (encode_field(3, VARINT, 2 if isinstance(model, SentencePieceBPE) else 1)
+    model_type = {SentencePieceBPE: 2, SentencePieceWord: 3, SentencePieceChar: 4}.get(type(model), 1)
+    trainer = (encode_field(3, VARINT, model_type)
                + encode_field(4, VARINT, len(model.table.pieces))
                + encode_field(24, VARINT, int(norm.treat_whitespace_as_suffix))
                + encode_field(35, VARINT, int(model.byte_fallback)))
