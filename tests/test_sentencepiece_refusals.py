@@ -471,6 +471,16 @@ def test_second_spec_messages_are_merged(bpe_fields, unigram_fields, tmp_path):
     for fields, extra in cases:
         data = join(fields + extra)
         _check(data, tmp_path, loads=True)
+    # a field given twice in one message: the last value wins
+    for number, body in ((3, field(3, VARINT, 0) + field(3, VARINT, 1)), (3, field(3, VARINT, 1) + field(3, VARINT, 0)),
+                         (2, field(3, VARINT, 1) + field(3, VARINT, 2))):
+        data = join(_with_spec(bpe_fields, number, _spec(bpe_fields, number) + body))
+        _check(data, tmp_path, loads=True)
+    pieces = [i for i, f in enumerate(bpe_fields) if f[0] == 1]
+    for score in (0.0, -1e9, 5.0):
+        fields = list(bpe_fields)
+        fields[pieces[500]] = (1, LEN, fields[pieces[500]][2] + field(2, I32, f32(score)))
+        _check(join(fields), tmp_path, loads=True)
 
 
 def test_spec_split_in_two(bpe_fields, tmp_path):
