@@ -536,3 +536,42 @@ def test_llama_cpp_test_tokenizer(tmp_path, base_kv):
     tok = tokviz.load(path)
     llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
     assert _agree_with_decode(tok, llm, gguf_files.mixed_texts(60, seed=10)) > 60
+
+
+@pytest.mark.parametrize("rule", ["jina-v2-code", "nomic-bert-moe", "modern-bert", "phi-3"])
+def test_strip_rules_by_name_as_llama_cpp(tmp_path, rule):
+    """llama.cpp's per-model strip rules: <mask> swallows the spaces before it (jina-v2 names,
+    nomic-bert-moe architecture), [MASK] too (a "modern-bert" model name), and a Phi-3 model name
+    makes every special or user-defined token swallow the spaces after it except <unk> <s>
+    <|endoftext|>.  (ASCII spaces: the Unicode ones are tests/test_real_files_more.py's known
+    difference.)"""
+    llama_cpp = _oracle()
+    data = gguf_files.bpe_kv(REAL / "qwen2.5", "qwen2", name={"phi-3": "Phi-3 test", "modern-bert": "modern-bert test"}
+                             .get(rule, "strip test"))
+    tokens = list(data["tokenizer.ggml.tokens"])
+    for old, new in (("<|box_start|>", "<mask>"), ("<|box_end|>", "[MASK]")):  # (</s> <s> <unk> are Qwen's)
+        tokens[tokens.index(old)] = new
+    data["tokenizer.ggml.tokens"] = tokens
+    if rule == "jina-v2-code":
+        data["tokenizer.ggml.pre"] = rule
+    arch = "nomic-bert-moe" if rule == "nomic-bert-moe" else "qwen2"
+    path = gguf_files.write_gguf(tmp_path / "strip.gguf", arch, data)
+    tok, llm = tokviz.load(path), llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False,
+                                                  embedding=arch != "qwen2")
+    texts = [f"{a}{t}{b}x" for t in ("<mask>", "[MASK]", "</s>", "<s>", "<unk>", "<tool_call>", "<|endoftext|>",
+                                     "<|im_end|>") for a in ("a", "a ", "a \t\n ") for b in ("", " ", "  \n")]
+    _agree(tok, llm, texts, special=True)
+    _agree(tok, llm, texts, special=False)
+
+
+def test_phi3_name_without_its_tokens_is_refused(tmp_path):
+    llama_cpp = _oracle()
+    data = gguf_files.bpe_kv(REAL / "qwen2.5", "qwen2", name="Phi-3 mini")
+    tokens = list(data["tokenizer.ggml.tokens"])
+    tokens[tokens.index("</s>")] = "</s >"
+    data["tokenizer.ggml.tokens"] = tokens
+    path = gguf_files.write_gguf(tmp_path / "phi.gguf", "qwen2", data)
+    with pytest.raises(TokvizError, match=r"general.name says Phi-3, whose strip rule names '</s>'"):
+        tokviz.load(path)
+    with pytest.raises(ValueError):
+        llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)

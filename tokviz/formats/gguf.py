@@ -99,29 +99,48 @@ def _vocabulary(meta: dict, path: Path, default_eos: int | None = None) -> tuple
         if value is not None and 0 <= int(value) < len(tokens):  # (llama.cpp ignores an id out of range)
             ids[name] = int(value)
     kinds = token_attributes(tokens, [int(t) for t in types], set(ids), ids.get("eos", default_eos))
+    if _strip_rule(meta)[0] == "rstrip-phi3":
+        missing = [t for t in ("</s>", "<unk>", "<s>", "<|endoftext|>") if t not in seen]
+        if missing:
+            raise TokvizError(f"general.name says Phi-3, whose strip rule names {missing[0]!r}, which is not a token: "
+                              "llama.cpp refuses this file", path)
     return tokens, kinds, ids
+
+
+def _strip_rule(meta: dict) -> tuple[str, str | None]:
+    """llama.cpp's per-model strip rule, by pre-tokenizer, architecture or model name: ("lstrip",
+    the token that swallows the whitespace before it), ("rstrip-phi3", None), or ("", None)."""
+    name = str(meta.get("general.name") or "").lower()
+    pre = str(meta.get("tokenizer.ggml.pre") or "")
+    arch = str(meta.get("general.architecture") or "")
+    if any(p in pre for p in ("jina-v2-de", "jina-v2-es", "jina-v2-code")) or any(
+            a in arch for a in ("nomic-bert-moe", "jina-bert-v3")):
+        return "lstrip", "<mask>"
+    if "phi-3" in name or "phi3" in name:
+        return "rstrip-phi3", None
+    if "modern-bert" in name:
+        return "lstrip", "[MASK]"
+    return "", None
 
 
 def _added_tokens(tokens: list[str], kinds: list[int], meta: dict) -> list[dict]:
     """tokenizer.json added_tokens: control and unknown tokens special (matched in text only when
     special tokens are), user-defined ones always matched; per-model strip rules as llama.cpp's."""
-    name = str(meta.get("general.name") or "").lower()
-    phi3 = "phi-3" in name or "phi3" in name
+    rule, lstrip_token = _strip_rule(meta)
     out = []
     for i, (content, kind) in enumerate(zip(tokens, kinds)):
         if kind in (CONTROL, USER_DEFINED, UNKNOWN):
-            special = kind != USER_DEFINED
-            rstrip = phi3 and special and content not in ("<unk>", "<s>", "<|endoftext|>")
-            out.append({"id": i, "content": content, "single_word": False, "lstrip": False, "rstrip": rstrip,
-                        "normalized": False, "special": special})
+            rstrip = rule == "rstrip-phi3" and content not in ("<unk>", "<s>", "<|endoftext|>")
+            out.append({"id": i, "content": content, "single_word": False, "lstrip": content == lstrip_token,
+                        "rstrip": rstrip, "normalized": False, "special": kind != USER_DEFINED})
     return out
 
 
 def _added_token_objects(tokens: list[str], kinds: list[int], meta: dict) -> list:
     from ..core.added import AddedToken
 
-    return [AddedToken(t["content"], t["id"], special=t["special"], rstrip=t["rstrip"], normalized=False)
-            for t in _added_tokens(tokens, kinds, meta)]
+    return [AddedToken(t["content"], t["id"], special=t["special"], lstrip=t["lstrip"], rstrip=t["rstrip"],
+                       normalized=False) for t in _added_tokens(tokens, kinds, meta)]
 
 
 def _scores(meta: dict, count: int, model: str, path: Path):
