@@ -394,7 +394,7 @@ def tokenizer_kv(gguf_path) -> dict:
     meta = read_metadata(gguf_path, lambda k: k.startswith(("tokenizer.", "general.")))
     kv = {}
     for key, value in meta.items():
-        if key == "GGUF.version" or key == "tokenizer.ggml.precompiled_charsmap":
+        if key in ("GGUF.version", "general.architecture", "tokenizer.ggml.precompiled_charsmap"):
             continue
         if hasattr(value, "tolist"):
             value = value.tolist()
@@ -487,3 +487,19 @@ def mixed_texts(count: int, seed: int = 1) -> list[str]:
                 parts.append(rng.choice([" ", "  ", "\n", "", "\t", " \n "]))
         out.append("".join(parts))
     return out
+
+
+def hybriddna_kv(base: dict, tag_type: int = NORMAL) -> dict:
+    """A "hybriddna" vocabulary as llama.cpp's converter lays one out: `base`'s BPE vocabulary, then
+    <dna> </dna> (of type `tag_type`) and <oov>, then every DNA 6-mer followed by U+E000."""
+    from itertools import product
+
+    kv = dict(base)
+    tokens = list(kv["tokenizer.ggml.tokens"]) + ["<dna>", "</dna>", "<oov>"]
+    types = list(kv["tokenizer.ggml.token_type"]) + [tag_type, tag_type, CONTROL]
+    for letters in product("ACGT", repeat=6):
+        tokens.append("".join(letters) + "\ue000")
+        types.append(NORMAL)
+    kv.update({"tokenizer.ggml.model": "hybriddna", "tokenizer.ggml.tokens": tokens,
+               "tokenizer.ggml.token_type": types})
+    return kv

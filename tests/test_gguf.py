@@ -289,7 +289,6 @@ def _with(tmp_path, name: str, **kv) -> Path:
 @pytest.mark.parametrize("kv, message", [
     ({"tokenizer.ggml.pre": "no-such-pre"}, r"tokenizer.ggml.pre 'no-such-pre': llama.cpp refuses this file"),
     ({"tokenizer.ggml.model": "no-such-model"}, r"tokenizer.ggml.model 'no-such-model': llama.cpp refuses this file"),
-    ({"tokenizer.ggml.model": "hybriddna"}, r"tokenizer.ggml.model 'hybriddna' .* is not implemented"),
     ({"tokenizer.ggml.model": "none"}, r"tokenizer.ggml.model 'none': this GGUF file has no vocabulary"),
     ({"tokenizer.ggml.merges": None}, r"tokenizer.ggml.merges: missing"),
     ({"tokenizer.ggml.model": None}, r"holds no tokenizer"),
@@ -575,3 +574,23 @@ def test_phi3_name_without_its_tokens_is_refused(tmp_path):
         tokviz.load(path)
     with pytest.raises(ValueError):
         llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+
+
+@pytest.mark.parametrize("pre, tag_type", [("gpt-2", gguf_files.NORMAL), ("qwen2", gguf_files.CONTROL),
+                                           ("gemma4", gguf_files.NORMAL)])
+def test_hybriddna_as_llama_cpp(tmp_path, base_kv, pre, tag_type):
+    """tokenizer.ggml.model "hybriddna": DNA between <dna> and </dna> as 6-mers (or <oov>), the
+    rest the name's BPE; <dna> tags that are control tokens are cut out first when special tokens
+    are parsed, and their DNA is then text."""
+    llama_cpp = _oracle()
+    kv = gguf_files.hybriddna_kv(base_kv("utf-8" if pre in UTF8_NAMES else "byte-level"), tag_type)
+    kv["tokenizer.ggml.pre"] = pre
+    path = gguf_files.write_gguf(tmp_path / "dna.gguf", "llama", kv)
+    tok = tokviz.load(path)
+    llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    texts = gguf_files.mixed_texts(60, seed=12) + [
+        "x<dna>acgtacGGTTAAC</dna> y", "<dna>ACGTN", "a<dna></dna>b", "<dna>AC</dna><dna>\u00e9T</dna>z",
+        "The gene <dna>ATGCGTACGTTAGC</dna> codes <dna>GGG", "<dna>ACGTAC</dna>ACGTAC"]
+    assert _agree_with_decode(tok, llm, texts) > 60
+    if tag_type == gguf_files.NORMAL:  # (the last 6-mer padded with A, written without its marker)
+        assert tok.decode(tok.encode("<dna>ACGTACGG</dna>").ids) == "<dna>ACGTACGGAAAA</dna>"

@@ -23,7 +23,9 @@ class LlamaBPE(Model):
     kind = "BPE"
 
     def __init__(self, tokens: list[str], merges: list[str], *, ignore_merges: bool = False,
-                 whole_newlines: bool = False):
+                 whole_newlines: bool = False, byte_level: bool = False):
+        """`byte_level`: the pieces are GPT-2 byte-level text, and a symbol that is no token falls
+        back to the one-byte tokens of its ASCII bytes (llama.cpp's lookup of each raw byte)."""
         vocab = {}
         for i, t in enumerate(tokens):
             vocab[t] = i  # (a repeated text: the last id, as llama.cpp's map keeps)
@@ -35,6 +37,7 @@ class LlamaBPE(Model):
             self.ranks.setdefault(pair, rank)  # (llama.cpp's emplace keeps the first)
         self.ignore_merges = ignore_merges
         self.whole_newlines = whole_newlines
+        self.byte_level = byte_level
         self._cache = BoundedCache()
 
     def describe(self) -> str:
@@ -98,7 +101,10 @@ class LlamaBPE(Model):
             else:
                 for i, c in enumerate(piece):
                     for byte in c.encode("utf-8", "surrogatepass"):
-                        byte_token = vocab.get(f"<0x{byte:02X}>")
+                        if self.byte_level:
+                            byte_token = vocab.get(chr(byte)) if byte < 0x80 else None
+                        else:
+                            byte_token = vocab.get(f"<0x{byte:02X}>")
                         if byte_token is not None:
                             out.append((byte_token, a + i, a + i + 1))
             k = nxt[k]

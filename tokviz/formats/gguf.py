@@ -13,14 +13,15 @@ Only the metadata is read (`gguf_meta`), never the weights.  What tokviz impleme
 - `tokenizer.ggml.model` "bert": llama.cpp's WordPiece (`core.llama_cpp.LlamaWPM`);
 - `tokenizer.ggml.model` "t5": llama.cpp's Unigram (`core.llama_cpp.LlamaUGM`);
 - "rwkv": greedy longest byte match (`core.llama_rwkv`); "plamo2": PLaMo-2's suffix table
-  (`core.llama_plamo2`); "test": llama.cpp's hash stand-in (`core.llama_hash`).
+  (`core.llama_plamo2`); "hybriddna": that BPE with DNA k-mers between <dna> tags
+  (`core.llama_dna`); "test": llama.cpp's hash stand-in (`core.llama_hash`).
 
 Token types say which tokens are matched in the text: CONTROL ones are special (matched when
 special tokens are allowed, as llama.cpp's `parse_special`), USER_DEFINED ones always.
 `add_bos_token` / `add_eos_token` put BOS / EOS around an encoding with special tokens added, and
 decode is llama.cpp's detokenize (`core.llama_cpp.Detokenizer`).  What llama.cpp refuses (an
-unknown model or pre-tokenizer name) is refused by name, and so are "hybriddna" (not implemented)
-and files without a vocabulary ("none").
+unknown model or pre-tokenizer name) is refused by name, and so are files without a vocabulary
+("none").
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def read_gguf(path: str | os.PathLike) -> Tokenizer:
     model = meta.get("tokenizer.ggml.model")
     if model is None:
         raise TokvizError("this GGUF file holds no tokenizer (no tokenizer.ggml.model)", path)
-    if model in ("gpt2", "gemma4", "whitespace"):
+    if model in ("gpt2", "gemma4", "whitespace", "hybriddna"):
         tok = _bpe(meta, path, model)
     elif model == "llama":
         tok = _sentencepiece_bpe(meta, path)
@@ -64,9 +65,6 @@ def read_gguf(path: str | os.PathLike) -> Tokenizer:
     elif model in ("none", "no_vocab"):
         raise TokvizError(f"tokenizer.ggml.model {model!r}: this GGUF file has no vocabulary (llama.cpp loads it "
                           "but cannot tokenize with it)", path)
-    elif model == "hybriddna":
-        raise TokvizError("tokenizer.ggml.model 'hybriddna' (BPE with DNA k-mers between <dna> tags) is not "
-                          "implemented by tokviz", path)
     else:
         raise TokvizError(f"tokenizer.ggml.model {model!r}: llama.cpp refuses this file (unknown tokenizer)", path)
     tok.added.longest_first = True  # (llama.cpp's order of matching special tokens in text)
@@ -223,7 +221,10 @@ def _bpe(meta: dict, path: Path, model_name: str) -> Tokenizer:
         lowercase = (pre.lowercase if pre.lowercase is not None else True) if lowercase is None else bool(lowercase)
         steps = [DropWhitespace()] + steps
         normalizers = [LlamaLowercase()] if lowercase else []
-    if pre.byte_encode:
+    decode_tokens = tokens
+    if model_name == "hybriddna":
+        tok, decode_tokens = _hybrid_dna(tokens, kinds, merges, meta, path, pre, steps)
+    elif pre.byte_encode:
         tok = _byte_level(tokens, kinds, merges, meta, path, pre, steps, plain=model_name == "whitespace")
     else:
         tok = _utf8_bpe(tokens, kinds, merges, meta, path, pre, steps)
@@ -234,7 +235,7 @@ def _bpe(meta: dict, path: Path, model_name: str) -> Tokenizer:
     tok.post_processor = _template(tokens, bos if add_bos else None, eos if add_eos else None)
     space_prefix = bool(meta.get("tokenizer.ggml.add_space_prefix", False))  # (only decode reads it here)
     # (decode is byte-level unless the name escapes spaces, as llama.cpp's token_to_piece decides)
-    tok.decode_fn = Detokenizer(tokens, kinds, byte_level=not pre.escape_whitespaces,
+    tok.decode_fn = Detokenizer(decode_tokens, kinds, byte_level=not pre.escape_whitespaces,
                                 add_space_prefix=space_prefix, clean_spaces=pre.clean_spaces,
                                 bos=bos, eos=eos, add_bos=add_bos, add_eos=add_eos)
     tok.source.format = "gguf"
@@ -269,6 +270,39 @@ def _byte_level(tokens, kinds, merges, meta: dict, path: Path, pre, steps, plain
     if not native:
         tok.pre_tokenizer = Sequence(steps + [ByteLevel(add_prefix_space=False, use_regex=False)])
     return tok
+
+
+def _hybrid_dna(tokens, kinds, merges, meta: dict, path: Path, pre, steps):
+    """llama.cpp's "hybriddna" (core.llama_dna): (the tokenizer, the token texts decode writes:
+    the k-mers after <oov> without their U+E000 marker, as llama.cpp loads them)."""
+    from ..core.bytelevel import unicode_to_bytes
+    from ..core.llama_bpe import LlamaBPE
+    from ..core.llama_dna import KMER_MARKER, HybridDNA
+    from ..core.normalizers import Replace
+    from ..core.pre_tokenizers import Sequence
+
+    bpe = LlamaBPE(tokens, merges, ignore_merges=pre.ignore_merges, whole_newlines=pre.type == "gemma4",
+                   byte_level=pre.byte_encode)
+    model = HybridDNA(tokens, Sequence(steps), bpe, byte_level=pre.byte_encode)
+    tok = _llama_tokenizer(model, tokens, kinds, meta, path,
+                           normalizer=Replace(" ", "\u2581") if pre.escape_whitespaces else None,
+                           post_processor=None, extra={}, decode={
+                               "add_space_prefix": False, "clean_spaces": False, "bos": None, "eos": None,
+                               "add_bos": False, "add_eos": False})
+    shown = list(tokens)
+    oov = model.tags[2]
+    if oov is not None:
+        for i in range(oov + 1, len(tokens)):
+            if len(tokens[i]) > len(KMER_MARKER) and tokens[i].endswith(KMER_MARKER):
+                shown[i] = tokens[i][:-len(KMER_MARKER)]
+    if not pre.escape_whitespaces:
+        tok.space_marker = None
+    if pre.byte_encode:
+        for i, t in enumerate(shown):
+            data = unicode_to_bytes(t)
+            if data is not None and i not in tok.added.by_id:
+                tok._bytes_cache[i] = data
+    return tok, shown
 
 
 def _utf8_bpe(tokens, kinds, merges, meta: dict, path: Path, pre, steps) -> Tokenizer:
