@@ -192,6 +192,16 @@ def test_rwkv_world_vocab_against_rwkv(real):
         assert tok.decode(want) == reference.decode(want), text
 
 
+@_xfail("id 0 is not in the world vocabulary: rwkv's decode returns '\\ufffd' (it catches every error), "
+        "tokviz raises TokvizError")
+def test_rwkv_decode_of_an_id_outside_the_vocabulary(real):
+    pytest.importorskip("rwkv")
+    from rwkv.rwkv_tokenizer import TRIE_TOKENIZER
+
+    path = real("rwkv_vocab_v20230424.txt")
+    assert tokviz.load(path).decode([0]) == TRIE_TOKENIZER(str(path)).decode([0])
+
+
 # -- transformers folders: vocab.txt, vocab.json + merges.txt -----------------------------------
 
 
