@@ -594,3 +594,40 @@ def test_hybriddna_as_llama_cpp(tmp_path, base_kv, pre, tag_type):
     assert _agree_with_decode(tok, llm, texts) > 60
     if tag_type == gguf_files.NORMAL:  # (the last 6-mer padded with A, written without its marker)
         assert tok.decode(tok.encode("<dna>ACGTACGG</dna>").ids) == "<dna>ACGTACGGAAAA</dna>"
+
+
+def test_unigram_leaves_unused_control_tokens_as_llama_cpp(tmp_path):
+    """llama.cpp marks a control token whose text holds "unused" as unused too, but only after its
+    Unigram trie (which holds unused tokens) is built: such a token is not matched in plain text."""
+    llama_cpp = _oracle()
+    data = gguf_files.t5_kv(REAL / "sentencepiece-suite" / "botchan_en_unigram_1000.model.xz")
+    tokens, types = list(data["tokenizer.ggml.tokens"]), list(data["tokenizer.ggml.token_type"])
+    for i, new in ((500, "<unused0>"), (501, "<ctrl1>")):
+        tokens[i], types[i] = new.encode(), gguf_files.CONTROL
+    data.update({"tokenizer.ggml.tokens": tokens, "tokenizer.ggml.token_type": types})
+    path = gguf_files.write_gguf(tmp_path / "t5.gguf", "t5", data)
+    tok = tokviz.load(path)
+    llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False, embedding=True)
+    texts = ["a<unused0>b <ctrl1> <unused0>", "<unused0><unused0>x"]
+    _agree(tok, llm, texts, special=False)
+    _agree(tok, llm, texts, special=True)
+    assert 500 not in tok.encode("a<unused0>b", allow_special=False).ids
+
+
+def test_unigram_matchers_use_the_files_types_as_llama_cpp(tmp_path):
+    """llama.cpp builds its Unigram matchers from the file's token types, before it turns
+    end-of-generation tokens into control ones: a normal <eos> is still matched in plain text, and a
+    user-defined <|endoftext|> keeps its zero score."""
+    llama_cpp = _oracle()
+    data = gguf_files.t5_kv(REAL / "sentencepiece-suite" / "botchan_en_unigram_1000.model.xz")
+    tokens, types = list(data["tokenizer.ggml.tokens"]), list(data["tokenizer.ggml.token_type"])
+    for i, new, kind in ((500, "<eos>", gguf_files.NORMAL), (501, "<|endoftext|>", gguf_files.USER_DEFINED)):
+        tokens[i], types[i] = new.encode(), kind
+    data.update({"tokenizer.ggml.tokens": tokens, "tokenizer.ggml.token_type": types})
+    path = gguf_files.write_gguf(tmp_path / "t5.gguf", "t5", data)
+    tok = tokviz.load(path)
+    llm = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False, embedding=True)
+    texts = ["a<eos>b <|endoftext|> x<eos>", "<eos><|endoftext|>y", "the<|endoftext|>end"]
+    _agree(tok, llm, texts, special=False)
+    _agree(tok, llm, texts, special=True)
+    assert 500 in tok.encode("a<eos>b", allow_special=False).ids

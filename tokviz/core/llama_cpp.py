@@ -289,7 +289,11 @@ class LlamaUGM(Model):
 
     def __init__(self, tokens: list[str], scores, kinds: list[int], charsmap, *, unk_id: int | None,
                  add_space_prefix: bool, remove_extra_whitespaces: bool, escape_whitespaces: bool = True,
-                 treat_whitespace_as_suffix: bool = False):
+                 treat_whitespace_as_suffix: bool = False, load_kinds: list[int] | None = None):
+        """`load_kinds`: the types as the file gives them, which llama.cpp builds its matchers and
+        lowest score from before it changes some (`kinds`, which decide the zero score of
+        user-defined tokens when tokenizing; a user-defined token it made a control one stays
+        user-defined for that)."""
         vocab = {}
         for i, t in enumerate(tokens):
             vocab.setdefault(t, i)
@@ -304,8 +308,11 @@ class LlamaUGM(Model):
         self.space = "\u2581".encode() if escape_whitespaces else b" "
         self.matches: dict[bytes, int] = {}  # token bytes -> id, as its trie holds them (the last id wins)
         self.user_defined: dict[bytes, int] = {}
-        normal = [self.scores[i] for i, k in enumerate(kinds) if k == NORMAL]
-        for i, (t, k) in enumerate(zip(tokens, kinds)):
+        built = kinds if load_kinds is None else load_kinds
+        self.zero_score = {i for i, k in enumerate(kinds)
+                           if k == USER_DEFINED or (k == CONTROL and built[i] == USER_DEFINED)}
+        normal = [self.scores[i] for i, k in enumerate(built) if k == NORMAL]
+        for i, (t, k) in enumerate(zip(tokens, built)):
             if k in (NORMAL, USER_DEFINED, UNUSED):
                 self.matches[t.encode("utf-8")] = i
             if k == USER_DEFINED:
@@ -385,7 +392,7 @@ class LlamaUGM(Model):
         best_token = [self.unk_id] * (n + 1)
         best_from = [0] * (n + 1)
         best_score[0] = 0.0
-        matches, scores, kinds = self.matches, self.scores, self.kinds
+        matches, scores, zero_score = self.matches, self.scores, self.zero_score
         pos = 0
         while pos < n:
             lead = norm[pos]
@@ -398,7 +405,7 @@ class LlamaUGM(Model):
                     continue
                 if length == size:
                     single = True
-                score = here + (0.0 if kinds[token] == USER_DEFINED else scores[token])
+                score = here + (0.0 if token in zero_score else scores[token])
                 end = pos + length
                 if score > best_score[end]:
                     best_score[end], best_token[end], best_from[end] = score, token, pos

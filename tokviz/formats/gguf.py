@@ -29,8 +29,8 @@ import os
 from pathlib import Path
 
 from ..core.chat import ChatTemplate, ChatTemplates
-from ..core.llama_cpp import (BYTE, CONTROL, NORMAL, UNKNOWN, USER_DEFINED, Detokenizer, LlamaSPM, LlamaUGM, LlamaWPM,
-                               token_attributes)
+from ..core.llama_cpp import (BYTE, CONTROL, NORMAL, UNDEFINED, UNKNOWN, USER_DEFINED, Detokenizer, LlamaSPM,
+                               LlamaUGM, LlamaWPM, token_attributes)
 from ..core.llama_pre import split_steps
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
@@ -119,6 +119,15 @@ def _strip_rule(meta: dict) -> tuple[str, str | None]:
     if "modern-bert" in name:
         return "lstrip", "[MASK]"
     return "", None
+
+
+def _file_kinds(meta: dict, count: int) -> list[int]:
+    """The token types as the file gives them (a type llama.cpp does not know read as UNDEFINED;
+    NORMAL for all without tokenizer.ggml.token_type), before llama.cpp's load-time changes."""
+    types = meta.get("tokenizer.ggml.token_type")
+    if types is None:
+        return [NORMAL] * count
+    return [int(t) if NORMAL <= int(t) <= BYTE else UNDEFINED for t in types]
 
 
 def _added_tokens(tokens: list[str], kinds: list[int], meta: dict) -> list[dict]:
@@ -376,7 +385,8 @@ def _unigram(meta: dict, path: Path) -> Tokenizer:
     bos, eos, add_bos, add_eos = _ends(meta, ids, False, None, 1, add_eos_default=True)
     model = LlamaUGM(tokens, scores, kinds, charsmap, unk_id=unk if unk < len(tokens) else None,
                      add_space_prefix=add_space_prefix,
-                     remove_extra_whitespaces=bool(meta.get("tokenizer.ggml.remove_extra_whitespaces", False)))
+                     remove_extra_whitespaces=bool(meta.get("tokenizer.ggml.remove_extra_whitespaces", False)),
+                     load_kinds=_file_kinds(meta, len(tokens)))
     return _llama_tokenizer(
         model, tokens, kinds, meta, path,
         post_processor=_template(tokens, bos if add_bos else None, eos if add_eos else None),
