@@ -38,6 +38,7 @@ class LlamaBPE(Model):
         self.ignore_merges = ignore_merges
         self.whole_newlines = whole_newlines
         self.byte_level = byte_level
+        self.byte_fallback = not byte_level  # (its <0xXX> tokens stand for one byte)
         self._cache = BoundedCache()
 
     def describe(self) -> str:
