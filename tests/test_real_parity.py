@@ -225,6 +225,26 @@ def test_tiktoken_ids_and_decode(real, name, monkeypatch):
         assert tok.decode(want) == reference.decode(want), text
 
 
+def test_rank_file_named_by_a_hash_is_known_by_its_contents(real, tmp_path, monkeypatch):
+    """tiktoken's cache names cl100k_base's file by a hash and Meta names Llama 3's
+    `tokenizer.model`: the contents say which encoding it is (pattern and special tokens)."""
+    reference, _ = _tiktoken_reference(real("cl100k_base.tiktoken"), "cl100k_base.tiktoken", monkeypatch)
+    path = tmp_path / "9b5ad71b2ce5302211f9c61530b329a4922fc6a4"
+    shutil.copyfile(real("cl100k_base.tiktoken"), path)
+    tok = tokviz.load(path)
+    assert tok.source.name == "cl100k_base"
+    for text in _texts()[:60]:
+        want = reference.encode_ordinary(text)
+        assert tok.encode(text).ids == want, text
+        assert tok.decode(want) == reference.decode(want), text
+    for special, id in reference._special_tokens.items():
+        assert tok.added.by_content[special].id == id
+    edited = tmp_path / "edited"
+    edited.write_bytes(path.read_bytes() + b"IQ== 100300\n")  # (one more line: no longer cl100k_base)
+    with pytest.raises(tokviz.TokvizError, match="not those of a known encoding"):
+        tokviz.load(edited, format="tiktoken")
+
+
 # -- OpenAI's GPT-2 release names, and files tokviz refuses by name ------------------------------
 
 

@@ -1,7 +1,8 @@
 """tiktoken `.tiktoken` rank files: one `base64(token bytes) rank` per line.
 
 The file holds no pre-tokenization regex: it is known by the file's name for OpenAI's encodings,
-otherwise the caller passes `pattern=`.
+or by the file's contents for those and Llama 3 and 4 (`known_ranks`); otherwise the caller
+passes `pattern=`.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from ..core.tokenizer import Source, Tokenizer
 from ..core.limits import check_ids, max_sane_id
 from ..errors import TokvizError
 from ._util import read_bytes, stem
+from .known_ranks import known_encoding
 
 
 _REGULAR = re.compile(rb"(?:[^\s]+ [^\s]+\n)*(?:[^\s]+ [^\s]+\n?)")  # every line "token rank"
@@ -112,22 +114,27 @@ def read_tiktoken(path: Path, pattern: str | None = None, *, name: str | None = 
     """`name`: the encoding's name when the file is not named after it (tiktoken's download cache
     names files by a hash); it picks the split pattern and special tokens."""
     name = name or stem(path)
+    special_tokens = TIKTOKEN_SPECIALS.get(name, {})
     if pattern is None:
         pattern = TIKTOKEN_PATTERNS.get(name)
         if pattern is None:
-            known = ", ".join(sorted(TIKTOKEN_PATTERNS))
-            raise TokvizError(
-                f"unknown tiktoken encoding {name!r}: its split regex is not stored in the file; "
-                f"pass pattern= (CLI: --pattern) or name the file after a known encoding ({known})",
-                path,
-            )
+            known = known_encoding(path)
+            if known is None:
+                names = ", ".join(sorted(TIKTOKEN_PATTERNS))
+                raise TokvizError(
+                    f"unknown tiktoken encoding {name!r}: its split regex is not stored in the file, and its contents "
+                    f"are not those of a known encoding; pass pattern= (CLI: --pattern) or name the file after a "
+                    f"known encoding ({names})",
+                    path,
+                )
+            name, pattern, special_tokens = known.name, known.pattern, known.special_tokens
     ranks, vocab = _read_table(path)
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
         shown = ", ".join(f"0x{b:02X}" for b in missing[:8]) + (", ..." if len(missing) > 8 else "")
         raise TokvizError(f"the ranks lack {len(missing)} of the 256 single bytes ({shown}): tiktoken fails on any "
                           "text that needs one of them, and tokviz does not take such a file", path)
-    specials = [AddedToken(content, id, special=True) for content, id in TIKTOKEN_SPECIALS.get(name, {}).items()]
+    specials = [AddedToken(content, id, special=True) for content, id in special_tokens.items()]
     taken = set(ranks.values())
     specials = [s for s in specials if s.id not in taken]
     model = BPE(vocab, None, ignore_merges=True)  # tiktoken: ranks of merged tokens, whole piece first
