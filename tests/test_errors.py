@@ -11,8 +11,8 @@ from tokviz.defaults import default_tokenizer_path
 
 MINIMAL_BPE = {
     "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]},
-    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "use_regex": True},
-    "decoder": {"type": "ByteLevel"},
+    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True},
+    "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": True},
     "added_tokens": [],
 }
 
@@ -56,8 +56,8 @@ def test_minimal_file_loads(tmp_path):
         ("tokenizer.json", {**MINIMAL_BPE, "model": {**MINIMAL_BPE["model"], "vocab": [1]}}, ["model.vocab"]),
         ("tokenizer.json", {**MINIMAL_BPE, "model": {"type": "Mystery"}}, ["Mystery"]),
         ("tokenizer.json", {**MINIMAL_BPE, "normalizer": {"type": "Nope"}}, ["normalizer", "Nope"]),
-        ("tokenizer.json", {**MINIMAL_BPE, "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(unclosed"}, "behavior": "Isolated"}}, ["regex"]),
-        ("tokenizer.json", {**MINIMAL_BPE, "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Sideways"}}, ["Sideways"]),
+        ("tokenizer.json", {**MINIMAL_BPE, "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(unclosed"}, "behavior": "Isolated", "invert": False}}, ["regex"]),
+        ("tokenizer.json", {**MINIMAL_BPE, "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "a"}, "behavior": "Sideways", "invert": False}}, ["Sideways"]),
         ("tokenizer.json", {**MINIMAL_BPE, "added_tokens": [{"id": "x", "content": "<s>"}]}, ["added_tokens[0].id"]),
         ("tokenizer.json", {**MINIMAL_BPE, "normalizer": {"type": "Precompiled", "precompiled_charsmap": "!!notbase64!!"}}, ["base64"]),
         ("cl100k_base.tiktoken", "IQ== 0\nnot-base64!! 1\n", ["line 2"]),

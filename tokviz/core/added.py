@@ -2,17 +2,23 @@
 
 Matching follows HF tokenizers: leftmost-longest; tokens marked `normalized` are matched in the
 normalized text, the others in the raw text; `lstrip`/`rstrip` swallow neighbouring whitespace;
-`single_word` only matches between non-word characters.
+`single_word` only matches between non-word characters.  `resolve_hf_added_tokens` gives the ids
+and match order HF tokenizers derives from a tokenizer.json's "added_tokens" list.
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import regex
 
 from .normalized import NormalizedString
 from .unicode import is_whitespace
+
+# HF tokenizers tests word characters and whitespace with Rust regex's Unicode classes \w and \s.
+_WORD_AT_END = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]\Z")
+_WORD_AT_START = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")
+_SPACE = regex.compile(r"\p{White_Space}*")
 
 
 @dataclass(frozen=True)
@@ -26,9 +32,70 @@ class AddedToken:
     normalized: bool = False
 
 
+@dataclass
+class HfAddedTokens:
+    """What HF tokenizers makes of a tokenizer.json's added-token list: one token per id, and the
+    (string, id) pairs it matches in the raw and in the normalized text."""
+    tokens: list[AddedToken]
+    raw_patterns: list[tuple[str, int]]
+    normalized_patterns: list[tuple[str, int]]
+
+
+def resolve_hf_added_tokens(entries: list[AddedToken], model_token_to_id, model_vocab_size: int,
+                            normalize=None) -> HfAddedTokens:
+    """HF tokenizers' AddedVocabulary.add_tokens on `entries` (their `id`s are ignored, as HF
+    ignores the ids a file declares); `normalize` is the tokenizer's normalizer (str -> str).
+
+    - a content in the model's vocabulary takes the vocabulary's id; a new content takes the
+      vocabulary size, or one more than the largest id given so far when that is already past
+      the vocabulary; an entry equal in every field to one already given is skipped;
+    - a later entry with the same content replaces the token of that id (its flags decide how
+      it is matched: by its content in the raw text, or normalized in the normalized text);
+    - an id that any entry marked `normalized` is shown and decoded as its normalized content,
+      and decoding skips it when that string is the content of a special entry.
+    """
+    normalize = normalize or str
+    special_contents = {e.content for e in entries if e.special and e.content}
+    content_ids: dict[str, int] = {}
+    by_id: dict[int, AddedToken] = {}
+    shown: dict[int, str] = {}
+    for e in entries:
+        if not e.content or any(_same_flags(t, e) for t in by_id.values()):
+            continue
+        new_id = content_ids.get(e.content)
+        if new_id is None:
+            new_id = model_token_to_id(e.content)
+        if new_id is None:
+            largest = max(content_ids.values(), default=None)
+            new_id = (model_vocab_size if largest is None or (largest < model_vocab_size and model_vocab_size)
+                      else largest + 1)
+        content_ids[e.content] = new_id
+        by_id[new_id] = e
+        if e.normalized:
+            shown[new_id] = normalize(e.content)
+    tokens = []
+    for i, t in by_id.items():
+        content = shown.get(i, t.content)
+        tokens.append(replace(t, id=i, content=content, special=content in special_contents))
+    return HfAddedTokens(
+        tokens,
+        [(t.content, i) for i, t in by_id.items() if not t.normalized],
+        [(normalize(t.content), i) for i, t in by_id.items() if t.normalized],
+    )
+
+
+def _same_flags(a: AddedToken, b: AddedToken) -> bool:
+    return (a.content, a.single_word, a.lstrip, a.rstrip, a.normalized, a.special) == (
+        b.content, b.single_word, b.lstrip, b.rstrip, b.normalized, b.special)
+
+
 class AddedVocabulary:
-    def __init__(self, tokens: list[AddedToken]):
+    def __init__(self, tokens: list[AddedToken], patterns: dict[bool, list[tuple[str, int]]] | None = None):
+        """`patterns`: for normalized False and True, the (string, id) pairs to match in that
+        text (see `resolve_hf_added_tokens`); without it each token is matched by its own content
+        in the text its `normalized` flag names."""
         self.tokens = list(tokens)
+        self.patterns = patterns
         self.by_id = {t.id: t for t in self.tokens}
         self.by_content = {t.content: t for t in self.tokens}
         self.special_ids = frozenset(t.id for t in self.tokens if t.special)
@@ -70,7 +137,12 @@ class AddedVocabulary:
         key = (normalized, allow_special)
         if key not in self._matchers:
             table: dict[str, AddedToken] = {}
-            for t in self.tokens:
+            if self.patterns is not None:
+                for content, token_id in self.patterns[normalized]:
+                    t = self.by_id[token_id]
+                    if content and not (t.special and not allow_special):
+                        table.setdefault(content, t)
+            for t in self.tokens if self.patterns is None else ():
                 if t.normalized != normalized or (t.special and not allow_special) or not t.content:
                     continue
                 table.setdefault(t.content, t)
@@ -127,23 +199,23 @@ class AddedVocabulary:
         out: list[tuple[NormalizedString, AddedToken | None]] = []
         done = 0
         for start, stop, tok in matches:
-            if tok.single_word:
-                before_ok = start == 0 or not text[start - 1].isalnum()
-                after_ok = stop == len(text) or not text[stop].isalnum()
-                if not (before_ok and after_ok):
-                    continue
+            if tok.single_word and (_WORD_AT_END.search(text, 0, start) or _WORD_AT_START.match(text, stop)):
+                continue
             if tok.lstrip:
                 s = start
                 while s > 0 and is_whitespace(text[s - 1]):
                     s -= 1
                 start = max(s, done)
             if tok.rstrip:
-                while stop < len(text) and is_whitespace(text[stop]):
-                    stop += 1
-            if start < done:
+                stop = _SPACE.match(text, stop).end()
+            if start < done and self.longest_first:
                 continue
+            # (HF: a token whose rstrip swallowed the start of the next match overlaps that match)
             if done < start:
                 out.append((ns.slice(done, start), None))
+            if stop <= start:  # whitespace an earlier match swallowed: HF drops the empty piece
+                done = start
+                continue
             out.append((ns.slice(start, stop), tok))
             done = stop
         if not out:  # nothing matched (the common case): the string itself, not a copy

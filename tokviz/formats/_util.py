@@ -117,18 +117,80 @@ def _parse_int(digits: str) -> int:
     return int(digits)
 
 
-def read_json(path: Path):
-    """The parsed JSON file; numbers with a fraction or exponent read as HF tokenizers reads them."""
+class DuplicateKeys(dict):
+    """A JSON object that named some key more than once: the last value kept (as Python and, in
+    most places, HF tokenizers read it), the repeated keys in `duplicate_keys`."""
+    duplicate_keys: list[str]
+
+
+def _object_noting_duplicates(pairs):
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    seen: set[str] = set()
+    out = DuplicateKeys(obj)
+    out.duplicate_keys = [k for k, _ in pairs if k in seen or seen.add(k)]
+    return out
+
+
+class _Constant:
+    """NaN, Infinity or -Infinity where a JSON number should be (Python reads them, serde does not)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def _first_constant(value, where: str = "", depth: int = 0):
+    """(place, name) of the first `_Constant` in parsed JSON, or None."""
+    if isinstance(value, _Constant):
+        return where, value.name
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        if isinstance(item, (dict, list, _Constant)):
+            if isinstance(key, int):
+                place = f"{where}[{key}]"
+            elif key.isidentifier() and depth < 2:
+                place = f"{where}.{key}" if where else key
+            else:
+                place = f"{where}[{key!r}]"
+            found = _first_constant(item, place, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def read_json(path: Path, *, serde: bool = False):
+    """The parsed JSON file; numbers with a fraction or exponent read as HF tokenizers reads them.
+
+    serde: read as HF tokenizers' JSON parser (serde_json) does: NaN and Infinity, which Python
+    accepts, are refused; objects that repeat a key are `DuplicateKeys`."""
     text = read_text(path)
+    constants: list[str] = []
+
+    def constant(name: str) -> _Constant:
+        constants.append(name)
+        return _Constant(name)
+
+    extra = {"parse_constant": constant, "object_pairs_hook": _object_noting_duplicates} if serde else {}
     try:
         on_worker = threading.current_thread() is not threading.main_thread()
-        return json.loads(text, parse_int=_parse_int if on_worker else None, parse_float=serde_f64)
+        data = json.loads(text, parse_int=_parse_int if on_worker else None, parse_float=serde_f64, **extra)
     except json.JSONDecodeError as exc:
         raise TokvizError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path) from None
     except RecursionError:
         raise TokvizError("JSON is nested too deeply", path) from None
     except ValueError as exc:  # e.g. a number of more than 4300 digits
         raise TokvizError(f"malformed JSON: a number is too long to read ({exc})", path) from None
+    if constants:
+        place, name = _first_constant(data) or ("", constants[0])
+        raise TokvizError(f"malformed JSON: {place + ': ' if place else ''}{name} is not a JSON number "
+                          "(JSON has no NaN or Infinity, integer or float; HF tokenizers refuses it)", path)
+    return data
 
 
 class Fields:

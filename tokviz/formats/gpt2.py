@@ -17,6 +17,7 @@ from ..core.patterns import QWEN2_PATTERN
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
 from ._util import Fields, check_vocab, first_bad_merge_line, read_json, read_text
+from .clip_folder import read_clip
 from .hf_config import added_tokens, config_class, read_config, refuse_unless, special_token_texts
 
 
@@ -33,7 +34,7 @@ def _fail(message: str, path: Path):
 
 
 # The transformers classes this layout is read as, each with its special-token defaults (transformers
-# 5.x).  Another class (CLIP lower-cases and ends words with "</w>", ...) is refused by name.
+# 5.x); CLIPTokenizer is read by clip_folder.py.  Another class is refused by name.
 CLASS_DEFAULTS = {
     "GPT2Tokenizer": {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>"},
     "Qwen2Tokenizer": {"eos_token": "<|endoftext|>", "unk_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
@@ -85,6 +86,9 @@ def read_gpt2(folder: Path) -> Tokenizer:
 
     config = read_config(folder)
     cls = config_class(config) or "GPT2Tokenizer"
+    if cls == "CLIPTokenizer":
+        _check_config(config, cls)
+        return read_clip(folder, vocab, lines, config)
     if cls not in CLASS_DEFAULTS:
         config.fail(f"tokenizer_class {config.data['tokenizer_class']!r} is not implemented by tokviz for the "
                     f"vocab.json + merges.txt layout (it reads {', '.join(CLASS_DEFAULTS)}); "

@@ -10,11 +10,12 @@ from ..core import decoders as dec
 from ..core import normalizers as norm
 from ..core import post_processors as post
 from ..core import pre_tokenizers as pre
-from ..core.added import AddedToken
+from ..core.added import AddedToken, AddedVocabulary, resolve_hf_added_tokens
 from ..core.charsmap import CharsMap
 from ..core.models import BPE, Unigram, WordLevel, WordPiece
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
+from .hf_json_schema import check_serde_shapes
 from ._util import SELF_MERGE, Fields, check_vocab, first_bad_merge_line, first_surrogate, read_json, stem, surrogate_message
 
 
@@ -71,7 +72,7 @@ def _only_known_keys(f: Fields, section: str, kind: str | None) -> None:
 
 
 def read_hf_json(path: Path) -> Tokenizer:
-    return build_hf_tokenizer(read_json(path), path)
+    return build_hf_tokenizer(read_json(path, serde=True), path)
 
 
 def build_hf_tokenizer(data, path: Path, name: str | None = None) -> Tokenizer:
@@ -83,34 +84,34 @@ def build_hf_tokenizer(data, path: Path, name: str | None = None) -> Tokenizer:
 
             return build_tekken(data, path)
         root.fail("not a tokenizer.json (no 'model' field)")
+    check_serde_shapes(data, path)
     _only_known_keys(root, "root", None)
     model = _model(root.obj("model", required=True))
     normalizer = _normalizer(root.obj("normalizer"))
     pre_tokenizer = _pre_tokenizer(root.obj("pre_tokenizer"))
     post_processor = _post_processor(root.obj("post_processor"))
     decoder = _decoder(root.obj("decoder"))
-    added = []
-    ids_of_added: dict[int, str] = {}
+    entries = []
     for f in root.items("added_tokens") if root.has("added_tokens") else []:
         _only_known_keys(f, "added_tokens", None)
-        token_id = _id(f, "id")
+        f.get("id", int, required=True)
+        _id(f, "id", 1 << 32)  # (HF reads it as an unsigned 32-bit number, then assigns ids itself)
         content = f.get("content", str, required=True)
-        if token_id in ids_of_added:
-            f.fail(f"id {token_id} of {content!r} is already the id of added token {ids_of_added[token_id]!r} (duplicate ids)")
         if first_surrogate([content]) is not None:
             f.fail(surrogate_message(content, "content"))
-        ids_of_added[token_id] = content
-        added.append(
-            AddedToken(
-                content=content,
-                id=token_id,
-                special=f.get("special", bool, False),
-                lstrip=f.get("lstrip", bool, False),
-                rstrip=f.get("rstrip", bool, False),
-                single_word=f.get("single_word", bool, False),
-                normalized=f.get("normalized", bool, not f.get("special", bool, False)),
-            )
-        )
+        special = f.get("special", bool, False)
+        entries.append(AddedToken(
+            content=content,
+            id=f.data["id"],
+            special=special,
+            lstrip=f.get("lstrip", bool, False),
+            rstrip=f.get("rstrip", bool, False),
+            single_word=f.get("single_word", bool, False),
+            normalized=f.get("normalized", bool, not special),
+        ))
+    resolved = resolve_hf_added_tokens(entries, model.token_to_id, model.vocab_size,
+                                       normalizer.normalize_str if normalizer is not None else None)
+    ids_of_added = {t.id: t.content for t in resolved.tokens}
     _check_post_processor_ids(root.obj("post_processor"), model, ids_of_added)
     if name is None:
         name = Path(path).parent.name if Path(path).name == "tokenizer.json" else stem(path)
@@ -119,22 +120,44 @@ def build_hf_tokenizer(data, path: Path, name: str | None = None) -> Tokenizer:
         extra["truncation"] = root.data["truncation"]
     if root.has("padding"):
         extra["padding"] = root.data["padding"]
-    return Tokenizer(
+    tokenizer = Tokenizer(
         model,
         normalizer=normalizer,
         pre_tokenizer=pre_tokenizer,
         post_processor=post_processor,
         decoder=decoder,
-        added_tokens=added,
+        added_tokens=(),  # (set below, as HF tokenizers resolves them)
         special_in_text=True,
         space_marker=_space_marker(pre_tokenizer, decoder),
         source=Source("hf-json", str(path), name, extra),
     )
+    patterns = {False: resolved.raw_patterns, True: resolved.normalized_patterns}
+    for normalized, pairs in patterns.items():
+        _refuse_shared_match_string(root, pairs, normalized)
+    tokenizer.added = AddedVocabulary(resolved.tokens, patterns=patterns)
+    return tokenizer
 
 
-def _id(f: Fields, key: str) -> int:
+def _refuse_shared_match_string(root: Fields, pairs: list[tuple[str, int]], normalized: bool) -> None:
+    """Two added tokens matched by the same string: HF tokenizers keeps its tokens in a hash map
+    and picks one of them at random in each process, so no ids can be reproduced."""
+    seen: dict[str, int] = {}
+    for content, token_id in pairs:
+        if not content:
+            root.fail(f"added_tokens: the normalized token with id {token_id} is the empty string after the "
+                      "normalizer; HF tokenizers would match the empty string everywhere in the text, which "
+                      "tokviz does not implement")
+        if content in seen and seen[content] != token_id:
+            where = "normalized text (after the normalizer)" if normalized else "raw text"
+            root.fail(f"added_tokens: the tokens with ids {seen[content]} and {token_id} are both matched as "
+                      f"{content!r} in the {where}; HF tokenizers then picks one of the two at random in "
+                      "each run, so tokviz does not load this file")
+        seen[content] = token_id
+
+
+def _id(f: Fields, key: str, limit: int = 1 << 31) -> int:
     value = f.get(key, int, required=True)
-    if value < 0 or value >= 1 << 31:
+    if value < 0 or value >= limit:
         f.fail(f"{key} {value} is out of range")
     return value
 
@@ -243,7 +266,10 @@ def _bpe(f: Fields) -> BPE:
         bad = first_bad_merge_line(vocab, raw)
         if bad is not None:
             f.fail(f"merges[{bad[0]}]: {bad[1]}")
-        # (A merge whose parts are not tokens can never apply; the vocabulary health report lists it.)
+        parts = set(" ".join(raw).split(" "))  # (each line holds exactly one space: checked above)
+        if raw and not parts <= vocab.keys():
+            i, part = next((i, p) for i, line in enumerate(raw) for p in line.split(" ") if p not in vocab)
+            f.fail(f"merges[{i}] {raw[i]!r} uses {part!r}, which is not in the vocabulary (HF tokenizers refuses it)")
     else:
         merges = []
         for i, m in enumerate(raw):
