@@ -72,7 +72,10 @@ def _only_known_keys(f: Fields, section: str, kind: str | None) -> None:
 
 
 def read_hf_json(path: Path) -> Tokenizer:
-    return build_hf_tokenizer(read_json(path, serde=True), path)
+    data = read_json(path, serde=True)
+    if isinstance(data, dict) and "model" in data:
+        check_serde_shapes(data, path)  # (a file's fields as HF reads them; built data skips this)
+    return build_hf_tokenizer(data, path)
 
 
 def build_hf_tokenizer(data, path: Path, name: str | None = None) -> Tokenizer:
@@ -84,7 +87,6 @@ def build_hf_tokenizer(data, path: Path, name: str | None = None) -> Tokenizer:
 
             return build_tekken(data, path)
         root.fail("not a tokenizer.json (no 'model' field)")
-    check_serde_shapes(data, path)
     _only_known_keys(root, "root", None)
     model = _model(root.obj("model", required=True))
     normalizer = _normalizer(root.obj("normalizer"))

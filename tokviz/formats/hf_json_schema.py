@@ -111,7 +111,7 @@ class _Checker:
                 self.component(f"{where}.{key}[{i}]", section, sub)
         pattern = obj.get("pattern")
         if kind in ("Split", "Replace") and isinstance(pattern, dict):
-            if isinstance(pattern, DuplicateKeys) or len(pattern) != 1:
+            if len(pattern) != 1:  # (a repeated key keeps its last value, as in HF)
                 self.fail(f"{where}.pattern", "expected an object with the single key 'String' or 'Regex'")
         if section == "post_processor" and kind == "TemplateProcessing":
             self.template(where, obj)
