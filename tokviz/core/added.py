@@ -19,6 +19,7 @@ from .unicode import is_whitespace
 _WORD_AT_END = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]\Z")
 _WORD_AT_START = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")
 _SPACE = regex.compile(r"\p{White_Space}*")
+_ASCII_SPACE = regex.compile(r"[ \t\n\v\f\r]*")  # C's isspace, byte by byte: what llama.cpp strips
 
 
 @dataclass(frozen=True)
@@ -99,8 +100,9 @@ class AddedVocabulary:
         self.by_id = {t.id: t for t in self.tokens}
         self.by_content = {t.content: t for t in self.tokens}
         self.special_ids = frozenset(t.id for t in self.tokens if t.special)
-        # llama.cpp's order (GGUF files): each token, longest first, cut out of the whole text in
-        # turn, instead of HF's leftmost-longest scan; they differ where two tokens' strings overlap
+        # llama.cpp's rules (GGUF files): each token, longest first, cut out of the whole text in
+        # turn, instead of HF's leftmost-longest scan (they differ where two tokens' strings
+        # overlap); lstrip/rstrip take ASCII whitespace only
         self.longest_first = False
         # (normalized, allow_special) -> (content -> token, prefix all contents share), or None
         self._matchers: dict[tuple[bool, bool], tuple[dict[str, AddedToken], str] | None] = {}
@@ -198,16 +200,17 @@ class AddedVocabulary:
                    ((m.start(), m.end(), table[m.group()]) for m in self._pattern(normalized, allow_special).finditer(text)))
         out: list[tuple[NormalizedString, AddedToken | None]] = []
         done = 0
+        space, spaces = (_is_ascii_space, _ASCII_SPACE) if self.longest_first else (is_whitespace, _SPACE)
         for start, stop, tok in matches:
             if tok.single_word and (_WORD_AT_END.search(text, 0, start) or _WORD_AT_START.match(text, stop)):
                 continue
             if tok.lstrip:
                 s = start
-                while s > 0 and is_whitespace(text[s - 1]):
+                while s > 0 and space(text[s - 1]):
                     s -= 1
                 start = max(s, done)
             if tok.rstrip:
-                stop = _SPACE.match(text, stop).end()
+                stop = spaces.match(text, stop).end()
             if start < done and self.longest_first:
                 continue
             # (HF: a token whose rstrip swallowed the start of the next match overlaps that match)
@@ -223,3 +226,7 @@ class AddedVocabulary:
         if done < len(text):
             out.append((ns.slice(done, len(text)), None))
         return out
+
+
+def _is_ascii_space(c: str) -> bool:
+    return c in " \t\n\v\f\r"
