@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-import unicodedata
 from dataclasses import dataclass, field
 
 import regex
 
+from . import hf_normalizer_classes as _hf_norm
 from .charsmap import CharsMap
 from .normalized import NormalizedString
 from .patterns import bounded_spans, compile_pattern
@@ -32,25 +32,102 @@ class Normalizer(ABC):
         return type(self).__name__
 
 
+def _code_point_class(text: str) -> regex.Pattern:
+    items = []
+    for item in text.split():
+        first, _, last = item.partition("-")
+        items.append(f"\\U{int(first, 16):08X}" + (f"-\\U{int(last, 16):08X}" if last else ""))
+    return regex.compile(f"[{''.join(items)}]")
+
+
+_HF_NORMALIZATION_UNKNOWN = _code_point_class(_hf_norm.NORMALIZATION_UNKNOWN)
+
+
+def is_hf_normalization_unknown(c: str) -> bool:
+    """A character HF's Unicode normal forms treat as unassigned (their tables are older)."""
+    return _HF_NORMALIZATION_UNKNOWN.match(c) is not None
+
+
+def hf_unicode_normalize(ns: NormalizedString, form: str) -> NormalizedString:
+    """`ns` in normal form `form` as HF tokenizers makes it: the characters its normalization tables
+    do not know (core/hf_normalizer_classes.py) are unassigned to it, starters that neither
+    decompose nor compose, so the text between them is normalized piece by piece."""
+    text = ns.text
+    cuts = None if text.isascii() else [m.start() for m in _HF_NORMALIZATION_UNKNOWN.finditer(text)]
+    if not cuts:
+        return ns.unicode_normalize(form)
+    parts, at = [], 0
+    for cut in cuts:
+        parts += [ns.slice(at, cut).unicode_normalize(form), ns.slice(cut, cut + 1)]
+        at = cut + 1
+    parts.append(ns.slice(at, len(text)).unicode_normalize(form))
+    starts, ends = [], []
+    for part in parts:
+        a, b = part.spans()
+        starts += a
+        ends += b
+    return NormalizedString("".join(part.text for part in parts), ns.base, starts, ends)
+
+
 @dataclass
 class UnicodeForm(Normalizer):
     form: str  # NFC, NFD, NFKC or NFKD
 
     def normalize(self, ns):
-        return ns.unicode_normalize(self.form)
+        return hf_unicode_normalize(ns, self.form)
 
     def describe(self):
         return self.form
 
 
+def hf_lower_char(c: str) -> str:
+    """Rust's char::to_lowercase, which HF's Lowercase applies to each character on its own: no
+    final sigma, and the case pairs of the Unicode version the library was built with."""
+    return _HF_LOWERCASE.get(c) or c.lower()
+
+
+def _hf_lower(text: str) -> str:
+    """What HF's Lowercase makes of `text`: str.lower where no capital sigma nor a character of
+    the measured table is in it, else character by character."""
+    if "\u03a3" not in text and (text.isascii() or _HF_LOWERCASE_FIND.search(text) is None):
+        return text.lower()
+    return "".join(map(hf_lower_char, text))
+
+
+def _lowercase_table() -> tuple[dict[str, str], regex.Pattern]:
+    table = {}
+    for item in _hf_norm.LOWERCASE.split():
+        cp, _, lowered = item.partition(":")
+        table[chr(int(cp, 16))] = "".join(chr(int(x, 16)) for x in lowered.split("+") if x)
+    return table, regex.compile("[" + "".join(regex.escape(c) for c in table) + "]")
+
+
+_HF_LOWERCASE, _HF_LOWERCASE_FIND = _lowercase_table()
+
+
 @dataclass
 class Lowercase(Normalizer):
+    """HF's Lowercase: each character lowercased on its own (a capital sigma is always σ)."""
+
     def normalize(self, ns):
-        return ns.with_char_map(str.lower, whole=str.lower)
+        return ns.with_char_map(hf_lower_char, whole=_hf_lower)
+
+
+def _code_point_set(text: str) -> frozenset[str]:
+    out = set()
+    for item in text.split():
+        first, _, last = item.partition("-")
+        out.update(map(chr, range(int(first, 16), int(last or first, 16) + 1)))
+    return frozenset(out)
+
+
+_HF_COMBINING_MARKS = _code_point_set(_hf_norm.STRIP_ACCENTS)
+_HF_BERT_NONSPACING = _code_point_set(_hf_norm.BERT_NONSPACING)
 
 
 def _strip_marks(c: str) -> str:
-    return "" if unicodedata.category(c).startswith("M") else c
+    """StripAccents drops the combining marks of HF's normalization tables (an older Unicode)."""
+    return "" if c in _HF_COMBINING_MARKS else c
 
 
 @dataclass
@@ -110,8 +187,13 @@ def _bert_pad_chinese(c: str) -> str:
     return f" {c} " if is_bert_chinese_char(c) else c
 
 
+def is_hf_bert_nonspacing(c: str) -> bool:
+    """A non-spacing mark as HF's BertNormalizer(strip_accents=True) sees it (its Unicode tables)."""
+    return c in _HF_BERT_NONSPACING
+
+
 def _strip_nonspacing(c: str) -> str:
-    return "" if unicodedata.category(c) == "Mn" else c
+    return "" if c in _HF_BERT_NONSPACING else c
 
 
 @dataclass
@@ -128,9 +210,9 @@ class BertNormalizer(Normalizer):
             ns = ns.with_char_map(_bert_pad_chinese)
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
         if strip:
-            ns = ns.unicode_normalize("NFD").with_char_map(_strip_nonspacing)
+            ns = hf_unicode_normalize(ns, "NFD").with_char_map(_strip_nonspacing)
         if self.lowercase:
-            ns = ns.with_char_map(str.lower, whole=str.lower)
+            ns = ns.with_char_map(hf_lower_char, whole=_hf_lower)
         return ns
 
     def describe(self):

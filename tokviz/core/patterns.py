@@ -339,18 +339,115 @@ def same_in_both_dialects(pattern: str) -> bool:
     return onig_to_python(pattern) == pattern == rust_to_python(pattern)
 
 
-def compile_pattern(pattern: str, dialect: str = "onig"):
+class _Piece:
+    """A match's span over the original text (what `ReferencePattern.finditer` yields where the
+    text had characters replaced)."""
+
+    __slots__ = ("string", "_start", "_end")
+
+    def __init__(self, string: str, start: int, end: int):
+        self.string, self._start, self._end = string, start, end
+
+    def span(self) -> tuple[int, int]:
+        return self._start, self._end
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self) -> str:
+        return self.string[self._start:self._end]
+
+
+class _StandIns:
+    """One dialect's stand-ins (core/reference_unicode.py): `apply(text)` gives the text with each
+    character that the dialect's engine classes otherwise than the `regex` module replaced, or
+    None when there is none (the common case, found with one search)."""
+
+    def __init__(self, table: str):
+        self._map: dict[int, str] = {}
+        items = []
+        for item in table.split():
+            span, _, stand_in = item.partition(":")
+            first, _, last = span.partition("-")
+            a, b = int(first, 16), int(last or first, 16)
+            self._map.update((cp, chr(int(stand_in, 16))) for cp in range(a, b + 1))
+            items.append(f"\\U{a:08X}" if a == b else f"\\U{a:08X}-\\U{b:08X}")
+        self._first = chr(min(self._map)) if self._map else None
+        self._find = regex.compile(f"[{''.join(items)}]") if items else None
+
+    def apply(self, text: str) -> str | None:
+        if self._find is None or text.isascii() or max(text) < self._first or self._find.search(text) is None:
+            return None
+        return text.translate(self._map)
+
+
+_STAND_INS: dict[str, _StandIns] = {}
+
+
+def _stand_ins(dialect: str) -> _StandIns:
+    if dialect not in _STAND_INS:
+        from . import reference_unicode
+
+        _STAND_INS[dialect] = _StandIns(reference_unicode.RUST if dialect == "rust" else reference_unicode.ONIG)
+    return _STAND_INS[dialect]
+
+
+def reference_text(text: str, dialect: str) -> str:
+    """`text` as the `regex` module must see it to class each character as the regex engine of
+    `dialect` ("rust": tiktoken's, "onig": HF tokenizers') does: the same length, characters the
+    engine's Unicode version puts in another category replaced by stand-ins of that category."""
+    replaced = _stand_ins(dialect).apply(text)
+    return text if replaced is None else replaced
+
+
+class ReferencePattern:
+    """A compiled pre-tokenization regex that classes characters as the engine of its dialect
+    does (its Unicode version, not the `regex` module's): it runs on `reference_text`.  Offers
+    what tokviz uses of a compiled pattern: `pattern`, `finditer`, `sub`."""
+
+    def __init__(self, compiled, dialect: str):
+        self.compiled = compiled
+        self.pattern = compiled.pattern
+        self.dialect = dialect
+        self._stand_ins = _stand_ins(dialect)
+
+    def finditer(self, text: str, *args, **kwargs):
+        replaced = self._stand_ins.apply(text)
+        if replaced is None:
+            return self.compiled.finditer(text, *args, **kwargs)
+        return [_Piece(text, *m.span()) for m in self.compiled.finditer(replaced, *args, **kwargs)]
+
+    def sub(self, repl, text: str, count: int = 0, **kwargs) -> str:
+        """compiled.sub with a function `repl` (given each match) or a literal string."""
+        replaced = self._stand_ins.apply(text)
+        if replaced is None:
+            return self.compiled.sub(repl, text, count, **kwargs)
+        out, at = [], 0
+        for m in self.compiled.finditer(replaced, **kwargs):
+            if count and len(out) // 2 == count:
+                break
+            out += [text[at:m.start()], repl(_Piece(text, *m.span())) if callable(repl) else repl]
+            at = m.end()
+        out.append(text[at:])
+        return "".join(out)
+
+
+def compile_pattern(pattern: str, dialect: str = "onig") -> ReferencePattern:
     """Compile a pre-tokenization regex with the semantics of the engine it was written for.
 
     "onig" (HF tokenizers' Oniguruma, Ruby syntax): ^ and $ match at line boundaries, X{n,m}+
     repeats the interval, X{n}? is optional (see `onig_to_python`).
     "rust" (tiktoken's fancy-regex): $ matches only at the end of the text, X{n,m}+ is possessive.
+    The result classes characters as that engine does (see `ReferencePattern`).
     """
     try:
         if dialect == "onig":
-            return regex.compile(onig_to_python(pattern), regex.MULTILINE)
+            return ReferencePattern(regex.compile(onig_to_python(pattern), regex.MULTILINE), dialect)
         if dialect == "rust":
-            return regex.compile(rust_to_python(pattern))
+            return ReferencePattern(regex.compile(rust_to_python(pattern)), dialect)
         raise ValueError(f"unknown regex dialect {dialect!r}")
     except regex.error as exc:
         raise TokvizError(f"invalid pre-tokenization regex {pattern!r}: {exc}") from None

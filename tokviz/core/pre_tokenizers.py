@@ -14,7 +14,7 @@ import regex
 
 from .bytelevel import BYTE_TO_CHAR, bytes_to_unicode
 from .normalized import NormalizedString
-from .patterns import GPT2_PATTERN, bounded_spans, compile_pattern
+from .patterns import GPT2_PATTERN, ReferencePattern, bounded_spans, compile_pattern
 from .unicode import hf_is_numeric, hf_script, hf_word_classes, is_punctuation, is_whitespace
 
 BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
@@ -115,7 +115,7 @@ class Split(PreTokenizer):
     invert: bool = False
     is_regex: bool = True
     dialect: str = "onig"  # whose regex semantics the pattern was written for (see patterns.py)
-    _re: regex.Pattern = field(init=False, repr=False)
+    _re: ReferencePattern = field(init=False, repr=False)
 
     def __post_init__(self):
         if self.behavior not in BEHAVIORS:
@@ -149,10 +149,10 @@ def to_byte_level(ns: NormalizedString) -> NormalizedString:
 class ByteLevel(PreTokenizer):
     add_prefix_space: bool = False
     use_regex: bool = True
-    _re: regex.Pattern = field(init=False, repr=False)
+    _re: ReferencePattern = field(init=False, repr=False)
 
     def __post_init__(self):
-        self._re = regex.compile(GPT2_PATTERN)
+        self._re = ReferencePattern(regex.compile(GPT2_PATTERN), "onig")  # (HF runs it with Oniguruma)
 
     @property
     def byte_level(self):

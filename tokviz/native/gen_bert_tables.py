@@ -6,17 +6,14 @@ tokviz.core.unicode, which BertNormalizer and BertPreTokenizer use):
             BT_SPACE    is_whitespace (Unicode White_Space)
             BT_PUNCT    is_punctuation (ASCII symbols and P*, HF's classes: core/hf_char_classes.py)
             BT_CJK      is_bert_chinese_char (padded with spaces)
-            BT_MN       category Mn (dropped by strip_accents, after NFD)
-            BT_CASED    cased and not case-ignorable, as str.lower's final-sigma rule sees it
-            BT_IGNORABLE case-ignorable, as str.lower's final-sigma rule sees it
+            BT_MN       a non-spacing mark as HF's BertNormalizer sees it (dropped by strip_accents,
+                        after NFD; core/hf_normalizer_classes.py)
             BT_HANGUL   a precomposed Hangul syllable (decomposed arithmetically)
     ccc     canonical combining class
     nfd     the full canonical decomposition (unicodedata.normalize("NFD", c)), when not c
-    lower   c.lower(): a delta for one character, else a sequence
-
-CPython exposes neither Cased nor Case_Ignorable; both are read off str.lower's final-sigma rule:
-"xΣ".lower() ends in ς exactly when x is cased and not case-ignorable, and "AxΣ" when x is either
-case-ignorable or that.
+            (neither for a character HF's normalization does not know: core/hf_normalizer_classes.py)
+    lower   HF's lowercase of c (Rust's char::to_lowercase: core/hf_normalizer_classes.py): a delta
+            for one character, else a sequence
 
 Records are stored once each; `bt_stage1[cp >> 7]` picks a 128-entry block of `bt_stage2`, which
 holds record numbers.  Run from the repository root after a Python upgrade, and commit the header:
@@ -31,23 +28,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from tokviz.core.normalizers import hf_lower_char, is_hf_bert_nonspacing, is_hf_normalization_unknown  # noqa: E402
 from tokviz.core.unicode import is_bert_chinese_char, is_control, is_punctuation, is_whitespace  # noqa: E402
 
 MAX_CP = 0x110000
 BLOCK = 128
-FLAGS = ["REMOVE", "SPACE", "PUNCT", "CJK", "MN", "CASED", "IGNORABLE", "HANGUL"]
+FLAGS = ["REMOVE", "SPACE", "PUNCT", "CJK", "MN", "HANGUL"]
 HANGUL_FIRST, HANGUL_LAST = 0xAC00, 0xD7A3
 
 
 def _is_surrogate(cp: int) -> bool:
     return 0xD800 <= cp < 0xE000
-
-
-def sigma_class(c: str) -> tuple[bool, bool]:
-    """(cased and not case-ignorable, case-ignorable) for str.lower's final-sigma context."""
-    cased = (c + "\u03a3").lower()[-1] == "\u03c2"
-    either = ("A" + c + "\u03a3").lower()[-1] == "\u03c2"
-    return cased, either and not cased
 
 
 def record_of(cp: int, pool: list[int], pool_index: dict[tuple, int]) -> tuple:
@@ -60,11 +51,11 @@ def record_of(cp: int, pool: list[int], pool_index: dict[tuple, int]) -> tuple:
         "SPACE": is_whitespace(c),
         "PUNCT": is_punctuation(c),
         "CJK": is_bert_chinese_char(c),
-        "MN": unicodedata.category(c) == "Mn",
+        "MN": is_hf_bert_nonspacing(c),
         "HANGUL": HANGUL_FIRST <= cp <= HANGUL_LAST,
     }
-    bits["CASED"], bits["IGNORABLE"] = sigma_class(c)
-    ccc = unicodedata.combining(c)
+    unknown = is_hf_normalization_unknown(c)  # HF's NFD leaves it alone, a starter
+    ccc = 0 if unknown else unicodedata.combining(c)
 
     def seq(text: str) -> int:
         key = tuple(map(ord, text))
@@ -73,11 +64,11 @@ def record_of(cp: int, pool: list[int], pool_index: dict[tuple, int]) -> tuple:
             pool.extend(key)
         return pool_index[key]
 
-    nfd = unicodedata.normalize("NFD", c)
+    nfd = c if unknown else unicodedata.normalize("NFD", c)
     nfd_len = nfd_index = 0
     if nfd != c and not bits["HANGUL"]:
         nfd_len, nfd_index = len(nfd), seq(nfd)
-    low = c.lower()
+    low = hf_lower_char(c)
     if len(low) == 1:
         lower_len, lower = (0, 0) if low == c else (1, ord(low) - cp)
     else:

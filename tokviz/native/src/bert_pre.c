@@ -6,8 +6,8 @@
  *      handle_chinese_chars (' ' c ' ' for a CJK ideograph); each character keeps its own span;
  *   2. strip_accents: NFD -- unless the text is already in NFD, where the reference keeps it as it
  *      is -- each character aligned with the original one it replaces, as HF tokenizers aligns it;
- *   3. strip_accents: drop the Mn characters; lowercase: str.lower per character, where a capital
- *      sigma becomes final sigma by str.lower's context rule on the whole text;
+ *   3. strip_accents: drop the non-spacing marks; lowercase: each character on its own, as HF's
+ *      tables say (Rust's char::to_lowercase: a capital sigma is always a small sigma);
  *   4. words: runs of characters that are neither white space nor punctuation, and each
  *      punctuation character alone.
  *
@@ -23,7 +23,6 @@
 
 const char *const bert_unicode_version = BT_UNICODE_VERSION;
 
-enum { SIGMA = 0x3A3, SMALL_SIGMA = 0x3C3, FINAL_SIGMA = 0x3C2 };
 enum { HANGUL_COUNT = 11172, JAMO_V_COUNT = 21, JAMO_T_COUNT = 28 };
 
 static int reserve(BertChars *b, size_t more) {
@@ -170,23 +169,6 @@ static int decompose(const BertChars *in, BertChars *out) {
     return BERT_OK;
 }
 
-/* str.lower's final-sigma rule for the capital sigma at cp[i]: preceded by a cased character
- * (case-ignorable ones skipped) and not followed by one. */
-static int is_final_sigma(const uint32_t *cp, size_t n, size_t i) {
-    size_t j = i;
-    unsigned f = 0;
-    while (j > 0) {
-        f = bt_props(cp[--j])->flags;
-        if (!(f & BT_IGNORABLE)) break;
-    }
-    if (j == i || (f & BT_IGNORABLE) || !(f & BT_CASED)) return 0;
-    for (j = i + 1; j < n; j++) {
-        f = bt_props(cp[j])->flags;
-        if (!(f & BT_IGNORABLE)) return !(f & BT_CASED);
-    }
-    return 1;
-}
-
 /* Stage 3: strip the Mn characters and/or lowercase. */
 static int strip_and_lower(int options, const BertChars *in, BertChars *out) {
     /* Lowercasing lengthens a character to 2 at most (U+0130); the generator would say otherwise. */
@@ -199,10 +181,6 @@ static int strip_and_lower(int options, const BertChars *in, BertChars *out) {
         int32_t a = in->start[k], b = in->end[k];
         if (!lower || !p->lower_len) {
             put(out, c, a, b);
-        } else if (c == SIGMA) {
-            /* The context is read in the text before stripping: Mn characters are case-ignorable
-               (gen_bert_tables.py checks), so the stripped ones would be skipped anyway. */
-            put(out, is_final_sigma(in->cp, in->n, k) ? FINAL_SIGMA : SMALL_SIGMA, a, b);
         } else if (p->lower_len == 1) {
             put(out, (uint32_t)((int32_t)c + p->lower), a, b);
         } else {
