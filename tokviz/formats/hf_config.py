@@ -94,8 +94,6 @@ def added_tokens(config: Fields | None, vocab: dict[str, int], defaults: dict[st
     where = config or Fields({}, None)
     for attr, content in special_token_texts(config, defaults).items():
         named = config is not None and attr in config.data
-        if not named and content not in vocab:
-            continue  # a class default the vocabulary lacks is not invented (transformers appends it)
         spec = _token_spec(where, attr, config.data.get(attr)) if named else None
         add(content, True, {**(spec or {}), "normalized": bool((spec or {}).get("normalized", False))}, where)
     if config is not None:
