@@ -12,12 +12,12 @@ from __future__ import annotations
 import heapq
 
 from ..errors import TokvizError
-from .models.base import BoundedCache, Model, Token
+from .models.base import CachedModel, Token
 from .normalizers import Normalizer
 from .pre_tokenizers import PreTokenizer, split_normalized
 
 
-class LlamaBPE(Model):
+class LlamaBPE(CachedModel):
     """llama.cpp's BPE session on UTF-8 pieces (no GPT-2 byte encoding)."""
 
     kind = "BPE"
@@ -39,17 +39,9 @@ class LlamaBPE(Model):
         self.whole_newlines = whole_newlines
         self.byte_level = byte_level
         self.byte_fallback = not byte_level  # (its <0xXX> tokens stand for one byte)
-        self._cache = BoundedCache()
 
     def describe(self) -> str:
         return "BPE (llama.cpp, UTF-8 symbols, <0xXX> byte fallback)"
-
-    def tokenize(self, text: str) -> list[Token]:
-        found = self._cache.get(text)
-        if found is None:
-            found = self._tokenize(text)
-            self._cache.put(text, found)
-        return found
 
     def _tokenize(self, word: str) -> list[Token]:
         vocab = self.vocab

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from ..errors import TokvizError
-from .models.base import BoundedCache, Model, Token
+from .models.base import CachedModel, Token
 
 INVALID_SCORE = -20_000_000
 UNKNOWN_SCORE = -10_000_000
@@ -34,7 +34,7 @@ def byte_value(text: str) -> int | None:
     return None
 
 
-class PlamoTable(Model):
+class PlamoTable(CachedModel):
     """llama.cpp's PLaMo-2 tokenizer over one text fragment."""
 
     kind = "PLaMo-2"
@@ -94,17 +94,9 @@ class PlamoTable(Model):
             self.token_ids.append(-1)
             self.scores.append(UNKNOWN_SCORE)
             self.piece_rows.append(0)
-        self._cache = BoundedCache()
 
     def describe(self) -> str:
         return "PLaMo-2 (llama.cpp: suffix table, byte fallback)"
-
-    def tokenize(self, text: str) -> list[Token]:
-        found = self._cache.get(text)
-        if found is None:
-            found = self._tokenize(text)
-            self._cache.put(text, found)
-        return found
 
     def _tokenize(self, text: str) -> list[Token]:
         shift = 1 if text.startswith("\ufeff") else 0  # (a byte order mark first is skipped)

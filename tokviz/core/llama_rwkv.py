@@ -8,7 +8,7 @@ token starts with is the unknown token.  `GreedyBytes` is that algorithm over an
 from __future__ import annotations
 
 from ..errors import TokvizError
-from .models.base import BoundedCache, Model, Token
+from .models.base import CachedModel, Token
 
 
 def unescape_rwkv(text: str) -> bytes:
@@ -46,7 +46,7 @@ def unescape_rwkv(text: str) -> bytes:
     return bytes(out)
 
 
-class GreedyBytes(Model):
+class GreedyBytes(CachedModel):
     """Greedy longest match over the UTF-8 bytes of each piece (llama.cpp's RWKV session).
     `token_bytes[i]` are token i's bytes; a later token with the same bytes wins, as in
     llama.cpp's trie.  Spans cover the characters a token's bytes touch."""
@@ -67,17 +67,9 @@ class GreedyBytes(Model):
                     self.prefixes.add(data[:k])
         self.unk_id = unk_id
         self.max_len = max(map(len, self.by_bytes), default=1)
-        self._cache = BoundedCache()
 
     def describe(self) -> str:
         return "greedy longest byte match (llama.cpp RWKV)"
-
-    def tokenize(self, text: str) -> list[Token]:
-        found = self._cache.get(text)
-        if found is None:
-            found = self._tokenize(text)
-            self._cache.put(text, found)
-        return found
 
     def _tokenize(self, text: str) -> list[Token]:
         data = text.encode("utf-8", "surrogatepass")

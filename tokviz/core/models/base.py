@@ -53,3 +53,23 @@ class BoundedCache(dict):
         if len(self) >= self.limit:
             self.clear()
         self[key] = value
+
+
+class CachedModel(Model):
+    """A model whose `_tokenize` is slow enough to remember: each piece's tokens are kept in a
+    `BoundedCache` (the lists are shared: callers never change them)."""
+
+    def __init__(self, vocab: dict[str, int]):
+        super().__init__(vocab)
+        self._cache = BoundedCache()
+
+    def tokenize(self, text: str) -> list[Token]:
+        found = self._cache.get(text)
+        if found is None:
+            found = self._tokenize(text)
+            self._cache.put(text, found)
+        return found
+
+    @abstractmethod
+    def _tokenize(self, text: str) -> list[Token]:
+        """Tokens of one piece, computed."""
