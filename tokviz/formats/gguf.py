@@ -5,21 +5,21 @@ Only the metadata is read (`gguf_meta`), never the weights.  What tokviz impleme
 - `tokenizer.ggml.model` "gpt2" (and "gemma4", "whitespace"): BPE over `tokens` and `merges`, cut
   first by the regexes llama.cpp uses for the `tokenizer.ggml.pre` name (`gguf_pre`: every name
   llama.cpp knows, with its settings), over GPT-2 byte-level pieces or, for the names that do not
-  byte-encode (Gemma 4, Sarvam, whitespace), over UTF-8 pieces (`core.llama_bpe`); "whitespace"
+  byte-encode (Gemma 4, Sarvam, whitespace), over UTF-8 pieces (`core.llama.bpe`); "whitespace"
   drops whitespace and lowercases first;
 - `tokenizer.ggml.model` "llama": sentencepiece-style BPE over `tokens` and `scores`, with byte
   fallback, spaces written as "▁" and a space put in front of the text (`add_space_prefix`), and
   no normalization (llama.cpp applies none);
-- `tokenizer.ggml.model` "bert": llama.cpp's WordPiece (`core.llama_cpp.LlamaWPM`);
-- `tokenizer.ggml.model` "t5": llama.cpp's Unigram (`core.llama_cpp.LlamaUGM`);
-- "rwkv": greedy longest byte match (`core.llama_rwkv`); "plamo2": PLaMo-2's suffix table
-  (`core.llama_plamo2`); "hybriddna": that BPE with DNA k-mers between <dna> tags
-  (`core.llama_dna`); "test": llama.cpp's hash stand-in (`core.llama_hash`).
+- `tokenizer.ggml.model` "bert": llama.cpp's WordPiece (`core.llama.vocab.LlamaWPM`);
+- `tokenizer.ggml.model` "t5": llama.cpp's Unigram (`core.llama.vocab.LlamaUGM`);
+- "rwkv": greedy longest byte match (`core.llama.rwkv`); "plamo2": PLaMo-2's suffix table
+  (`core.llama.plamo2`); "hybriddna": that BPE with DNA k-mers between <dna> tags
+  (`core.llama.dna`); "test": llama.cpp's hash stand-in (`core.llama.hash_chunks`).
 
 Token types say which tokens are matched in the text: CONTROL ones are special (matched when
 special tokens are allowed, as llama.cpp's `parse_special`), USER_DEFINED ones always.
 `add_bos_token` / `add_eos_token` put BOS / EOS around an encoding with special tokens added, and
-decode is llama.cpp's detokenize (`core.llama_cpp.Detokenizer`).  What llama.cpp refuses (an
+decode is llama.cpp's detokenize (`core.llama.vocab.Detokenizer`).  What llama.cpp refuses (an
 unknown model or pre-tokenizer name) is refused by name, and so are files without a vocabulary
 ("none").
 """
@@ -29,9 +29,9 @@ import os
 from pathlib import Path
 
 from ..core.chat import ChatTemplate, ChatTemplates
-from ..core.llama_cpp import (BYTE, CONTROL, NORMAL, UNDEFINED, UNKNOWN, USER_DEFINED, Detokenizer, LlamaSPM,
+from ..core.llama.vocab import (BYTE, CONTROL, NORMAL, UNDEFINED, UNKNOWN, USER_DEFINED, Detokenizer, LlamaSPM,
                                LlamaUGM, LlamaWPM, token_attributes)
-from ..core.llama_pre import split_steps
+from ..core.llama.pre import split_steps
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 from .gguf_meta import read_metadata
@@ -224,7 +224,7 @@ def _bpe(meta: dict, path: Path, model_name: str) -> Tokenizer:
         raise TokvizError(f"tokenizer.ggml.pre {pre_name!r}: {exc.reason}", path) from None
     normalizers = []
     if model_name == "whitespace":  # (whitespace dropped, the rest lowercased unless the file says not)
-        from ..core.llama_bpe import DropWhitespace, LlamaLowercase
+        from ..core.llama.bpe import DropWhitespace, LlamaLowercase
 
         lowercase = meta.get("tokenizer.ggml.normalizer.lowercase")
         lowercase = (pre.lowercase if pre.lowercase is not None else True) if lowercase is None else bool(lowercase)
@@ -255,7 +255,7 @@ def _bpe(meta: dict, path: Path, model_name: str) -> Tokenizer:
 def _byte_level(tokens, kinds, merges, meta: dict, path: Path, pre, steps, plain: bool = False) -> Tokenizer:
     """GPT-2 byte-level BPE, built as tokenizer.json's; llama.cpp's pre-tokenizer (`steps`) in
     front (as tokenizer.json Split patterns where they are all such, unless `plain`)."""
-    from ..core.llama_pre import as_hf_pattern
+    from ..core.llama.pre import as_hf_pattern
     from ..core.pre_tokenizers import ByteLevel, Sequence
     from .hf_json import build_hf_tokenizer
 
@@ -282,11 +282,11 @@ def _byte_level(tokens, kinds, merges, meta: dict, path: Path, pre, steps, plain
 
 
 def _hybrid_dna(tokens, kinds, merges, meta: dict, path: Path, pre, steps):
-    """llama.cpp's "hybriddna" (core.llama_dna): (the tokenizer, the token texts decode writes:
+    """llama.cpp's "hybriddna" (core.llama.dna): (the tokenizer, the token texts decode writes:
     the k-mers after <oov> without their U+E000 marker, as llama.cpp loads them)."""
     from ..core.bytelevel import unicode_to_bytes
-    from ..core.llama_bpe import LlamaBPE
-    from ..core.llama_dna import KMER_MARKER, HybridDNA
+    from ..core.llama.bpe import LlamaBPE
+    from ..core.llama.dna import KMER_MARKER, HybridDNA
     from ..core.normalizers import Replace
     from ..core.pre_tokenizers import Sequence
 
@@ -316,7 +316,7 @@ def _hybrid_dna(tokens, kinds, merges, meta: dict, path: Path, pre, steps):
 
 def _utf8_bpe(tokens, kinds, merges, meta: dict, path: Path, pre, steps) -> Tokenizer:
     """llama.cpp's BPE on UTF-8 pieces (spaces written as '▁' first where the name escapes them)."""
-    from ..core.llama_bpe import LlamaBPE
+    from ..core.llama.bpe import LlamaBPE
     from ..core.normalizers import Replace
     from ..core.pre_tokenizers import Sequence
 
@@ -398,7 +398,7 @@ def _unigram(meta: dict, path: Path) -> Tokenizer:
 def _rwkv(meta: dict, path: Path) -> Tokenizer:
     """llama.cpp's RWKV tokenizer: greedy longest match over the unescaped token bytes; no BOS/EOS
     is ever added (llama.cpp's RWKV tokenize adds none), and decode writes each token's bytes."""
-    from ..core.llama_rwkv import GreedyBytes, unescape_rwkv
+    from ..core.llama.rwkv import GreedyBytes, unescape_rwkv
 
     tokens, kinds, ids = _vocabulary(meta, path)
     raw = [unescape_rwkv(t) for t in tokens]
@@ -414,9 +414,9 @@ def _rwkv(meta: dict, path: Path) -> Tokenizer:
 
 
 def _plamo2(meta: dict, path: Path) -> Tokenizer:
-    """llama.cpp's PLaMo-2 tokenizer (core.llama_plamo2); no BOS/EOS is ever added, and decode
+    """llama.cpp's PLaMo-2 tokenizer (core.llama.plamo2); no BOS/EOS is ever added, and decode
     writes each token's text as stored (byte tokens as their byte)."""
-    from ..core.llama_plamo2 import PlamoTable, byte_value
+    from ..core.llama.plamo2 import PlamoTable, byte_value
 
     tokens, kinds, ids = _vocabulary(meta, path, default_eos=2)
     scores = meta.get("tokenizer.ggml.scores")
@@ -439,8 +439,8 @@ def _plamo2(meta: dict, path: Path) -> Tokenizer:
 
 
 def _hash_chunks(meta: dict, path: Path) -> Tokenizer:
-    """llama.cpp's "test" tokenizer (core.llama_hash); decode writes each id in hexadecimal."""
-    from ..core.llama_hash import HashChunks
+    """llama.cpp's "test" tokenizer (core.llama.hash_chunks); decode writes each id in hexadecimal."""
+    from ..core.llama.hash_chunks import HashChunks
 
     tokens, kinds, ids = _vocabulary(meta, path)
     raw = [f"{i:x}".encode() for i in range(len(tokens))]

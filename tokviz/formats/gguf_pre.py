@@ -2,7 +2,7 @@
 llama-cpp-python 0.3.36's llama.cpp (src/llama-vocab.cpp) sets it up.
 
 `TYPES`: each pre-tokenizer type's regexes (applied one after another; the texts llama.cpp has,
-which `core.llama_pre.split_steps` turns into tokviz pre-tokenizers) and whether the pieces are
+which `core.llama.pre.split_steps` turns into tokviz pre-tokenizers) and whether the pieces are
 GPT-2 byte-level encoded before the merges (else BPE runs on the UTF-8 text with <0xXX> byte
 tokens).  `NAMES`: each name llama.cpp accepts, its type and the settings it changes from the BPE
 defaults (ignore_merges, add_bos, clean_spaces, escape_whitespaces, no BOS id, the normalizer's
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.llama_pre import (DIGIT_GROUP_SPLITTERS, GPT2_SPLITTER, KIMI_K2_SPLITTER, LLAMA3_SPLITTERS,
+from ..core.llama.pre import (DIGIT_GROUP_SPLITTERS, GPT2_SPLITTER, KIMI_K2_SPLITTER, LLAMA3_SPLITTERS,
                               NEWLINES_SPLITTER, QWEN2_SPLITTER, QWEN35_SPLITTER)
 
 TYPES: dict[str, tuple[tuple[str, ...], bool]] = {

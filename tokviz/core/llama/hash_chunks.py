@@ -4,7 +4,7 @@ is a hash of its bytes (h = h * 31 + byte, over 64 bits) modulo the vocabulary s
 """
 from __future__ import annotations
 
-from .models.base import Model, Token
+from ..models.base import Model, Token
 
 CHUNK = 5
 

@@ -3,16 +3,16 @@ piece the previous one left (llama.cpp's unicode_regex_split).
 
 llama.cpp runs a few regexes, recognised by their exact text, through hand-written splitters; the
 others through std::regex on text rewritten to one character per Unicode class
-(`core.llama_cpp.StdRegexSplit`).  `split_steps` turns such a list into tokviz pre-tokenizers:
+(`core.llama.vocab.StdRegexSplit`).  `split_steps` turns such a list into tokviz pre-tokenizers:
 the hand-written GPT-2, Llama 3, Qwen2 and Qwen3.5 splitters as the tokenizer.json patterns they
 stand for (tokviz's scanners run those), the newline splitter as its plain regex, the digit
 groupers as `ThousandsDigits`, and the rest as `StdRegexSplit`.
 """
 from __future__ import annotations
 
-from .llama_cpp import StdRegexSplit
-from .patterns import GPT2_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN
-from .pre_tokenizers import PreTokenizer, Split, split_normalized
+from .vocab import StdRegexSplit
+from ..patterns import GPT2_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN
+from ..pre_tokenizers import PreTokenizer, Split, split_normalized
 
 # the regex texts llama.cpp sends to its hand-written splitters (unicode.cpp)
 GPT2_SPLITTER = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)"
@@ -43,7 +43,7 @@ class ThousandsDigits(PreTokenizer):
     the text before a run joins its first group, and the text after the last run is one piece."""
 
     def split(self, ns):
-        from .llama_cpp import _category
+        from .vocab import _category
 
         text = ns.text
         cuts = []
@@ -87,7 +87,7 @@ def split_steps(regexes) -> list[PreTokenizer]:
         elif r in DIGIT_GROUP_SPLITTERS:
             steps.append(ThousandsDigits())
         elif r == KIMI_K2_SPLITTER:
-            from .llama_kimi import KimiK2Split
+            from .kimi import KimiK2Split
 
             steps.append(KimiK2Split())
         else:

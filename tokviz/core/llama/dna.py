@@ -10,8 +10,8 @@ text outside runs goes through the pre-tokenizer name's BPE.  Without the three 
 """
 from __future__ import annotations
 
-from .bytelevel import bytes_to_unicode
-from .models.base import Model, Token
+from ..bytelevel import bytes_to_unicode
+from ..models.base import Model, Token
 
 K = 6
 KMER_MARKER = "\ue000"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 
-from ..errors import TokvizError
-from .models.base import CachedModel, Token
+from ...errors import TokvizError
+from ..models.base import CachedModel, Token
 
 INVALID_SCORE = -20_000_000
 UNKNOWN_SCORE = -10_000_000

@@ -1,4 +1,4 @@
-"""llama.cpp's own tokenizer rules, for the tokenizers read from GGUF files (formats/gguf.py).
+"""What llama.cpp's llama-vocab.cpp shares between its tokenizers, for the GGUF files (formats/gguf.py).
 
 - `token_attributes`: the token types a file stores, as llama.cpp adjusts them at load time
   (end-of-generation and fill-in-the-middle tokens it recognises by their text become control
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import heapq
 
-from ..errors import TokvizError
-from .bytelevel import CHAR_TO_BYTE
-from .models.base import Model, Token
-from .patterns import bounded_spans
-from .pre_tokenizers import PreTokenizer, split_normalized
+from ...errors import TokvizError
+from ..bytelevel import CHAR_TO_BYTE
+from ..models.base import Model, Token
+from ..patterns import bounded_spans
+from ..pre_tokenizers import PreTokenizer, split_normalized
 
 # token types as GGUF stores them (tokenizer.ggml.token_type)
 UNDEFINED, NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = range(7)

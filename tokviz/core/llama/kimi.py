@@ -8,7 +8,7 @@ step by step (unicode.cpp, unicode_regex_split_custom_kimi_k2).
 """
 from __future__ import annotations
 
-from .pre_tokenizers import PreTokenizer, split_normalized
+from ..pre_tokenizers import PreTokenizer, split_normalized
 
 _HAN = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
         (0x2B820, 0x2CEAF), (0x2CEB0, 0x2EBEF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
@@ -22,7 +22,7 @@ def is_han(c: str) -> bool:
 
 class KimiK2Split(PreTokenizer):
     def split(self, ns):
-        from .llama_cpp import _WIDE_SPACES, _category
+        from .vocab import _WIDE_SPACES, _category
 
         text = ns.text
         n = len(text)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import heapq
 
-from ..errors import TokvizError
-from .models.base import CachedModel, Token
-from .normalizers import Normalizer
-from .pre_tokenizers import PreTokenizer, split_normalized
+from ...errors import TokvizError
+from ..models.base import CachedModel, Token
+from ..normalizers import Normalizer
+from ..pre_tokenizers import PreTokenizer, split_normalized
 
 
 class LlamaBPE(CachedModel):
@@ -125,7 +125,7 @@ class DropWhitespace(PreTokenizer):
     set), which is dropped."""
 
     def split(self, ns):
-        from .llama_cpp import _WIDE_SPACES
+        from .vocab import _WIDE_SPACES
 
         spans = [(i, i + 1) for i, c in enumerate(ns.text) if c in " \t\n\x0b\x0c\r" or ord(c) in _WIDE_SPACES]
         return split_normalized(ns, spans, "Removed")

@@ -7,8 +7,8 @@ token starts with is the unknown token.  `GreedyBytes` is that algorithm over an
 """
 from __future__ import annotations
 
-from ..errors import TokvizError
-from .models.base import CachedModel, Token
+from ...errors import TokvizError
+from ..models.base import CachedModel, Token
 
 
 def unescape_rwkv(text: str) -> bytes:
