@@ -80,14 +80,16 @@ def test_minbpe_vocab_listing_is_named(tmp_path):
 
 def test_tiktoken_ranks_in_any_name(tmp_path):
     """A rank file is a tiktoken file whatever its name: .txt, no suffix (tiktoken's download
-    cache), and Meta's Llama 3 `tokenizer.model`; without a known name it asks for the regex."""
+    cache), and Meta's Llama 3 `tokenizer.model`; known by its name or its contents, else it asks
+    for the regex."""
     data = lzma.decompress((REAL / "cl100k_base.tiktoken.xz").read_bytes())
     for name in ("cl100k_base.txt", "9b5ad71b2ce5302211f9c61530b329a4922fc6a4", "tokenizer.model"):
         (tmp_path / name).write_bytes(data)
         assert detect(tmp_path / name)[0] == "tiktoken", name
-    assert tokviz.load(tmp_path / "cl100k_base.txt").encode("hello world").ids == [15339, 1917]
+        assert tokviz.load(tmp_path / name).encode("hello world").ids == [15339, 1917]
+    (tmp_path / "other.model").write_bytes(data.replace(b" 100255\n", b" 100256\n"))  # (a rank moved: unknown)
     with pytest.raises(TokvizError, match="pattern="):
-        tokviz.load(tmp_path / "tokenizer.model")
+        tokviz.load(tmp_path / "other.model")
 
 
 def test_small_tiktoken_file_without_final_newline(tmp_path):
