@@ -12,6 +12,7 @@ from ..formats._util import identify_binary, open_regular_file
 
 TOKENIZER = "tokenizer"
 TEXT = "text"
+_TOKENIZER_SUFFIXES = (".json", ".model", ".tiktoken", ".gguf")
 
 # Beyond this `read_text_file` refuses a file (the window opens big files in big-file mode instead).
 MAX_TEXT_BYTES = 64 * 1024 * 1024
@@ -26,14 +27,15 @@ def classify_path(path: str | os.PathLike) -> str:
     tokviz's own format detection decides (a folder is always a tokenizer).  One refinement: the
     detector takes any ``*.txt`` for a WordPiece vocab.txt, so a ``.txt`` file that is not named
     ``vocab.txt`` counts as a tokenizer only when its lines look like vocabulary entries (one
-    token per line, no inner spaces)."""
+    token per line, no inner spaces).  A file detection refuses is a tokenizer when its name
+    says so (``*.json``, ``*.model``, ...), so that the refusal is reported as a tokenizer's."""
     path = Path(path)
     if path.is_dir():
         return TOKENIZER
     try:
         fmt, _ = detect(path)
     except TokvizError:
-        return TEXT
+        return TOKENIZER if path.suffix.lower() in _TOKENIZER_SUFFIXES else TEXT
     if fmt == "wordpiece-vocab" and path.name != "vocab.txt":
         return TOKENIZER if _looks_like_vocab(path) else TEXT
     return TOKENIZER
