@@ -10,6 +10,8 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tokviz
 from tokviz.errors import TokvizError
@@ -297,3 +299,91 @@ def test_a_tiktoken_file_in_byte_order_is_written_exactly(tmp_path, nemo_data):
     for text in _texts([])[:100]:
         ids = by_tiktoken.encode_ordinary(text)
         assert written.encode(text, bos=False, eos=False) == ids == tok.encode(text).ids, text
+
+
+# Text where the tekken pattern's alternatives meet: cased words and marks (the upper / lower
+# classes), digits of several scripts (one per piece), CR/LF and other white space runs, '/' after
+# punctuation, apostrophes (no contractions in this pattern), emoji.
+TEKKEN_ALPHABET = (
+    "aAzZ'sStTlLdD \u00a0\u3000\u2028\u0085\t\x0b\x0c\r\n\r\n0123456789١٢३²½Ⅻ/.,!?-_#()\"中日ひカ한"
+    "ÉéßǅǈʰᴬΣσςΑ\u0301\u0308\u0903\u20dd😀👍🏽\u200d🇯🇵"
+)
+
+
+def _native_and_python(nemo):
+    tok, ref = nemo
+    native = pytest.importorskip("tokviz.native")
+    if not native.available:
+        pytest.skip(native.reason)
+    python = tokviz.load(tok.source.path).use_native(False)
+    return tok, python, ref
+
+
+def test_nemo_tekken_is_cut_by_the_native_tekken_scanner(nemo):
+    """The C tekken scanner gives the Python (regex module) path's ids and offsets, and
+    mistral-common's ids, on multi-script, digit, white-space, mark and emoji text."""
+    tok, python, ref = _native_and_python(nemo)
+    assert tok.native_encoder().describe() == "native (tekken scanner)"
+    rng = random.Random(36)
+    texts = _random_texts(rng, [], 150)
+    texts += ["".join(rng.choice(TEKKEN_ALPHABET) for _ in range(rng.randint(1, 60))) for _ in range(400)]
+    texts += ["1234567890" * 30, " " * 9000 + "x", "\r\n \n\t  \r" * 50 + "end  ", "x's DON'T y'all 'LL",
+              "camelCaseHTTPServer ÉtéÀ ǅemal ʰᴬb", "a" * 5000 + "/\r\n/" + "B" * 5000, "😀" * 100 + "١٢٣"]
+    for text in texts:
+        expected = python.encode(text)
+        got = tok.encode(text)
+        assert got.ids == expected.ids == ref.encode(text, bos=False, eos=False), text
+        assert [tuple(o) for o in got.offsets] == [tuple(o) for o in expected.offsets], text
+    assert [e.ids for e in tok.encode_batch(texts[:50], threads=2)] == [python.encode(t).ids for t in texts[:50]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(st.text(alphabet=st.sampled_from(TEKKEN_ALPHABET), max_size=80),
+                      st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60)))
+def test_native_tekken_ids_equal_mistral_common_on_any_text(nemo, text):
+    tok, ref = nemo
+    assert tok.encode_ids(text) == ref.encode(text, bos=False, eos=False)
+
+
+def test_a_file_with_another_pattern_is_cut_by_its_own_regex(tmp_path, nemo_data):
+    """A pattern close to Mistral's (three digits per piece) is no pattern of a native scanner: the
+    file is cut by its regex, as mistral-common cuts it."""
+    data = _small_tekken(nemo_data)
+    data["config"] = {**data["config"], "pattern": data["config"]["pattern"].replace(r"|\p{N}|", r"|\p{N}{1,3}|")}
+    assert data["config"]["pattern"] != nemo_data["config"]["pattern"]
+    path = _write(tmp_path, data)
+    tok, ref = tokviz.load(path), Tekkenizer.from_file(path)
+    assert "tekken scanner" not in tok.describe()["encoder_detail"]
+    for text in ["12345 and 7", "Year 2024: 1,234,567.89", *EDGE_CASES]:
+        assert tok.encode(text).ids == ref.encode(text, bos=False, eos=False), text
+
+
+def _code_points_engines_class_otherwise() -> list[int]:
+    """The code points tiktoken's regex engine classes otherwise than the regex module (tokviz
+    replaces them by stand-ins), and every 509th code point, surrogates left out."""
+    from tokviz.core import reference_unicode
+
+    cps = set(range(0, 0x110000, 509))
+    for item in reference_unicode.RUST.split():
+        first, _, last = item.partition(":")[0].partition("-")
+        cps.update(range(int(first, 16), int(last or first, 16) + 1))
+    return sorted(cp for cp in cps if not 0xD800 <= cp < 0xE000)
+
+
+def test_every_kind_of_character_is_cut_as_mistral_common_cuts_it(nemo):
+    """Each code point beside letters of both cases, digits, white space, CR/LF and punctuation, on
+    the native and Python paths (classes of tiktoken's Unicode version, which mistral-common runs)."""
+    tok, python, ref = _native_and_python(nemo)
+    differ = {"native": [], "python": []}
+    cps = _code_points_engines_class_otherwise()
+    window = "a{0}1{0} {0}!{0}中{0}A{0}a{0}'S{0}{0}\n{0}  {0}123{0}Éé\u0301{0}"
+    for k in range(0, len(cps), 64):
+        block = cps[k:k + 64]
+        text = " ".join(window.format(chr(cp)) for cp in block)
+        expected = ref.encode(text, bos=False, eos=False)
+        for label, t in (("native", tok), ("python", python)):
+            if t.encode_ids(text) != expected:
+                differ[label] += [f"U+{cp:04X}" for cp in block
+                                  if t.encode_ids(window.format(chr(cp))) != ref.encode(window.format(chr(cp)),
+                                                                                        bos=False, eos=False)]
+    assert differ == {"native": [], "python": []}, {label: cps[:20] for label, cps in differ.items()}

@@ -31,6 +31,9 @@ CASES = [
     ("o200k", P.O200K_PATTERN, "rust", _native.PAT_O200K),
     ("llama3", P.LLAMA3_PATTERN, "onig", _native.PAT_LLAMA3),
     ("qwen2", P.QWEN2_PATTERN, "onig", _native.PAT_QWEN2),
+    ("tekken", P.TEKKEN_PATTERN, "rust", _native.PAT_TEKKEN),
+    ("tekken-onig", P.rust_to_onig(P.TEKKEN_PATTERN), "onig", _native.PAT_TEKKEN),
+    ("qwen35", P.QWEN35_PATTERN, "onig", _native.PAT_QWEN35),
 ]
 IDS = [c[0] for c in CASES]
 

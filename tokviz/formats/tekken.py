@@ -32,7 +32,7 @@ from ..core import pre_tokenizers as pre
 from ..core.added import AddedToken
 from ..core.bytelevel import many_bytes_to_unicode
 from ..core.limits import max_sane_id
-from ..core.patterns import TIKTOKEN_PATTERNS
+from ..core.patterns import TEKKEN_PATTERN, TIKTOKEN_PATTERNS
 from ..core.models import BPE
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
@@ -50,9 +50,7 @@ DEFAULT_SPECIAL_TOKENS = (
 FILLER = "<SPECIAL_{}>"
 BOS = "<s>"
 # The pattern of Mistral's tekken files (NeMo, Pixtral, Small 3...).
-MISTRAL_PATTERN = (r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|"
-                   r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}|"
-                   r" ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+MISTRAL_PATTERN = TEKKEN_PATTERN
 COVERING_PATTERNS = frozenset({MISTRAL_PATTERN, *TIKTOKEN_PATTERNS.values()})
 CONFIG_KEYS = {"pattern", "num_vocab_tokens", "default_vocab_size", "default_num_special_tokens", "version"}
 # Sections about the model around the tokenizer: kept for writing back, no effect on text ids.

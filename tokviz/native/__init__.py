@@ -11,9 +11,9 @@ splits off added tokens in Python) and gives the same ids and offsets.  It is us
 - the model is a BPE over a complete byte-level vocabulary (all 256 bytes are tokens), without
   byte fallback, unknown token, or continuing-subword prefix / end-of-word suffix;
 - the pre-tokenizer ends in ByteLevel (add_prefix_space off).  A Split on a known pattern
-  (tokviz.core.patterns: GPT-2/r50k/p50k, cl100k, o200k, Llama-3, Qwen2) or ByteLevel's own regex
-  is done natively; any other pre-tokenizers before the ByteLevel cut the text in Python
-  ("regex fallback") and the pieces are still merged natively.
+  (tokviz.core.patterns: GPT-2/r50k/p50k, cl100k, o200k, Llama-3, Qwen2, Qwen3.5, Mistral's
+  tekken) or ByteLevel's own regex is done natively; any other pre-tokenizers before the ByteLevel
+  cut the text in Python ("regex fallback") and the pieces are still merged natively.
 
 When the normalizer is one Unicode normal form (NFC, NFKC, NFD, NFKD) or there is none, the C
 threads of a batch first check each raw text: one that passes the form's quick check (tables in
@@ -76,6 +76,8 @@ def _pattern_ids() -> dict[tuple[str, str], int]:
         (_patterns.O200K_PATTERN, _native.PAT_O200K),
         (_patterns.LLAMA3_PATTERN, _native.PAT_LLAMA3),
         (_patterns.QWEN2_PATTERN, _native.PAT_QWEN2),
+        (_patterns.TEKKEN_PATTERN, _native.PAT_TEKKEN),
+        (_patterns.QWEN35_PATTERN, _native.PAT_QWEN35),
     ]
     ids: dict[tuple[str, str], int] = {}
     for pattern, scanner in scanners:
@@ -87,7 +89,8 @@ def _pattern_ids() -> dict[tuple[str, str], int]:
 
 
 PATTERN_IDS = _pattern_ids()
-PATTERN_NAMES = {0: "none", 1: "gpt2", 2: "cl100k", 3: "o200k", 4: "llama3", 5: "qwen2"}
+PATTERN_NAMES = {0: "none", 1: "gpt2", 2: "cl100k", 3: "o200k", 4: "llama3", 5: "qwen2", 6: "tekken",
+                 7: "qwen35"}
 NORMAL_FORMS = {"NFC": 0, "NFD": 1, "NFKC": 2, "NFKD": 3}  # the `form` of the C text check
 FORM_NAMES = {form: name for name, form in NORMAL_FORMS.items()}
 

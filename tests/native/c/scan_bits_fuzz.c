@@ -64,7 +64,8 @@ int main(int argc, char **argv) {
     if (argc != 3) return 2;
     long texts = atol(argv[1]), failures = 0, shown = 0;
     state = (unsigned long long)atol(argv[2]);
-    static const int patterns[] = {TV_PAT_GPT2, TV_PAT_CL100K, TV_PAT_O200K, TV_PAT_LLAMA3, TV_PAT_QWEN2};
+    static const int patterns[] = {TV_PAT_GPT2, TV_PAT_CL100K, TV_PAT_O200K, TV_PAT_LLAMA3, TV_PAT_QWEN2, TV_PAT_TEKKEN,
+                                   TV_PAT_QWEN35};
     size_t n_atoms = sizeof(ATOMS) / sizeof(*ATOMS);
     enum { CAP = 20000 };
     static uint8_t buf[CAP];

@@ -865,6 +865,8 @@ static int encode_ascii(Encoder *e, const tv_text *t, CacheUse cache, Scratch *s
     case TV_PAT_O200K: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_O200K, 0, &done);
     case TV_PAT_LLAMA3: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_LLAMA3, 0, &done);
     case TV_PAT_QWEN2: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_QWEN2, 0, &done);
+    case TV_PAT_TEKKEN: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_TEKKEN, 0, &done);
+    case TV_PAT_QWEN35: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_QWEN35, 0, &done);
     default: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_NONE, 0, &done);
     }
 }
@@ -879,6 +881,8 @@ static int encode_ascii_run(Encoder *e, const tv_text *t, CacheUse cache, Scratc
     case TV_PAT_O200K: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_O200K, 1, done);
     case TV_PAT_LLAMA3: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_LLAMA3, 1, done);
     case TV_PAT_QWEN2: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_QWEN2, 1, done);
+    case TV_PAT_TEKKEN: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_TEKKEN, 1, done);
+    case TV_PAT_QWEN35: return encode_ascii_with(e, t, cache, s, out, offsets, TV_PAT_QWEN35, 1, done);
     default: *done = 0; return ENC_OK;
     }
 }
@@ -1793,6 +1797,8 @@ PyMODINIT_FUNC PyInit__native(void) {
     PyModule_AddIntConstant(m, "PAT_O200K", TV_PAT_O200K);
     PyModule_AddIntConstant(m, "PAT_LLAMA3", TV_PAT_LLAMA3);
     PyModule_AddIntConstant(m, "PAT_QWEN2", TV_PAT_QWEN2);
+    PyModule_AddIntConstant(m, "PAT_TEKKEN", TV_PAT_TEKKEN);
+    PyModule_AddIntConstant(m, "PAT_QWEN35", TV_PAT_QWEN35);
     PyModule_AddStringConstant(m, "NORM_UNICODE_VERSION", tv_norm_unicode_version);
     return m;
 }

@@ -1364,6 +1364,8 @@ PyMODINIT_FUNC PyInit__bpetrain(void) {
     PyModule_AddIntConstant(m, "PAT_O200K", TV_PAT_O200K);
     PyModule_AddIntConstant(m, "PAT_LLAMA3", TV_PAT_LLAMA3);
     PyModule_AddIntConstant(m, "PAT_QWEN2", TV_PAT_QWEN2);
+    PyModule_AddIntConstant(m, "PAT_TEKKEN", TV_PAT_TEKKEN);
+    PyModule_AddIntConstant(m, "PAT_QWEN35", TV_PAT_QWEN35);
     PyModule_AddIntConstant(m, "MODE_COUNT", MODE_COUNT);
     PyModule_AddIntConstant(m, "MODE_WORDPIECE", MODE_WORDPIECE);
     return m;

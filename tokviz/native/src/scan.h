@@ -26,8 +26,10 @@ enum {
     TV_PAT_CL100K = 2,
     TV_PAT_O200K = 3,
     TV_PAT_LLAMA3 = 4,
-    TV_PAT_QWEN2 = 5, /* llama3 with one digit per piece */
-    TV_PAT_COUNT = 6
+    TV_PAT_QWEN2 = 5,  /* llama3 with one digit per piece */
+    TV_PAT_TEKKEN = 6, /* o200k without contractions, one digit per piece (Mistral's tekken) */
+    TV_PAT_QWEN35 = 7, /* qwen2 with marks in the words (Qwen3.5) */
+    TV_PAT_COUNT = 8
 };
 
 typedef struct {
@@ -59,6 +61,10 @@ TV_INLINE unsigned tv_class(uint32_t c) {
 /* [^\r\n\p{L}\p{N}] */
 #define TV_PREFIX(c) ((c) != '\r' && (c) != '\n' && (tv_class(c) & (TV_L | TV_N)) == 0)
 #define TV_CRLF(c) ((c) == '\r' || (c) == '\n')
+/* [\p{L}\p{M}]: the marks are the characters of the cased classes that are no letters */
+#define TV_LM (TV_L | TV_UPPER | TV_LOWER)
+/* [^\s\p{L}\p{M}\p{N}] */
+#define TV_OTHER_LM(c) ((tv_class(c) & (TV_LM | TV_N | TV_S)) == 0)
 
 #ifdef __SSE2__
 /* Runs in an ASCII text, 16 bytes at a time.  There \p{L} is [A-Za-z], the upper and lower classes
@@ -234,6 +240,39 @@ TV_INLINE ptrdiff_t tv_scan_llama3(const tv_text *t, ptrdiff_t i, int max_digits
     return j;
 }
 
+/* (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+
+ * |\s+(?!\S)|\s+  (a mark as the optional prefix cuts the piece the word alone would cut) */
+TV_INLINE ptrdiff_t tv_scan_qwen35(const tv_text *t, ptrdiff_t i) {
+    ptrdiff_t n = t->n, k;
+    uint32_t c = tv_cp(t, i);
+    if (c == '\'' && (k = tv_contraction(t, i, 1))) return i + k;
+    unsigned word = t->ascii ? TV_L : TV_LM; /* (ASCII has no marks: then the 16-byte letter runs) */
+    unsigned cc = tv_class(c);
+    if (cc & TV_LM) return tv_run(t, i + 1, word);
+    uint32_t c1 = i + 1 < n ? tv_cp(t, i + 1) : 0;
+    if (i + 1 < n && TV_PREFIX(c) && TV_IS(c1, TV_LM)) return tv_run(t, i + 2, word);
+    if (cc & TV_N) return i + 1;
+    ptrdiff_t s = -1, j;
+    if (c == ' ' && i + 1 < n && TV_OTHER_LM(c1))
+        s = i + 1;
+    else if (TV_OTHER_LM(c))
+        s = i;
+    if (s >= 0) {
+        if (t->ascii)
+            j = tv_run_other(t, s + 1);
+        else
+            for (j = s + 1; j < n && TV_OTHER_LM(tv_cp(t, j));) j++;
+        while (j < n && TV_CRLF(tv_cp(t, j))) j++;
+        return j;
+    }
+    j = tv_run(t, i, TV_S);
+    ptrdiff_t m = tv_last_crlf(t, i, j);
+    if (m >= 0) return m + 1; /* \s*[\r\n]+ */
+    if (j == n) return n;
+    if (j - i >= 2) return j - 1;
+    return j;
+}
+
 /* o200k's cased word without its prefix, from s: [Upper]*[Lower]+ with the backtracking of the
  * greedy [Upper]* (Lm, Lo and marks are in both classes).  -1: no match. */
 TV_INLINE ptrdiff_t tv_o200k_a(const tv_text *t, ptrdiff_t s) {
@@ -253,8 +292,9 @@ TV_INLINE ptrdiff_t tv_o200k_b(const tv_text *t, ptrdiff_t s) {
 }
 
 /* [^\r\n\p{L}\p{N}]?[Upper]*[Lower]+(?i:'s|...)?|[^\r\n\p{L}\p{N}]?[Upper]+[Lower]*(?i:'s|...)?|\p{N}{1,3}
- * | ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+ */
-TV_INLINE ptrdiff_t tv_scan_o200k(const tv_text *t, ptrdiff_t i) {
+ * | ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+ * tekken: the same without the contractions (`contractions` 0) and with \p{N} (`max_digits` 1) */
+TV_INLINE ptrdiff_t tv_scan_o200k(const tv_text *t, ptrdiff_t i, int contractions, int max_digits) {
     ptrdiff_t n = t->n, j = -1;
     uint32_t c = tv_cp(t, i);
     int prefix = TV_PREFIX(c);
@@ -262,10 +302,10 @@ TV_INLINE ptrdiff_t tv_scan_o200k(const tv_text *t, ptrdiff_t i) {
     if (j < 0) j = tv_o200k_a(t, i);
     if (j < 0 && prefix) j = tv_o200k_b(t, i + 1);
     if (j < 0) j = tv_o200k_b(t, i);
-    if (j >= 0) return j + tv_contraction(t, j, 1);
+    if (j >= 0) return contractions ? j + tv_contraction(t, j, 1) : j;
     if (TV_IS(c, TV_N)) {
         j = i + 1;
-        while (j < n && j - i < 3 && TV_IS(tv_cp(t, j), TV_N)) j++;
+        while (j < n && j - i < max_digits && TV_IS(tv_cp(t, j), TV_N)) j++;
         return j;
     }
     ptrdiff_t s = -1;
@@ -296,9 +336,11 @@ TV_INLINE ptrdiff_t tv_scan_any(int pattern, const tv_text *t, ptrdiff_t i) {
     switch (pattern) {
     case TV_PAT_GPT2: j = tv_scan_gpt2(t, i); break;
     case TV_PAT_CL100K: j = tv_scan_cl100k(t, i); break;
-    case TV_PAT_O200K: j = tv_scan_o200k(t, i); break;
+    case TV_PAT_O200K: j = tv_scan_o200k(t, i, 1, 3); break;
     case TV_PAT_LLAMA3: j = tv_scan_llama3(t, i, 3); break;
     case TV_PAT_QWEN2: j = tv_scan_llama3(t, i, 1); break;
+    case TV_PAT_TEKKEN: j = tv_scan_o200k(t, i, 0, 1); break;
+    case TV_PAT_QWEN35: j = tv_scan_qwen35(t, i); break;
     default: return t->n;
     }
     return j > i ? j : i + 1; /* never stall, whatever the text */

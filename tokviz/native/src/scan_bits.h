@@ -1,5 +1,5 @@
-/* The pieces of an ASCII text for the GPT-2 (r50k, p50k), cl100k, o200k, llama3 and qwen2
- * patterns, all found at once from class bitmaps.
+/* The pieces of an ASCII text for the GPT-2 (r50k, p50k), cl100k, o200k, llama3, qwen2, qwen35 and
+ * tekken patterns, all found at once from class bitmaps.
  *
  * scan.h's scanners find one piece at a time: on prose that is a few class tests and branches per
  * piece of ~4 bytes, and the branches (letter? space? punctuation?) are what costs.  Here a window
@@ -25,7 +25,9 @@
  * o200k differs: a run of letters is also cut before each upper-case letter that follows a
  * lower-case one; an O run's piece also takes '/' after its CR/LF ([\r\n/]*); and a contraction
  * belongs to the word before it (a piece of letters ends after the contraction that follows it,
- * unless those letters were themselves a contraction's).  GPT-2's simpler rules: tv_gpt2_starts.
+ * unless those letters were themselves a contraction's).  tekken is o200k without the contractions
+ * and with one digit per piece; qwen35 differs from qwen2 only in marks, which ASCII has none of.
+ * GPT-2's simpler rules: tv_gpt2_starts.
  * A window's starts are only trusted up to its last pair of adjacent letters: nothing after such a
  * pair changes a piece that starts before it.  tests/native/test_scanner.py compares the pieces
  * with the regex module's, on random and real text and across windows. */
@@ -124,7 +126,9 @@ static void tv_pieces_fill(tv_pieces *ps, ptrdiff_t w0) {
     enum { W = TV_BITS_WORDS + 1 };
     uint64_t L[W], N[W], S[W], C[W], O[W], SP[W], AP[W], UP[W], SL[W], T[W] = {0}, PF[W] = {0}, S2[W] = {0},
         CS[W] = {0}, X[W] = {0}, N4[W] = {0}, WS[W] = {0};
-    int o200k = ps->pattern == TV_PAT_O200K;
+    /* (o200k: also tekken, its cased words and O runs) */
+    int o200k = ps->pattern == TV_PAT_O200K || ps->pattern == TV_PAT_TEKKEN;
+    int one_digit = ps->pattern == TV_PAT_QWEN2 || ps->pattern == TV_PAT_TEKKEN;
     ptrdiff_t n = ps->n, w1 = n - w0 > TV_BITS_WINDOW ? w0 + TV_BITS_WINDOW : n, len = w1 - w0;
     int at_end = w1 == n && !ps->open_end;
     size_t words = (size_t)(len + 63) / 64;
@@ -197,7 +201,7 @@ static void tv_pieces_fill(tv_pieces *ps, ptrdiff_t w0) {
             uint64_t ls = L[w] & ~TV_PREV(L, w), os = O[w] & ~TV_PREV(O, w), os_next = TV_NEXT(O, w) & ~O[w];
             uint64_t s = (PF[w] & TV_NEXT(L, w)) | (ls & ~TV_PREV(PF, w));
             s |= (os_next & SP[w]) | (os & ~TV_PREV(SP, w));
-            s |= ps->pattern == TV_PAT_QWEN2 ? N[w] : N[w] & ~TV_PREV(N, w);
+            s |= one_digit ? N[w] : N[w] & ~TV_PREV(N, w);
             uint64_t in_ws = S2[w] & TV_PREV(S2, w);  /* white space that is not its run's first byte */
             s |= S2[w] & ~TV_PREV(S2, w);             /* a run's first byte */
             s |= S2[w] & ~TV_NEXT(S2, w) & in_ws & ~C[w]; /* its last byte, when not CR/LF (the end of the
@@ -210,7 +214,7 @@ static void tv_pieces_fill(tv_pieces *ps, ptrdiff_t w0) {
             st[w] = s;
         }
         st[0] |= 1; /* the window starts at a piece's start */
-        if (ps->pattern != TV_PAT_QWEN2) /* a run of more than three digits: every third one */
+        if (!one_digit) /* a run of more than three digits: every third one */
             for (ptrdiff_t k = tv_bits_first(N4, 0, words); k >= 0; k = tv_bits_first(N4, k + 1, words))
                 if (tv_bit_get(st, k - 3)) tv_bit_set(st, k);
         /* White space at the end of the text: \s+(?!\S) and \s++$ take its last byte too. */
@@ -226,7 +230,8 @@ static void tv_pieces_fill(tv_pieces *ps, ptrdiff_t w0) {
          * o200k: one right after the letters of a word ends the word's piece after it (not after the
          * letters of such a contraction: there a piece starts). */
         ptrdiff_t after = -1; /* the end of the last contraction */
-        for (ptrdiff_t k = tv_bits_first(AP, 0, words); k >= 0; k = tv_bits_first(AP, k + 1, words)) {
+        ptrdiff_t first_ap = ps->pattern == TV_PAT_TEKKEN ? -1 : tv_bits_first(AP, 0, words); /* (tekken: none) */
+        for (ptrdiff_t k = first_ap; k >= 0; k = tv_bits_first(AP, k + 1, words)) {
             if (o200k ? k == 0 || k == after || !tv_bit_get(L, k - 1) : !tv_bit_get(st, k)) continue;
             tv_text t = {ps->p, 1, n, 1};
             ptrdiff_t m = tv_contraction(&t, w0 + k, 1);
@@ -268,7 +273,7 @@ static void tv_pieces_fill(tv_pieces *ps, ptrdiff_t w0) {
 static inline void tv_pieces_init(tv_pieces *ps, const uint8_t *p, ptrdiff_t n, int pattern) {
     ps->p = p;
     ps->n = n;
-    ps->pattern = pattern;
+    ps->pattern = pattern == TV_PAT_QWEN35 ? TV_PAT_QWEN2 : pattern; /* (the same cut without marks) */
     ps->w0 = ps->w1 = ps->limit = ps->scalar_until = 0;
     ps->open_end = 0;
 }
@@ -320,7 +325,7 @@ TV_INLINE ptrdiff_t tv_pieces_next(tv_pieces *ps, ptrdiff_t i) {
 
 TV_INLINE int tv_pieces_covers(int pattern) {
     return pattern == TV_PAT_GPT2 || pattern == TV_PAT_CL100K || pattern == TV_PAT_O200K || pattern == TV_PAT_LLAMA3 ||
-           pattern == TV_PAT_QWEN2;
+           pattern == TV_PAT_QWEN2 || pattern == TV_PAT_TEKKEN || pattern == TV_PAT_QWEN35;
 }
 #else
 /* Without SSE2: scan.h's scanner, one piece at a time. */
