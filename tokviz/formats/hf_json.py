@@ -236,7 +236,7 @@ def _model(f: Fields):
         raw = f.get("vocab", list, required=True)
         pieces = []
         for i, item in enumerate(raw):
-            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], (int, float))):
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and type(item[1]) in (int, float)):
                 f.fail(f"vocab[{i}] should be [piece, score], got {item!r:.60}")
             if not math.isfinite(item[1]):
                 f.fail(f"vocab[{i}] {item[0]!r} has the score {item[1]}, expected a finite number")
@@ -286,6 +286,9 @@ def _bpe(f: Fields) -> BPE:
                     f.fail(f"merges[{i}] ({a!r}, {b!r}) uses {t!r}, which is not in the vocabulary")
             merges.append((a, b))
     unk = f.get("unk_token", str)
+    if unk is not None and unk not in vocab:
+        f.fail(f"unk_token {unk!r} is not in the vocabulary: HF tokenizers fails on every text with a character "
+               "outside the vocabulary, which tokviz does not reproduce")
     return BPE(
         vocab,
         merges,

@@ -3,7 +3,8 @@
 HF tokenizers refuses a file whose fields have the wrong JSON type, miss a required field, hold a
 number out of its integer type's range, or (in plain structs: added tokens, truncation, padding,
 a template's special tokens) repeat a key; tokviz refuses the same files, naming the field. The
-tables below were measured on HF tokenizers 0.23.3 by changing one field of real files at a time.
+tables below were measured on HF tokenizers 0.23.3 by changing one field at a time of real files and
+of files HF tokenizers writes itself (for the components no real file here holds).
 Components and fields not listed are checked by the readers in hf_json.py only.
 """
 from __future__ import annotations
@@ -26,24 +27,46 @@ _TRUNCATION = {"max_length": ("usize", True), "stride": ("usize", True), "strate
 _PADDING = {"direction": ("str", True), "pad_to_multiple_of": ("usize?", False), "pad_id": ("u32", True),
             "pad_type_id": ("u32", True), "pad_token": ("str", True)}
 _BYTE_LEVEL = {"add_prefix_space": ("bool", True), "trim_offsets": ("bool", True), "use_regex": ("bool", False)}
+_REPLACE = {"pattern": ("object", True), "content": ("str", True)}
+_METASPACE = {"replacement": ("char", True), "prepend_scheme": ("str", False), "split": ("bool?", False),
+              "add_prefix_space": ("bool?", False), "str_rep": ("str?", False)}
 _COMPONENTS = {
     "model.BPE": {"dropout": ("number?", False), "unk_token": ("str?", False), "continuing_subword_prefix": ("str?", False),
                   "end_of_word_suffix": ("str?", False), "fuse_unk": ("bool?", False), "byte_fallback": ("bool?", False),
                   "ignore_merges": ("bool?", False), "vocab": ("object", True), "merges": ("list", True)},
     "model.WordPiece": {"unk_token": ("str", True), "continuing_subword_prefix": ("str", True),
                         "max_input_chars_per_word": ("usize", True), "vocab": ("object", True)},
+    "model.WordLevel": {"vocab": ("object", True), "unk_token": ("str", True)},
+    "model.Unigram": {"unk_id": ("usize?", False), "vocab": ("list", True), "byte_fallback": ("bool", False)},
     "normalizer.BertNormalizer": {"clean_text": ("bool", True), "handle_chinese_chars": ("bool", True),
                                   "strip_accents": ("bool?", False), "lowercase": ("bool", True)},
     "normalizer.Sequence": {"normalizers": ("list", True)},
     "pre_tokenizer.ByteLevel": _BYTE_LEVEL,
     "pre_tokenizer.Split": {"pattern": ("object", True), "behavior": ("str", True), "invert": ("bool", True)},
     "pre_tokenizer.Sequence": {"pretokenizers": ("list", True)},
+    "normalizer.Replace": _REPLACE,
+    "normalizer.Prepend": {"prepend": ("str", True)},
+    "normalizer.Strip": {"strip_left": ("bool", True), "strip_right": ("bool", True)},
+    "normalizer.Precompiled": {"precompiled_charsmap": ("str", True)},
+    "pre_tokenizer.Metaspace": _METASPACE,
+    "pre_tokenizer.Punctuation": {"behavior": ("str", False)},
+    "pre_tokenizer.Digits": {"individual_digits": ("bool", True)},
+    "pre_tokenizer.CharDelimiterSplit": {"delimiter": ("char", True)},
+    "post_processor.BertProcessing": {"sep": ("list", True), "cls": ("list", True)},
+    "post_processor.RobertaProcessing": {"sep": ("list", True), "cls": ("list", True), "trim_offsets": ("bool", True),
+                                         "add_prefix_space": ("bool", True)},
     "post_processor.ByteLevel": _BYTE_LEVEL,
     "post_processor.TemplateProcessing": {"single": ("list", True), "pair": ("list", True),
                                           "special_tokens": ("object", True)},
     "post_processor.Sequence": {"processors": ("list", True)},
     "decoder.ByteLevel": _BYTE_LEVEL,
     "decoder.WordPiece": {"prefix": ("str", True), "cleanup": ("bool", True)},
+    "decoder.Metaspace": _METASPACE,
+    "decoder.Replace": _REPLACE,
+    "decoder.Strip": {"content": ("char", True), "start": ("usize", True), "stop": ("usize", True)},
+    "decoder.BPEDecoder": {"suffix": ("str", True)},
+    "decoder.CTC": {"pad_token": ("str", True), "word_delimiter_token": ("str", True), "cleanup": ("bool", True)},
+    "decoder.Sequence": {"decoders": ("list", True)},
 }
 _TRUNCATION_STRATEGIES = ("LongestFirst", "OnlyFirst", "OnlySecond")
 _DIRECTIONS = ("Left", "Right")
@@ -66,6 +89,7 @@ class _Checker:
         ok = {
             "bool": lambda v: type(v) is bool,
             "str": lambda v: type(v) is str,
+            "char": lambda v: type(v) is str and len(v) == 1,
             "u32": lambda v: type(v) is int and 0 <= v <= U32,
             "usize": lambda v: type(v) is int and 0 <= v <= USIZE,
             "number": lambda v: type(v) in (int, float),
@@ -100,6 +124,12 @@ class _Checker:
         if section == "model" and ("type" in obj and kind is None or "type" in getattr(obj, "duplicate_keys", ())):
             self.fail(f"{where}.type", "expected the name of a model type")
         table = _COMPONENTS.get(f"{section}.{kind}")
+        if kind == "RobertaProcessing":
+            for key in ("trim_offsets", "add_prefix_space"):
+                if type(obj.get(key)) is not bool:
+                    raise TokvizError(f"{where}.{key}: expected bool, got {_kind(obj.get(key)) if key in obj else 'nothing'} "
+                                      "(HF tokenizers then reads the RobertaProcessing as a BertProcessing, which "
+                                      "tokviz does not follow)", self.path)
         if table is not None:
             # (HF refuses a repeated key in a post-processor; other components keep its last value)
             self.fields(where, obj, table, plain_struct=section == "post_processor",
@@ -113,6 +143,9 @@ class _Checker:
         if kind in ("Split", "Replace") and isinstance(pattern, dict):
             if len(pattern) != 1:  # (a repeated key keeps its last value, as in HF)
                 self.fail(f"{where}.pattern", "expected an object with the single key 'String' or 'Regex'")
+        if kind == "Metaspace" and obj.get("add_prefix_space") is False and obj.get("prepend_scheme", "always") != "never":
+            self.fail(f"{where}.add_prefix_space", "false contradicts prepend_scheme "
+                                                   f"{obj.get('prepend_scheme', 'always (the default)')!r}")
         if section == "post_processor" and kind == "TemplateProcessing":
             self.template(where, obj)
 
@@ -146,8 +179,8 @@ class _Checker:
                 self.value(f"{at}.tokens[{i}]", token, "str")
 
 
-_NAMES = {"bool": "bool", "str": "str", "u32": "int (0 to 2**32-1)", "usize": "int (0 to 2**64-1)",
-          "number": "a number", "list": "list", "object": "dict"}
+_NAMES = {"bool": "bool", "str": "str", "char": "a string of one character", "u32": "int (0 to 2**32-1)",
+          "usize": "int (0 to 2**64-1)", "number": "a number", "list": "list", "object": "dict"}
 
 
 def check_serde_shapes(data, path: Path | str) -> None:
