@@ -255,6 +255,7 @@ def _bpe(meta: dict, path: Path, model_name: str) -> Tokenizer:
 def _byte_level(tokens, kinds, merges, meta: dict, path: Path, pre, steps, plain: bool = False) -> Tokenizer:
     """GPT-2 byte-level BPE, built as tokenizer.json's; llama.cpp's pre-tokenizer (`steps`) in
     front (as tokenizer.json Split patterns where they are all such, unless `plain`)."""
+    from ..core.llama.classes import LlamaClassesTokenizer
     from ..core.llama.pre import as_hf_pattern
     from ..core.pre_tokenizers import ByteLevel, Sequence
     from .hf_json import build_hf_tokenizer
@@ -276,8 +277,10 @@ def _byte_level(tokens, kinds, merges, meta: dict, path: Path, pre, steps, plain
                   "ignore_merges": pre.ignore_merges, "vocab": {t: i for i, t in enumerate(tokens)}, "merges": merges},
     }
     tok = build_hf_tokenizer(data, path, name=_name(meta, path))
-    if not native:
-        tok.pre_tokenizer = Sequence(steps + [ByteLevel(add_prefix_space=False, use_regex=False)])
+    tok.pre_tokenizer = Sequence(steps + [ByteLevel(add_prefix_space=False, use_regex=False)])
+    if native:
+        # (the native scanners class characters as HF does: texts llama.cpp classes otherwise go to Python)
+        tok.__class__ = LlamaClassesTokenizer
     return tok
 
 

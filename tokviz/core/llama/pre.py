@@ -10,9 +10,10 @@ groupers as `ThousandsDigits`, and the rest as `StdRegexSplit`.
 """
 from __future__ import annotations
 
+from .classes import LlamaSplit
 from .vocab import StdRegexSplit
 from ..patterns import GPT2_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN
-from ..pre_tokenizers import PreTokenizer, Split, split_normalized
+from ..pre_tokenizers import PreTokenizer, split_normalized
 
 # the regex texts llama.cpp sends to its hand-written splitters (unicode.cpp)
 GPT2_SPLITTER = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)"
@@ -83,7 +84,7 @@ def split_steps(regexes) -> list[PreTokenizer]:
     for r in regexes:
         pattern = _AS_PATTERN.get(r)
         if pattern is not None:
-            steps.append(Split(pattern, "Isolated"))
+            steps.append(LlamaSplit(pattern, "Isolated"))
         elif r in DIGIT_GROUP_SPLITTERS:
             steps.append(ThousandsDigits())
         elif r == KIMI_K2_SPLITTER:

@@ -19,6 +19,7 @@ import heapq
 
 from ...errors import TokvizError
 from ..bytelevel import CHAR_TO_BYTE
+from .classes import difference, lowercase_differences, nfd_differences, whitespace
 from ..models.base import Model, Token
 from ..patterns import bounded_spans
 from ..pre_tokenizers import PreTokenizer, split_normalized
@@ -164,6 +165,8 @@ class LlamaSPM(Model):
                                                                                    pos + min(k + 1, len(piece))))
 
 
+_LOWER = lowercase_differences()  # (where llama.cpp's tables and Python's unicodedata disagree)
+_NFD = nfd_differences()
 _CATEGORY = None  # compiled on first use: one named group per class of llama.cpp's code point flags
 
 
@@ -176,6 +179,9 @@ def _category(c: str) -> str:
 
         _CATEGORY = regex.compile(r"(?P<N>\p{N})|(?P<L>\p{L})|(?P<P>\p{P})|(?P<M>\p{M})|(?P<S>\p{S})"
                                   r"|(?P<C>[\p{Cc}\p{Cf}\p{Co}\p{Cs}])")
+    kind = difference(ord(c))
+    if kind is not None:
+        return kind[0] if kind[0] in "NLPMSC" else ""
     m = _CATEGORY.match(c)
     return m.lastgroup if m else ""
 
@@ -226,7 +232,7 @@ class LlamaWPM(Model):
         where: list[int] = []
         for i, c in enumerate(text):
             # (llama.cpp's NFD keeps the first code point of each character's decomposition)
-            for d in (unicodedata.normalize("NFD", c)[:1] if self.strip_accents else c):
+            for d in ((_NFD.get(c) or unicodedata.normalize("NFD", c)[:1]) if self.strip_accents else c):
                 kind = classes.get(d)
                 if kind is None:
                     kind = classes[d] = _cp_class(d)
@@ -239,8 +245,7 @@ class LlamaWPM(Model):
                 if cp == 0 or cp == 0xFFFD or kind == "C" or (self.strip_accents and kind == "M"):
                     continue
                 if self.lowercase:
-                    low = d.lower()
-                    d = low if len(low) == 1 else low[0]  # (llama.cpp's lowercase is one character)
+                    d = _LOWER.get(d) or d.lower()[0]  # (llama.cpp's lowercase is one character)
                 if kind == "P" or (cp < 0x7F and kind == "S") or _is_chinese(cp):
                     if chars:
                         yield chars, where
@@ -541,7 +546,7 @@ def clean_spaces(text: bytes) -> bytes:
 # ---- regexes llama.cpp runs through std::regex ---------------------------------------------------
 
 # llama.cpp's whitespace above ASCII (unicode.cpp); ASCII whitespace is \t \n \v \f \r and space
-_WIDE_SPACES = frozenset([0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000])
+_WIDE_SPACES = frozenset(cp for cp in whitespace() if cp >= 128)  # llama.cpp's whitespace beyond ASCII
 _CLASS_BYTE = {"N": "\xd1", "L": "\xd2", "P": "\xd3", "M": "\xd4", "S": "\xd5"}
 _CLASS_ASCII = {"N": "0-9", "L": "A-Za-z", "P": r"!-#%-*,-/:-;?-@\[-\]_{}", "M": "", "S": r"$+<=>^`|~"}
 _PROPERTIES = {"N": "N", "L": "L", "P": "P", "M": "M", "S": "S", "Lu": "L", "Ll": "L", "Lt": "L", "Lm": "L", "Lo": "L"}
