@@ -158,7 +158,7 @@ def test_repeated_key_in_a_component_keeps_the_last_value(tmp_path, bert):
 
 # ---- one-field mutations of real files ---------------------------------------------------
 
-VALUES = [1, 0, -1, True, False, "s", None, [], {}, 1.5, 10 ** 30, 2 ** 32, float("nan")]
+VALUES = [1, 0, -1, True, False, "s", None, [], {}, 1.5, 10 ** 30, 2 ** 32, 2 ** 64, 1e30, float("nan")]
 
 
 def _paths(value, prefix=()):
