@@ -125,11 +125,7 @@ class _Checker:
             self.fail(f"{where}.type", "expected the name of a model type")
         table = _COMPONENTS.get(f"{section}.{kind}")
         if kind == "RobertaProcessing":
-            for key in ("trim_offsets", "add_prefix_space"):
-                if type(obj.get(key)) is not bool:
-                    raise TokvizError(f"{where}.{key}: expected bool, got {_kind(obj.get(key)) if key in obj else 'nothing'} "
-                                      "(HF tokenizers then reads the RobertaProcessing as a BertProcessing, which "
-                                      "tokviz does not follow)", self.path)
+            self.roberta(where, obj)
         if table is not None:
             # (HF refuses a repeated key in a post-processor; other components keep its last value)
             self.fields(where, obj, table, plain_struct=section == "post_processor",
@@ -148,6 +144,19 @@ class _Checker:
                                                    f"{obj.get('prepend_scheme', 'always (the default)')!r}")
         if section == "post_processor" and kind == "TemplateProcessing":
             self.template(where, obj)
+
+    def roberta(self, where: str, obj) -> None:
+        """A RobertaProcessing HF cannot read as one (a repeated key other than sep/cls, trim_offsets or
+        add_prefix_space missing or not a bool) is read by HF as a BertProcessing: refused by name."""
+        repeated = [k for k in getattr(obj, "duplicate_keys", ()) if k not in ("sep", "cls")]
+        if repeated:
+            problem, key = "appears twice", repeated[0]
+        else:
+            key = next((k for k in ("trim_offsets", "add_prefix_space") if type(obj.get(k)) is not bool), None)
+            problem = f"expected bool, got {_kind(obj.get(key)) if key in obj else 'nothing'}" if key else None
+        if problem:
+            raise TokvizError(f"{where}.{key}: {problem} (HF tokenizers then reads the RobertaProcessing as a "
+                              "BertProcessing, which tokviz does not follow)", self.path)
 
     def template(self, where: str, obj) -> None:
         specials = obj.get("special_tokens") or {}
