@@ -1,11 +1,12 @@
 """tokenizer.json files HF tokenizers refuses are refused by tokviz, naming the field.
 
 Explicit cases (wrong JSON types, repeated keys, numbers out of range, NaN, a malformed template),
-then a seeded sample of one-field mutations of real files (tests/data/real): every field set to a
-value of another JSON type, removed, repeated, or given an unknown neighbour. For each mutation,
-where HF tokenizers refuses the file tokviz must refuse it too; where both load, ids, offsets and
-decode must be equal. (Where HF loads a file tokviz refuses, tokviz names what it does not
-implement: allowed.)
+then a seeded sample of one-field mutations of real files (tests/data/real) and of files HF
+tokenizers writes for the components no real file holds: every field set to a value of another JSON
+type, removed, repeated, or given an unknown neighbour. For each mutation, where HF tokenizers
+refuses the file (or panics reading it) tokviz must refuse it too; where HF loads it but fails on a
+text, tokviz must fail on it too; where both load, ids, offsets and decode must be equal. (Where HF
+loads a file tokviz refuses, tokviz names what it does not implement: allowed.)
 """
 from __future__ import annotations
 
