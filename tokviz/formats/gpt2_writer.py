@@ -91,6 +91,12 @@ def write_vocab_merges(tok: Tokenizer, path: Path, *, overwrite: bool = True) ->
             for t in sorted(tok.added.tokens, key=lambda t: t.id)
         },
     }
+    from .gpt2 import CLASS_DEFAULTS
+
+    present = set(vocab) | {t.content for t in tok.added.tokens}
+    for attr, content in CLASS_DEFAULTS.get(tok_class, {}).items():
+        if content not in present:  # (a class default the vocabulary lacks: transformers would append it)
+            config[attr] = None
     files = [(vocab_path, json.dumps(vocab, ensure_ascii=False) + "\n"),
              (merges_path, "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges)),
              (config_path, json.dumps(config, ensure_ascii=False, indent=2) + "\n")]

@@ -1,6 +1,7 @@
 """BERT's `vocab.txt`: one WordPiece token per line, the line number is the id."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ..core import decoders as dec
@@ -88,8 +89,10 @@ def _decode_with_cleanup(tok: Tokenizer, ids: list[int], skip_special_tokens: bo
     return dec.transformers_cleanup(tok.decoder.decode(tokens))
 
 
-def write_wordpiece_vocab(tok: Tokenizer, path: Path, *, overwrite: bool = True) -> None:
-    """One token per line in id order (BERT's vocab.txt); the ids must run 0..n-1 without gaps."""
+def write_wordpiece_vocab(tok: Tokenizer, path: Path, *, overwrite: bool = True) -> list[Path]:
+    """One token per line in id order (BERT's vocab.txt); the ids must run 0..n-1 without gaps.
+    Where the vocabulary lacks some of BertTokenizer's special tokens, a tokenizer_config.json
+    beside it names them null (transformers would otherwise append them); the paths written."""
     from ..core.models import WordPiece
     from .hf_json_writer import write_text_atomic
 
@@ -103,4 +106,11 @@ def write_wordpiece_vocab(tok: Tokenizer, path: Path, *, overwrite: bool = True)
     missing = next((i for i in range(len(by_id)) if i not in by_id), None)
     if missing is not None or any("\n" in t or "\r" in t for t in by_id.values()):
         raise TokvizError("vocab.txt needs ids 0..n-1 without gaps and tokens without line breaks")
+    missing = {attr: None for attr, content in BERT_DEFAULTS.items() if content not in by_id.values()}
     write_text_atomic(path, "".join(by_id[i] + "\n" for i in range(len(by_id))), overwrite=overwrite)
+    if not missing:
+        return [path]
+    config_path = path.parent / "tokenizer_config.json"
+    write_text_atomic(config_path, json.dumps({"tokenizer_class": "BertTokenizer", **missing}, indent=2) + "\n",
+                      overwrite=overwrite)
+    return [path, config_path]

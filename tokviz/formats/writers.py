@@ -94,8 +94,7 @@ def _wp_problem(tok):
 def _wp_write(tok, path, overwrite, scrub):
     from .wordpiece_vocab import write_wordpiece_vocab
 
-    write_wordpiece_vocab(tok, path, overwrite=overwrite)
-    return [path]
+    return write_wordpiece_vocab(tok, path, overwrite=overwrite)
 
 
 def _mb_problem(tok):
