@@ -32,12 +32,6 @@ def _beside(path, suffix):
     return path.with_name(f"{path.name}.{suffix}")
 
 
-def test_the_pattern_is_the_one_llama_cpp_splitter_stands_for():
-    from tokviz.core.llama.pre import QWEN35_PATTERN
-
-    assert P.QWEN35_PATTERN == QWEN35_PATTERN
-
-
 def test_qwen35_gguf_is_cut_natively_as_llama_cpp_cuts_it():
     llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python (the oracle) is not installed")
     path = _qwen35_path()

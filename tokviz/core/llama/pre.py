@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .classes import LlamaSplit
 from .vocab import StdRegexSplit
-from ..patterns import GPT2_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN
+from ..patterns import GPT2_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN, QWEN35_PATTERN
 from ..pre_tokenizers import PreTokenizer, split_normalized
 
 # the regex texts llama.cpp sends to its hand-written splitters (unicode.cpp)
@@ -32,8 +32,6 @@ DIGIT_GROUP_SPLITTERS = (r"\p{AFMoE_digits}", r"\d{1,3}(?=(?:\d{3})*\b)")
 KIMI_K2_SPLITTER = r"\p{Han}+"
 
 # what each hand-written splitter does, as a tokenizer.json pattern
-QWEN35_PATTERN = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*"
-                  r"|\s*[\r\n]+|\s+(?!\S)|\s+")
 _AS_PATTERN = {GPT2_SPLITTER: GPT2_PATTERN, QWEN2_SPLITTER: QWEN2_PATTERN, QWEN35_SPLITTER: QWEN35_PATTERN,
                NEWLINES_SPLITTER: r"[^\n]+|\n+", **dict.fromkeys(LLAMA3_SPLITTERS, LLAMA3_PATTERN)}
 
