@@ -8,7 +8,6 @@ import random
 import pytest
 
 import tokviz
-from tokviz.core import patterns as P
 
 import gguf_files
 from test_gguf_vectors import _sdist_models, _vectors
