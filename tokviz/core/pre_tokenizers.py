@@ -262,7 +262,7 @@ class FixedLength(PreTokenizer):
 
 # The scripts of Unicode 8.0 (what the Unigram trainer's script classes use; HF's UnicodeScripts
 # pre-tokenizer has its own table: tokviz.core.unicode.hf_script).
-_SCRIPTS = """Latin Greek Cyrillic Armenian Hebrew Arabic Syriac Thaana Devanagari Bengali Gurmukhi Gujarati
+UNICODE_8_SCRIPTS = """Latin Greek Cyrillic Armenian Hebrew Arabic Syriac Thaana Devanagari Bengali Gurmukhi Gujarati
 Oriya Tamil Telugu Kannada Malayalam Sinhala Thai Lao Tibetan Myanmar Georgian Hangul Ethiopic Cherokee
 Khmer Mongolian Han Hiragana Katakana Bopomofo Yi Ahom Anatolian_Hieroglyphs Avestan Balinese Bamum
 Bassa_Vah Batak Brahmi Braille Buginese Buhid Canadian_Aboriginal Carian Caucasian_Albanian Chakma Cham
@@ -274,7 +274,7 @@ Ol_Chiki Old_Hungarian Old_Italic Old_North_Arabian Old_Permic Old_Persian Old_S
 Osmanya Pahawh_Hmong Palmyrene Pau_Cin_Hau Phags_Pa Phoenician Psalter_Pahlavi Rejang Runic Samaritan
 Saurashtra Sharada Shavian Siddham SignWriting Sora_Sompeng Sundanese Syloti_Nagri Tagalog Tagbanwa Tai_Le
 Tai_Tham Tai_Viet Takri Tifinagh Tirhuta Ugaritic Vai Warang_Citi Inherited Common""".split()
-_SCRIPT_RE = regex.compile("|".join(f"(?P<{s}>\\p{{Script={s}}})" for s in _SCRIPTS))
+_SCRIPT_RE = regex.compile("|".join(f"(?P<{s}>\\p{{Script={s}}})" for s in UNICODE_8_SCRIPTS))
 
 
 def fixed_script(c: str) -> str:

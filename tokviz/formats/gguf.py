@@ -405,15 +405,9 @@ def _rwkv(meta: dict, path: Path) -> Tokenizer:
 
     tokens, kinds, ids = _vocabulary(meta, path)
     raw = [unescape_rwkv(t) for t in tokens]
-    bos, eos, add_bos, add_eos = _ends(meta, ids, False, None, None)
-    tok = _llama_tokenizer(GreedyBytes(tokens, raw, ids.get("unknown")), tokens, kinds, meta, path,
-                           post_processor=None, extra={"gguf_model": "rwkv"},
-                           decode={"add_space_prefix": bool(meta.get("tokenizer.ggml.add_space_prefix", False)),
-                                   "clean_spaces": False, "bos": bos, "eos": eos, "add_bos": add_bos,
-                                   "add_eos": add_eos, "raw_pieces": raw})
-    tok.space_marker = None
-    tok._bytes_cache.update((i, data) for i, data in enumerate(raw) if i not in tok.added.by_id)
-    return tok
+    ends = _ends(meta, ids, False, None, None)
+    return _byte_pieces_tokenizer(GreedyBytes(tokens, raw, ids.get("unknown")), tokens, kinds, raw, ends, meta, path,
+                                  "rwkv")
 
 
 def _plamo2(meta: dict, path: Path) -> Tokenizer:
@@ -431,8 +425,14 @@ def _plamo2(meta: dict, path: Path) -> Tokenizer:
         raise TokvizError(f"tokenizer.ggml.tokens: {exc.reason}", path) from None
     values = [byte_value(t) if flag else None for t, flag in zip(tokens, is_byte)]
     raw = [t.encode("utf-8") if v is None else bytes([v]) for t, v in zip(tokens, values)]
-    bos, eos, add_bos, add_eos = _ends(meta, ids, False, 1, 2)
-    tok = _llama_tokenizer(model, tokens, kinds, meta, path, post_processor=None, extra={"gguf_model": "plamo2"},
+    return _byte_pieces_tokenizer(model, tokens, kinds, raw, _ends(meta, ids, False, 1, 2), meta, path, "plamo2")
+
+
+def _byte_pieces_tokenizer(model, tokens, kinds, raw: list[bytes], ends, meta: dict, path: Path, name: str) -> Tokenizer:
+    """A tokenizer whose tokens stand for the bytes `raw` (RWKV, PLaMo-2): decode writes them as
+    they are, and the views show them."""
+    bos, eos, add_bos, add_eos = ends
+    tok = _llama_tokenizer(model, tokens, kinds, meta, path, post_processor=None, extra={"gguf_model": name},
                            decode={"add_space_prefix": bool(meta.get("tokenizer.ggml.add_space_prefix", False)),
                                    "clean_spaces": False, "bos": bos, "eos": eos, "add_bos": add_bos,
                                    "add_eos": add_eos, "raw_pieces": raw})

@@ -31,21 +31,13 @@ from pathlib import Path
 
 import regex
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tokviz.core.pre_tokenizers import UNICODE_8_SCRIPTS  # noqa: E402
+
 MAX_CP = 0x110000
 BLOCK = 2048
 # The scripts of Unicode 8.0, all in HF's table.
-SCRIPT_NAMES = """Latin Greek Cyrillic Armenian Hebrew Arabic Syriac Thaana Devanagari Bengali Gurmukhi Gujarati
-Oriya Tamil Telugu Kannada Malayalam Sinhala Thai Lao Tibetan Myanmar Georgian Hangul Ethiopic Cherokee
-Khmer Mongolian Han Hiragana Katakana Bopomofo Yi Ahom Anatolian_Hieroglyphs Avestan Balinese Bamum
-Bassa_Vah Batak Brahmi Braille Buginese Buhid Canadian_Aboriginal Carian Caucasian_Albanian Chakma Cham
-Coptic Cuneiform Cypriot Deseret Duployan Egyptian_Hieroglyphs Elbasan Glagolitic Gothic Grantha Hanunoo
-Hatran Imperial_Aramaic Inscriptional_Pahlavi Inscriptional_Parthian Javanese Kaithi Kayah_Li Kharoshthi
-Khojki Khudawadi Lepcha Limbu Linear_A Linear_B Lisu Lycian Lydian Mahajani Mandaic Manichaean Meetei_Mayek
-Mende_Kikakui Meroitic_Cursive Meroitic_Hieroglyphs Miao Modi Mro Multani Nabataean New_Tai_Lue Nko Ogham
-Ol_Chiki Old_Hungarian Old_Italic Old_North_Arabian Old_Permic Old_Persian Old_South_Arabian Old_Turkic
-Osmanya Pahawh_Hmong Palmyrene Pau_Cin_Hau Phags_Pa Phoenician Psalter_Pahlavi Rejang Runic Samaritan
-Saurashtra Sharada Shavian Siddham SignWriting Sora_Sompeng Sundanese Syloti_Nagri Tagalog Tagbanwa Tai_Le
-Tai_Tham Tai_Viet Takri Tifinagh Tirhuta Ugaritic Vai Warang_Citi Inherited Common""".split()
+SCRIPT_NAMES = list(UNICODE_8_SCRIPTS)
 # Scripts of later Unicode versions, to name candidate groups (HF's table knows some of them).
 LATER_SCRIPT_NAMES = """Adlam Bhaiksuki Marchen Newa Osage Tangut Masaram_Gondi Nushu Soyombo Zanabazar_Square
 Dogra Gunjala_Gondi Makasar Medefaidrin Hanifi_Rohingya Sogdian Old_Sogdian Elymaic Nandinagari
@@ -206,7 +198,6 @@ def render(classes: dict) -> str:
 
 
 def main() -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     OUT.write_text(render(measure()), encoding="utf-8")
     print(f"wrote {OUT}")
 
