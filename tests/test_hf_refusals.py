@@ -368,10 +368,8 @@ def test_one_field_mutations_of_other_components_agree_with_hf(tmp_path, name, c
     assert not failures, failures[:5]
 
 
-@pytest.mark.xfail(strict=True, reason="HF tokenizers fails on a Unigram file without unk_id as soon as its "
-                   "lattice would hold an unknown piece, even off the best path; tokviz fails only when the "
-                   "best path holds one (core/models/unigram.py)")
 def test_unigram_without_unk_id_fails_where_hf_fails(tmp_path):
+    """HF fails as soon as an unknown character's node is the best to its end, even off the best path."""
     data = _real_file("mon-unigram.json.xz")
     data["model"]["unk_id"] = None
     assert _disagreement(dumps(data), tmp_path / "tokenizer.json") is None

@@ -5,6 +5,7 @@ pieces from short to long: the order of HF tokenizers and sentencepiece.
 """
 from __future__ import annotations
 
+from ...errors import TokvizError
 from .base import BoundedCache, Model, Token
 
 UNK_PENALTY = 10.0
@@ -45,8 +46,10 @@ class Unigram(Model):
         self._prefixes = prefixes
         self._cache = BoundedCache()
 
-    def viterbi(self, text: str) -> list[tuple[int, int, int]]:
-        """Best path as (id, start, end); an unknown character gets id -1 (to be mapped by the caller)."""
+    def viterbi(self, text: str, *, refuse_unknown: bool = False) -> list[tuple[int, int, int]]:
+        """Best path as (id, start, end); an unknown character gets id -1 (to be mapped by the caller).
+        `refuse_unknown`: raise as soon as an unknown character's node is the best one to its end so
+        far, as HF tokenizers does for a model without an unknown token (even off the final path)."""
         n = len(text)
         best_score = [0.0] * (n + 1)
         best_start = [-1] * (n + 1)
@@ -73,6 +76,8 @@ class Unigram(Model):
             if not has_single:
                 score = base + self.unk_score
                 if best_start[start + 1] < 0 or score > best_score[start + 1]:
+                    if refuse_unknown:
+                        raise TokvizError(f"Unigram model cannot encode {text[start]!r}: it has no unknown token")
                     best_score[start + 1], best_start[start + 1], best_id[start + 1] = score, start, -1
         path = []
         end = n
@@ -92,13 +97,8 @@ class Unigram(Model):
         if cached is not None:
             return cached
         out: list[Token] = []
-        path = self.viterbi(text)
         unk = self.unk_id
-        if unk is None and any(id < 0 for id, _, _ in path):
-            from ...errors import TokvizError
-
-            a = next(a for id, a, _ in path if id < 0)
-            raise TokvizError(f"Unigram model cannot encode {text[a]!r}: it has no unknown token")
+        path = self.viterbi(text, refuse_unknown=unk is None)
         fuse = self.fuse_unk
         i = 0
         while i < len(path):
