@@ -20,7 +20,9 @@ whitespace rules, '▁' for spaces) and runs its model over the result.
 """
 from __future__ import annotations
 
+
 import copy
+from abc import abstractmethod
 import heapq
 import math
 from functools import cached_property
@@ -563,8 +565,9 @@ class _WholePieces(Model):
         id = table.normal.get(piece, self.unk_id)
         return self.unk_id if id in self.unused else id
 
+    @abstractmethod
     def cuts(self, text: str) -> list[tuple[int, int]]:
-        raise NotImplementedError
+        """(start, end) of each cut of `text`, in characters."""
 
     def tokenize(self, text: str) -> list[Token]:
         raw = [(self._id(text[a:b]), a, b) for a, b in self.cuts(text)]
