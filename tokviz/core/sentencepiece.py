@@ -20,11 +20,10 @@ whitespace rules, '▁' for spaces) and runs its model over the result.
 """
 from __future__ import annotations
 
-
 import copy
-from abc import abstractmethod
 import heapq
 import math
+from abc import abstractmethod
 from functools import cached_property
 import re
 import struct
