@@ -117,6 +117,25 @@ def test_byte_level_trim_offsets_as_hf(byte_level_bpe, processor, trim_offsets, 
     _assert_same(hf, tmp_path, texts)
 
 
+@pytest.mark.parametrize("pre", [None, "Metaspace", "WhitespaceSplit"])
+@pytest.mark.parametrize("processor", ["ByteLevel", "RobertaProcessing"])
+def test_trim_offsets_of_unigram_unknowns_as_hf(pre, processor, tmp_path):
+    """HF trims a Unigram unknown token by the text it stands for, not by "<unk>"."""
+    pieces = [("<unk>", 0.0), ("<s>", 0.0), ("</s>", 0.0), ("x", -1.0), ("\u2581", -2.0), ("W", -3.0),
+              ("a", -1.5), ("ab", -1.0), ("\u2581a", -1.2)]
+    hf = Tokenizer(models.Unigram(pieces, unk_id=0))
+    hf.normalizer = normalizers.Replace("\t", " ")
+    if pre == "Metaspace":
+        hf.pre_tokenizer = pre_tokenizers.Metaspace()
+    elif pre == "WhitespaceSplit":
+        hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    if processor == "ByteLevel":
+        hf.post_processor = processors.ByteLevel(trim_offsets=True, add_prefix_space=True)
+    else:
+        hf.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 1), trim_offsets=True)
+    _assert_same(hf, tmp_path, _texts(list("x \tWab\u3000\u00e9\n") + ["\u2581"], 300, seed=8, max_len=10))
+
+
 def test_byte_fallback_and_fused_unknowns_as_hf(tmp_path):
     vocab = {"<unk>": 0, **{f"<0x{b:02X}>": b + 1 for b in range(256)}, "a": 257, "b": 258}
     texts = _texts(list("ab  xy\n\t,.é中文😀"), 300, seed=7, max_len=16)

@@ -342,7 +342,7 @@ class Tokenizer:
                 return LazyEncoding(text, ids, packed, self._id_tables())
             plain = [seg for seg, tok in parts if tok is None and seg.text]
             ids, offsets, special = self._assemble(parts, [native.encode_segment(seg) for seg in plain])
-        return self._finish(text, ids, offsets, special, add_special_tokens)
+        return self._finish(text, ids, offsets, special, add_special_tokens, allow)
 
     def _encode_plain_checked(self, native, text: str, allow: bool, offsets: int):
         """`_encode_if_plain` of a str not yet checked for lone surrogates: the C encoder meets them
@@ -383,23 +383,27 @@ class Tokenizer:
         ids: list[int] = []
         offsets: list[tuple[int, int]] = []
         special: list[bool] = []
+        for id, span, is_special, _ in self._pipeline(text, allow):
+            ids.append(id)
+            offsets.append(span)
+            special.append(is_special)
+        return ids, offsets, special
+
+    def _pipeline(self, text: str, allow: bool):
+        """(id, offsets, special, value) of each token of `text`, by the reference pipeline; the
+        value is the token's text as the model saw it (HF tokenizers' Token.value)."""
         model = self.model
         pre = self.pre_tokenizer
         for seg, tok in self._segments(text, allow):
             if tok is not None:
-                ids.append(tok.id)
-                offsets.append(seg.original_span(0, len(seg.text)))
-                special.append(tok.special)
+                yield tok.id, seg.original_span(0, len(seg.text)), tok.special, tok.content
                 continue
             if not seg.text:
                 continue
             for piece in (pre.pre_tokenize([seg]) if pre else [seg]):
                 span = piece.original_span
                 for id, a, b in model.tokenize(piece.text):
-                    ids.append(id)
-                    offsets.append(span(a, b))
-                    special.append(False)
-        return ids, offsets, special
+                    yield id, span(a, b), False, piece.text[a:b]
 
     @staticmethod
     def _assemble(parts, encoded):
@@ -423,9 +427,18 @@ class Tokenizer:
                 special.extend([False] * len(i))
         return ids, offsets, special
 
-    def _finish(self, text, ids, offsets, special, add_special_tokens) -> Encoding:
+    def _token_values(self, text, ids, special, allow) -> list[str]:
+        """Each token's value, which byte-level offset trimming looks at: the token's string, but
+        for an unknown token of a Unigram model the text it stands for (HF's Unigram keeps the
+        text there, where BPE and WordPiece put the unknown token's own string)."""
+        unk = getattr(self.model, "unk_id", None)
+        if self.model.kind == "Unigram" and unk is not None and any(i == unk and not sp for i, sp in zip(ids, special)):
+            return [value for _, _, _, value in self._pipeline(text, allow)]
+        return [self.id_to_token(i) or "" for i in ids]
+
+    def _finish(self, text, ids, offsets, special, add_special_tokens, allow) -> Encoding:
         if self.post_processor is not None and self.post_processor.trims_offsets:
-            offsets = self.post_processor.trim([self.id_to_token(i) or "" for i in ids], offsets)
+            offsets = self.post_processor.trim(self._token_values(text, ids, special, allow), offsets)
         if add_special_tokens and self.post_processor is not None:
             before, after = self.post_processor.wrap()
             ids = [i for i, _ in before] + ids + [i for i, _ in after]
@@ -723,7 +736,7 @@ class Tokenizer:
                     continue
                 results = [native.unpack(seg, *next(encoded)) for seg, tok in parts if tok is None and seg.text]
                 ids, offsets, special = self._assemble(parts, results)
-                out.append(self._finish(text, ids, offsets, special, add_special_tokens))
+                out.append(self._finish(text, ids, offsets, special, add_special_tokens, allow))
         return out
 
     # ---- decoding ------------------------------------------------------------------------
