@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 
 from ..core.gcpause import paused_gc
 from ..core.limits import check_tokenizer_ids
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
+from ..paths import check_regular_file, os_error_reason, regular_file_or_none, stat_path
 from ._util import identify_binary, open_regular_file
 from . import hub
 from .chat_templates import read_chat_templates
@@ -30,7 +32,7 @@ def detect(path: Path) -> tuple[str, Path]:
     try:
         return _detect(path)
     except OSError as exc:
-        raise TokvizError(f"cannot read: {exc.strerror or exc}", path) from None
+        raise TokvizError(os_error_reason(exc), path) from None
 
 
 def _head(path: Path, size: int) -> bytes:
@@ -43,13 +45,9 @@ def _head(path: Path, size: int) -> bytes:
 
 
 def _detect(path: Path) -> tuple[str, Path]:
-    if not path.exists():
-        if path.is_symlink():
-            raise TokvizError("is a broken symbolic link or a loop of symbolic links", path)
-        raise TokvizError("no such file or folder", path)
-    if path.is_dir():
+    if stat.S_ISDIR(stat_path(path).st_mode):
         for name in _FOLDER_FILES:
-            if (path / name).is_file():
+            if regular_file_or_none(path / name, "a tokenizer file") is not None:
                 return detect(path / name)
         rwkv = sorted(p for p in path.glob("rwkv_vocab*.txt") if p.is_file())  # (RWKV's Hub folders)
         if rwkv:
@@ -65,6 +63,7 @@ def _detect(path: Path) -> tuple[str, Path]:
             "*.tiktoken, *.model, vocab.txt, rwkv_vocab*.txt, *.gguf)",
             path,
         )
+    check_regular_file(path, "a tokenizer file")  # (a pipe or a device would block or never end)
     if _magic(path) == GGUF_MAGIC:  # (Ollama's blobs have no suffix)
         return "gguf", path
     name = path.name
@@ -170,7 +169,7 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
     Face cache (formats/hub.py); nothing is downloaded.  A file of a format tokviz does not read
     (fastBPE, subword-nmt, YouTokenToMe, a fairseq dict.txt, ...) is refused naming that format.
     """
-    if not Path(path).expanduser().exists():
+    if not _exists(Path(path).expanduser()):
         named = hub.parse_name(os.fspath(path))
         if named is not None:
             try:
@@ -188,6 +187,8 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
         if format not in FORMATS:
             raise TokvizError(f"unknown format {format!r} (known: {', '.join(FORMATS)})", path)
         target = path
+        if not stat.S_ISDIR(stat_path(target).st_mode):
+            check_regular_file(target, "a tokenizer file")
     with paused_gc():
         tokenizer = _read(format, target, pattern)
         check_tokenizer_ids(tokenizer, target)
@@ -199,6 +200,17 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
     if in_cache is not None:  # (named after its repository, not its snapshot's commit)
         tokenizer.source.name, tokenizer.source.extra["hub_revision"] = in_cache
     return tokenizer
+
+
+def _exists(path: Path) -> bool:
+    """Whether something is at `path` (an unreadable folder on the way counts: `detect` says so)."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError, ValueError):
+        return os.path.islink(path)
+    except OSError:
+        return True
+    return True
 
 
 def _read(format: str, target: Path, pattern: str | None) -> Tokenizer:

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import threading
 from itertools import repeat
 from pathlib import Path
 
 from ..core.limits import check_fits_in_memory
 from ..errors import TokvizError
+from ..paths import open_regular, os_error_reason
 from .serde_float import serde_f64
 
 try:  # first_bad_merge_line's checks in C, when the extension is built
@@ -63,28 +63,16 @@ def identify_binary(head: bytes) -> str | None:
     return None
 
 
-def open_regular_file(path: Path, what: str = "a tokenizer"):
-    """`path` opened for reading in binary, refused unless it is a regular file: a pipe,
-    /dev/zero or a terminal would block or never end (`what` the file was to be read as)."""
-    try:
-        fh = open(path, "rb")
-    except IsADirectoryError:
-        raise TokvizError("is a folder, expected a file", path) from None
-    except OSError as exc:
-        raise TokvizError(f"cannot read: {exc.strerror or exc}", path) from None
-    try:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise TokvizError(f"not a regular file (a pipe, device or socket cannot be read as {what})", path)
-    except BaseException:
-        fh.close()
-        raise
-    return fh
+def open_regular_file(path: Path, what: str = "a file"):
+    """`path` opened for reading in binary, refused unless it is a regular file (`paths.open_regular`:
+    a pipe, /dev/zero or a terminal would block or never end; the open itself never blocks)."""
+    return open_regular(path, what)
 
 
 def read_bytes(path: Path) -> bytes:
     """The bytes of a tokenizer file, after checking that it is a regular file, not compressed,
     a pickle or another binary format, and small enough to load in the memory available."""
-    with open_regular_file(path) as fh:
+    with open_regular(path) as fh:
         try:
             size = os.fstat(fh.fileno()).st_size
             if size > MAX_TOKENIZER_FILE:
@@ -96,13 +84,57 @@ def read_bytes(path: Path) -> bytes:
                 raise TokvizError(why, path)
             return head + fh.read(max(0, size - len(head)))
         except OSError as exc:
-            raise TokvizError(f"cannot read: {exc.strerror or exc}", path) from None
+            raise TokvizError(os_error_reason(exc), path) from None
+
+
+# Byte-order marks of the Unicode encodings other than UTF-8 (UTF-32 LE's starts with UTF-16 LE's:
+# it is looked for first).
+_OTHER_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+               (b"\xfe\xff", "UTF-16"))
+
+
+def _nul_pattern(sample: bytes, width: int) -> bool:
+    """Whether mostly-ASCII text in UTF-16 (width 2) or UTF-32 (width 4) without a byte-order mark
+    could give `sample`: one byte of each unit holds the character, the others are NUL."""
+    units = len(sample) // width
+    if units < 8:
+        return False
+    for lane in range(width):
+        chars = sample[lane::width][:units]
+        others = [sample[k::width][:units] for k in range(width) if k != lane]
+        if chars.count(0) < 0.05 * units and all(o.count(0) > 0.9 * units for o in others):
+            return True
+    return False
+
+
+def unicode_encoding(head: bytes) -> str | None:
+    """"UTF-16" or "UTF-32" when a file starting with `head` is text in that encoding (a byte-order
+    mark, or the NUL bytes ASCII-range text leaves without one), else None (UTF-8 or not text).
+
+    >>> unicode_encoding("hi".encode("utf-32"))
+    'UTF-32'
+    """
+    for bom, name in _OTHER_BOMS:
+        if head.startswith(bom):
+            return name
+    sample = head[:4096]
+    if _nul_pattern(sample, 4):
+        return "UTF-32"
+    if _nul_pattern(sample, 2):
+        return "UTF-16"
+    return None
+
+
+def other_unicode_message(encoding: str, reads: str = "reads") -> str:
+    """The refusal of a text file in UTF-16 or UTF-32 (`unicode_encoding`), with the command that converts it."""
+    return f"the file is {encoding} text; tokviz {reads} UTF-8 (convert it: iconv -f {encoding} -t UTF-8)"
 
 
 def read_text(path: Path) -> str:
     data = read_bytes(path)
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise TokvizError("the file is UTF-16 text; tokviz reads UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)", path)
+    encoding = unicode_encoding(data[:4096])
+    if encoding is not None:
+        raise TokvizError(other_unicode_message(encoding), path)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -18,14 +18,17 @@ from pathlib import Path
 
 from ..core.chat import ChatTemplate, ChatTemplates
 from ..errors import TokvizError
+from ..paths import read_limited, regular_file_or_none
 from .hf_config import read_config, special_token_texts
+
+# A chat template is a few KB of Jinja; tokenizer_config.json files that embed one are read as tokenizer files.
+MAX_TEMPLATE_FILE = 64 << 20
 
 
 def _read_text(path: Path) -> str:
+    data = read_limited(path, MAX_TEMPLATE_FILE, "a chat template file")
     try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TokvizError(f"cannot read: {exc.strerror or exc}", path) from None
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TokvizError(f"not UTF-8 (invalid byte at offset {exc.start})", path) from None
 
@@ -33,7 +36,7 @@ def _read_text(path: Path) -> str:
 def _from_files(folder: Path) -> dict[str, ChatTemplate]:
     found = {}
     default = folder / "chat_template.jinja"
-    if default.is_file():
+    if regular_file_or_none(default, "a chat template file") is not None:
         found["default"] = ChatTemplate("default", _read_text(default), str(default))
     extra = folder / "additional_chat_templates"
     if extra.is_dir():
@@ -68,7 +71,7 @@ def read_chat_templates(folder: Path) -> ChatTemplates:
         if not templates and config is not None and config.data.get("chat_template") is not None:
             templates = _from_value(config.data["chat_template"], config.path, "chat_template")
         processor_file = folder / "chat_template.json"
-        if not templates and processor_file.is_file():
+        if not templates and regular_file_or_none(processor_file, "a chat template file") is not None:
             try:
                 data = json.loads(_read_text(processor_file))
             except json.JSONDecodeError as exc:

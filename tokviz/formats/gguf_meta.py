@@ -14,6 +14,7 @@ import struct
 from pathlib import Path
 
 from ..errors import TokvizError
+from ..paths import open_regular, os_error_reason
 
 MAGIC = b"GGUF"
 # value types (the GGUF specification's numbering)
@@ -94,13 +95,13 @@ def read_metadata(path: str | os.PathLike, wanted=lambda key: True) -> dict:
     that is not GGUF, or is cut short, is a TokvizError naming it."""
     path = Path(path)
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path, "a GGUF file") as fh:
             try:
                 data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
             except ValueError:  # an empty file
                 data = b""
     except OSError as exc:
-        raise TokvizError(f"cannot read: {exc.strerror or exc}", path) from None
+        raise TokvizError(os_error_reason(exc), path) from None
     try:
         r = _Reader(data, path)
         if data[:4] != MAGIC:

@@ -16,6 +16,7 @@ from ..core.models import BPE
 from ..core.patterns import QWEN2_PATTERN
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
+from ..paths import regular_file_or_none
 from ._util import Fields, check_vocab, first_bad_merge_line, read_json, read_text
 from .clip_folder import read_clip
 from .hf_config import added_tokens, config_class, read_config, refuse_unless, special_token_texts
@@ -63,7 +64,8 @@ FILE_PAIRS = (("vocab.json", "merges.txt"), ("encoder.json", "vocab.bpe"))
 def gpt2_files(folder: Path) -> tuple[Path, Path]:
     """The vocabulary and merges files of a GPT-2 layout folder (the first pair present)."""
     for vocab_name, merges_name in FILE_PAIRS:
-        if (folder / vocab_name).is_file() or (folder / merges_name).is_file():
+        if (regular_file_or_none(folder / vocab_name, "a vocabulary file") is not None
+                or regular_file_or_none(folder / merges_name, "a merges file") is not None):
             return folder / vocab_name, folder / merges_name
     return folder / "vocab.json", folder / "merges.txt"
 
@@ -73,7 +75,7 @@ def read_gpt2(folder: Path) -> Tokenizer:
     (or the class the folder's tokenizer_config.json names, when tokviz implements it) reads them."""
     vocab_path, merges_path = gpt2_files(folder)
     for p in (vocab_path, merges_path):
-        if not p.is_file():
+        if regular_file_or_none(p) is None:
             raise TokvizError(f"not found: the GPT-2 layout needs {vocab_path.name} and {merges_path.name} "
                               "side by side", p)
     vocab = read_json(vocab_path)

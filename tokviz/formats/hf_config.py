@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..core.added import AddedToken
 from ..core.limits import max_sane_id
+from ..paths import regular_file_or_none
 from ._util import Fields, read_json
 
 SPECIAL_ATTRIBUTES = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
@@ -22,7 +23,7 @@ SPECIAL_ATTRIBUTES = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_t
 def read_config(folder: Path) -> Fields | None:
     """The folder's tokenizer_config.json, or None when there is none."""
     path = folder / "tokenizer_config.json"
-    return Fields(read_json(path), path) if path.is_file() else None
+    return Fields(read_json(path), path) if regular_file_or_none(path, "a settings file") is not None else None
 
 
 def config_class(config: Fields | None) -> str | None:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.patterns import LLAMA3_PATTERN, O200K_PATTERN, TIKTOKEN_PATTERNS, TIKTOKEN_SPECIALS
+from ..errors import TokvizError
+from ..paths import check_regular_file, read_limited
 
 _LARGEST_KNOWN = 8 << 20  # bytes: no known rank file is larger, so a larger file is not hashed
 
@@ -75,10 +77,10 @@ _BY_DIGEST = {
 def known_encoding(path: Path) -> KnownEncoding | None:
     """The encoding whose rank file `path` is, byte for byte, or None."""
     try:
-        if path.stat().st_size > _LARGEST_KNOWN:
+        if check_regular_file(path).st_size > _LARGEST_KNOWN:
             return None
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+        digest = hashlib.sha256(read_limited(path, _LARGEST_KNOWN)).hexdigest()
+    except TokvizError:
         return None
     make = _BY_DIGEST.get(digest)
     return make() if make is not None else None

@@ -1,0 +1,186 @@
+"""Checking and opening the files tokviz reads, for every caller (formats, cli, train, analysis,
+the app): regular files only (a folder where one is expected), checked without blocking, with a
+TokvizError that names the file and what it is.
+
+A named pipe, /dev/zero or a terminal given where a file belongs would block or never end:
+
+    >>> check_regular_file("/dev/zero")
+    Traceback (most recent call last):
+    tokviz.errors.TokvizError: /dev/zero: is a character device, not a regular file
+
+`open_regular` opens with O_NONBLOCK and checks the opened file again, so a path swapped for a
+pipe between the check and the open is refused too, never waited on.
+"""
+from __future__ import annotations
+
+import errno
+import io
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO
+
+from .errors import TokvizError
+
+try:
+    import fcntl
+except ImportError:  # (Windows: no pipes or devices in the file system to guard against)
+    fcntl = None
+
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_OPEN_FLAGS = os.O_RDONLY | _NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def kind_of(mode: int) -> str:
+    """What a file of this st_mode is, in words ("a named pipe (FIFO)", "a folder", ...)."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return next((name for test, name in _KINDS if test(mode)), "a special file")
+
+
+def os_error_reason(exc: OSError) -> str:
+    """The reason to give for an OSError met while looking at or reading a file."""
+    code = exc.errno
+    if code in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if code == errno.ENOENT:
+        return "no such file or folder"
+    if code == errno.ELOOP:
+        return "is a loop of symbolic links"
+    if code == errno.ENOTDIR:
+        return "a part of the path is not a folder"
+    if code == errno.ENAMETOOLONG:
+        return "the name is too long"
+    if code == errno.EISDIR:
+        return "is a folder, expected a file"
+    return f"cannot read: {exc.strerror or exc}"
+
+
+def stat_path(path: str | os.PathLike) -> os.stat_result:
+    """os.stat of `path` (symbolic links followed), or a TokvizError saying why there is none."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise TokvizError("is a broken symbolic link", path) from None
+        raise TokvizError("no such file or folder", path) from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        reason = os_error_reason(exc) if isinstance(exc, OSError) else "the name holds a NUL character"
+        raise TokvizError(reason, path) from None
+
+
+def _refuse_mode(mode: int, path, what: str) -> None:
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise TokvizError(f"is a folder, expected {what}", path)
+    hint = "; pass a stream on standard input ('-') instead" if stat.S_ISFIFO(mode) and what == "a text file" else ""
+    raise TokvizError(f"is {kind_of(mode)}, not a regular file{hint}", path)
+
+
+def check_regular_file(path: str | os.PathLike, what: str = "a file") -> os.stat_result:
+    """The stat of `path` (symbolic links followed) when it is a regular file, else a TokvizError
+    naming it and what it is: missing, a folder, a pipe, a device, a socket, unreadable.  Opens
+    nothing and never blocks."""
+    st = stat_path(path)
+    _refuse_mode(st.st_mode, path, what)
+    return st
+
+
+def check_folder(path: str | os.PathLike) -> os.stat_result:
+    """The stat of `path` when it is a folder, else a TokvizError naming it and what it is."""
+    st = stat_path(path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise TokvizError(f"is {kind_of(st.st_mode)}, expected a folder", path)
+    return st
+
+
+def regular_file_or_none(path: str | os.PathLike, what: str = "a file") -> Path | None:
+    """`path` when it is a regular file, None when nothing is there, a TokvizError when something
+    else is (an optional file such as tokenizer_config.json that is a pipe or a folder is refused,
+    not silently skipped)."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        if not os.path.islink(path):
+            return None
+    except (OSError, ValueError):
+        pass  # (stat_path below says why)
+    check_regular_file(path, what)
+    return Path(path)
+
+
+def open_regular(path: str | os.PathLike, what: str = "a file") -> BinaryIO:
+    """`path` opened for reading in binary, refused (TokvizError) unless it is a regular file.
+    The open itself cannot block: O_NONBLOCK, then the opened file is checked with fstat."""
+    check_regular_file(path, what)  # (first, for the clearer message: opening a socket says ENXIO)
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as exc:
+        raise TokvizError(os_error_reason(exc), path) from None
+    try:
+        _refuse_mode(os.fstat(fd).st_mode, path, what)
+        if _NONBLOCK and fcntl is not None:
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~_NONBLOCK)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_regular_text(path: str | os.PathLike, what: str = "a text file") -> io.TextIOWrapper:
+    """`open_regular` as UTF-8 text with line ends kept as they are (newline="")."""
+    return io.TextIOWrapper(open_regular(path, what), encoding="utf-8", newline="")
+
+
+def file_size_text(size: float) -> str:
+    for unit, scale in (("GB", 2**30), ("MB", 2**20), ("KB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{int(size)} bytes"
+
+
+def read_limited(path: str | os.PathLike, limit: int, what: str = "a file", *, hint: str = "") -> bytes:
+    """All bytes of the regular file `path`, refused before reading when it is larger than
+    `limit` bytes (`hint` is added to that message: what to do instead)."""
+    with open_regular(path, what) as fh:
+        try:
+            size = os.fstat(fh.fileno()).st_size
+            if size > limit:
+                raise TokvizError(f"file is {file_size_text(size)}, more than the {file_size_text(limit)} "
+                                  f"tokviz reads whole here{hint}", path)
+            data = fh.read(limit + 1)  # (a file that grew since the fstat still stops at the limit)
+        except OSError as exc:
+            raise TokvizError(os_error_reason(exc), path) from None
+    if len(data) > limit:
+        raise TokvizError(f"file is more than the {file_size_text(limit)} tokviz reads whole here{hint}", path)
+    return data
+
+
+def read_stream_limited(stream: BinaryIO, limit: int, name: str, *, hint: str = "") -> bytes:
+    """The bytes of a stream (standard input) up to its end, refused once more than `limit` bytes
+    arrive: a pipe that never ends (/dev/zero on standard input) stops with a TokvizError, not
+    when memory runs out."""
+    parts = []
+    got = 0
+    while True:
+        try:
+            block = stream.read(min(1 << 20, limit + 1 - got))
+        except OSError as exc:
+            raise TokvizError(os_error_reason(exc), name) from None
+        if not block:
+            break
+        parts.append(block)
+        got += len(block)
+        if got > limit:
+            raise TokvizError(f"more than {file_size_text(limit)} of input, more than tokviz reads whole here{hint}",
+                              name)
+    return b"".join(parts)
