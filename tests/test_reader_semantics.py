@@ -177,6 +177,25 @@ def test_bert_vocab_as_transformers(case, tmp_path):
     assert_like_transformers(tok, ref, texts)
 
 
+def test_bert_vocab_lines_as_transformers(tmp_path):
+    """White space ending a line is not part of the token, a token listed twice keeps its last
+    id, and a line of spaces is the empty token: as BertTokenizer.from_pretrained reads vocab.txt."""
+    transformers = pytest.importorskip("transformers")
+    folder = tmp_path / "b"
+    folder.mkdir()
+    lines = BERT_TOKENS[:8] + [" ", "x ", " y", "\tz", "hello\u00a0", "w\u3000", "", "s\r", "\x1cq\x1c", "##x"]
+    (folder / "vocab.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ref = transformers.BertTokenizer.from_pretrained(str(folder))
+    tok = tokviz.load(folder / "vocab.txt")
+    alphabet = ["hello", "world", "x", " y", "\tz", "w", "s", "q", "\x1cq\x1c", "\u00a0", " ", "##s"]
+    for text in random_texts(random.Random(3), alphabet, 150):
+        for specials in (False, True):
+            assert tok.encode(text, add_special_tokens=specials).ids == ref.encode(text, add_special_tokens=specials)
+    known = sorted(set(ref.get_vocab().values()))
+    assert tok.decode(known) == ref.decode(known)
+    assert [tok.decode([i]) for i in known] == [ref.decode([i]) for i in known]
+
+
 @pytest.mark.parametrize("config, words", [
     ({"never_split": ["[X]", "Hello"]}, ["never_split"]),
     ({"do_basic_tokenize": False}, ["do_basic_tokenize"]),

@@ -10,12 +10,14 @@ from ..core import post_processors as post
 from ..core import pre_tokenizers as pre
 from ..core.models import WordPiece
 from ..core.tokenizer import Source, Tokenizer
+from ..core.unicode import WHITE_SPACE
 from ..errors import TokvizError
 from ._util import read_text
 from .hf_config import added_tokens, config_class, read_config, refuse_unless, special_token_texts
 
 BERT_DEFAULTS = {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]",
                  "mask_token": "[MASK]"}
+_WHITE_SPACE = "".join(sorted(WHITE_SPACE))
 BERT_CLASSES = ("BertTokenizer",)  # transformers' class names this layout is read as ("Fast" too)
 
 
@@ -48,8 +50,9 @@ def read_wordpiece_vocab(path: Path) -> Tokenizer:
     lines = (text.replace("\r\n", "\n") if "\r" in text else text).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    # Reversed, so that a token listed twice keeps its first id.
-    vocab = dict(zip(reversed(lines), range(len(lines) - 1, -1, -1)))
+    # As tokenizers' WordPiece.read_file, which BertTokenizer reads it with: white space at a
+    # line's end is not part of the token, and a token listed twice keeps its last id.
+    vocab = {line.rstrip(_WHITE_SPACE): i for i, line in enumerate(lines)}
     if not vocab:
         raise TokvizError("empty vocabulary", path)
     config = read_config(path.parent)
