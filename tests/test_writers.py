@@ -17,7 +17,7 @@ from tokviz.core import pre_tokenizers as pre
 from tokviz.core.models import WordLevel
 from tokviz.defaults import default_tokenizer_path
 from tokviz.errors import TokvizError
-from tokviz.formats.hf_json_writer import write_bytes_atomic
+from tokviz.formats.atomic_write import write_bytes_atomic
 from tokviz.formats.protobuf import iter_fields
 from tokviz.formats.sentencepiece import ORIGINAL_FIELDS
 from tokviz.formats.tiktoken_writer import tiktoken_params

@@ -18,7 +18,7 @@ from ..core.patterns import GPT2_PATTERN, QWEN2_PATTERN
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 from ._bytelevel_check import byte_level_bpe_problem, split_pattern
-from .hf_json_writer import write_text_atomic
+from .atomic_write import write_files_atomic
 
 FORMAT = "vocab.json + merges.txt"
 
@@ -66,7 +66,7 @@ def vocab_merges_paths(path: Path) -> tuple[Path, Path, Path]:
 
 
 def write_vocab_merges(tok: Tokenizer, path: Path, *, overwrite: bool = True) -> list[Path]:
-    """Write the three files; returns their paths."""
+    """Write the three files as one transaction (all new or, on failure, all as they were); their paths."""
     vocab_path, merges_path, config_path = vocab_merges_paths(path)
     model = tok.model
     merges = model.merges
@@ -100,6 +100,4 @@ def write_vocab_merges(tok: Tokenizer, path: Path, *, overwrite: bool = True) ->
     files = [(vocab_path, json.dumps(vocab, ensure_ascii=False) + "\n"),
              (merges_path, "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges)),
              (config_path, json.dumps(config, ensure_ascii=False, indent=2) + "\n")]
-    for p, text in files:
-        write_text_atomic(p, text, overwrite=overwrite)
-    return [p for p, _ in files]
+    return write_files_atomic(files, overwrite=overwrite)

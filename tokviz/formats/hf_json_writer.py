@@ -25,8 +25,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import secrets
-import stat
 from functools import singledispatch
 from pathlib import Path
 
@@ -41,6 +39,7 @@ from ..core.models.wordpiece import WordPiece
 from ..core.patterns import rust_to_onig
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
+from . import atomic_write
 from .sentencepiece_to_hf import is_sentencepiece, sentencepiece_as_hf, sentencepiece_hf_problem
 from .tiktoken_to_hf import merges_from_ranks
 
@@ -79,9 +78,9 @@ def tokenizer_to_json(tok: Tokenizer) -> dict:
 
 
 def write_hf_json(tok: Tokenizer, path: str | os.PathLike, *, overwrite: bool = True) -> None:
-    """Write `tok` to `path` (atomically: a temporary file beside it, then a rename)."""
+    """Write `tok` to `path` (atomically: a temporary file beside it, then a rename: atomic_write)."""
     text = json.dumps(tokenizer_to_json(tok), ensure_ascii=False, indent=2)
-    write_text_atomic(Path(path), text + "\n", overwrite=overwrite)
+    atomic_write.write_text_atomic(Path(path), text + "\n", overwrite=overwrite)
 
 
 def hf_json_problem(tok: Tokenizer) -> str | None:
@@ -181,73 +180,6 @@ def _components(tok: Tokenizer):
         yield part
         for attr in ("normalizers", "pre_tokenizers", "processors", "decoders"):
             stack.extend(getattr(part, attr, None) or [])
-
-
-def write_text_atomic(path: Path, text: str, *, overwrite: bool = True) -> None:
-    """Replace `path` with `text` (UTF-8, "\\n" line ends) only once all of it is written."""
-    write_bytes_atomic(path, text.encode("utf-8"), overwrite=overwrite)
-
-
-def write_bytes_atomic(path: Path, data: bytes, *, overwrite: bool = True) -> None:
-    """Write `data` to a temporary file beside `path`, then rename it into place: a failure leaves
-    the old file (or none) and no temporary file.  With overwrite=False an existing `path` is
-    never replaced, even one that appears while writing.  A new file gets the usual permissions
-    (0666 less the umask); a replaced file keeps its own."""
-    path = Path(path)
-    fd, tmp = _create_temporary(path)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if overwrite:
-                _keep_mode(fh.fileno(), path)
-            fh.write(data)
-        if overwrite:
-            os.replace(tmp, path)
-        else:
-            _rename_no_replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _create_temporary(path: Path) -> tuple[int, str]:
-    """A new empty file beside `path`, opened for writing: (fd, name).  Created with mode 0666 so
-    the kernel applies the umask (and a directory's default ACL) as for any new file; mkstemp's
-    0600 would make every written file private."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    for _ in range(100):
-        tmp = os.path.join(path.parent, f".{path.name}.{secrets.token_hex(6)}.tmp")
-        try:
-            return os.open(tmp, flags, 0o666), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"no free temporary name beside {path}")
-
-
-def _keep_mode(fd: int, path: Path) -> None:
-    """Give the file open as `fd` the permission bits of an existing `path` (a file that is
-    replaced keeps its mode); nothing when there is no such file."""
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except OSError:
-        return
-    try:
-        os.fchmod(fd, mode)
-    except (AttributeError, OSError):  # no fchmod (Windows), or a file system without modes
-        pass
-
-
-def _rename_no_replace(tmp: str, path: Path) -> None:
-    try:
-        os.link(tmp, path)  # fails with FileExistsError instead of replacing
-    except FileExistsError:
-        raise TokvizError("already exists (pass overwrite=True, or --force, to replace it)", path) from None
-    except OSError:  # no hard links on this file system: check, then rename
-        if path.exists():
-            raise TokvizError("already exists (pass overwrite=True, or --force, to replace it)", path) from None
-        os.replace(tmp, path)
-        return
-    os.unlink(tmp)
 
 
 @singledispatch

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..core.models.bpe import BPE
 from ..core.tokenizer import Tokenizer
-from .hf_json_writer import write_text_atomic
+from .atomic_write import write_text_atomic
 
 COLUMNS = ("id", "token", "bytes", "left", "right", "count")
 _TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})

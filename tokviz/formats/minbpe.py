@@ -82,7 +82,7 @@ def read_minbpe(path: Path) -> Tokenizer:
 
 def write_minbpe(path: Path, pattern: str, merges: list[tuple[int, int]], special_tokens: dict[str, int]) -> None:
     """Write a minbpe `.model` file (atomically: a temporary file, then a rename)."""
-    from .hf_json_writer import write_text_atomic
+    from .atomic_write import write_text_atomic
 
     write_text_atomic(Path(path), minbpe_model_text(pattern, merges, special_tokens))
 

@@ -16,7 +16,7 @@ from ..core.bytelevel import BYTE_TO_CHAR
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 from ._bytelevel_check import byte_level_bpe_problem, has_line_anchor, split_pattern
-from .hf_json_writer import write_text_atomic
+from .atomic_write import write_files_atomic
 from .minbpe import minbpe_model_text
 
 FORMAT = "a minbpe .model"
@@ -64,6 +64,7 @@ def minbpe_paths(path: Path) -> tuple[Path, Path]:
 
 
 def write_minbpe_files(tok: Tokenizer, path: Path, *, overwrite: bool = True) -> list[Path]:
+    """Write X.model and X.vocab as one transaction (both new or, on failure, both as they were)."""
     problem = minbpe_problem(tok)
     if problem:
         raise TokvizError(problem)
@@ -73,9 +74,8 @@ def write_minbpe_files(tok: Tokenizer, path: Path, *, overwrite: bool = True) ->
     merges = [(vocab[a], vocab[b]) for a, b in model.merges]
     specials = {t.content: t.id for t in sorted(tok.added.tokens, key=lambda t: t.id)}
     model_path, vocab_path = minbpe_paths(path)
-    write_text_atomic(model_path, minbpe_model_text(pattern, merges, specials), overwrite=overwrite)
-    write_text_atomic(vocab_path, _vocab_text(tok, merges, specials), overwrite=overwrite)
-    return [model_path, vocab_path]
+    return write_files_atomic([(model_path, minbpe_model_text(pattern, merges, specials)),
+                               (vocab_path, _vocab_text(tok, merges, specials))], overwrite=overwrite)
 
 
 def _render(data: bytes) -> str:

@@ -22,7 +22,7 @@ from ..core.sentencepiece import (
 )
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
-from .hf_json_writer import write_bytes_atomic
+from .atomic_write import write_bytes_atomic
 from .protobuf import I32, LEN, VARINT, encode_field, encode_string, float_bits, iter_fields
 from .sentencepiece import ORIGINAL_FIELDS
 

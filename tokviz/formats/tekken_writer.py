@@ -23,7 +23,7 @@ from ..core.patterns import GPT2_PATTERN
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 from ._bytelevel_check import byte_level_bpe_problem, has_line_anchor
-from .hf_json_writer import write_bytes_atomic
+from .atomic_write import write_bytes_atomic
 from .tekken import FILLER, FORMAT
 from .tiktoken_writer import merge_order_problem
 

@@ -24,7 +24,7 @@ from ..core.models.bpe import BPE
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 from ._bytelevel_check import byte_level_bpe_problem, has_line_anchor, split_pattern
-from .hf_json_writer import write_bytes_atomic
+from .atomic_write import write_bytes_atomic
 
 FORMAT = ".tiktoken"
 

@@ -95,9 +95,10 @@ def _decode_with_cleanup(tok: Tokenizer, ids: list[int], skip_special_tokens: bo
 def write_wordpiece_vocab(tok: Tokenizer, path: Path, *, overwrite: bool = True) -> list[Path]:
     """One token per line in id order (BERT's vocab.txt); the ids must run 0..n-1 without gaps.
     Where the vocabulary lacks some of BertTokenizer's special tokens, a tokenizer_config.json
-    beside it names them null (transformers would otherwise append them); the paths written."""
+    beside it names them null (transformers would otherwise append them); both are written as one
+    transaction (atomic_write).  The paths written."""
     from ..core.models import WordPiece
-    from .hf_json_writer import write_text_atomic
+    from .atomic_write import write_files_atomic
 
     if not isinstance(tok.model, WordPiece):
         raise TokvizError(f"vocab.txt holds WordPiece vocabularies only (this model is {tok.model.kind})")
@@ -110,10 +111,8 @@ def write_wordpiece_vocab(tok: Tokenizer, path: Path, *, overwrite: bool = True)
     if missing is not None or any("\n" in t or "\r" in t for t in by_id.values()):
         raise TokvizError("vocab.txt needs ids 0..n-1 without gaps and tokens without line breaks")
     missing = {attr: None for attr, content in BERT_DEFAULTS.items() if content not in by_id.values()}
-    write_text_atomic(path, "".join(by_id[i] + "\n" for i in range(len(by_id))), overwrite=overwrite)
-    if not missing:
-        return [path]
-    config_path = path.parent / "tokenizer_config.json"
-    write_text_atomic(config_path, json.dumps({"tokenizer_class": "BertTokenizer", **missing}, indent=2) + "\n",
-                      overwrite=overwrite)
-    return [path, config_path]
+    files = [(path, "".join(by_id[i] + "\n" for i in range(len(by_id))))]
+    if missing:
+        files.append((path.parent / "tokenizer_config.json",
+                      json.dumps({"tokenizer_class": "BertTokenizer", **missing}, indent=2) + "\n"))
+    return write_files_atomic(files, overwrite=overwrite)

@@ -215,8 +215,10 @@ def save(
     scrub: leave out training metadata: a sentencepiece model's input files, input format, model
     prefix, seed file and self-test sentences (the other formats hold none).
     overwrite: replace existing files (default: refuse, naming the first one that exists).
-    Each file is written to a temporary file beside it and renamed into place; a tokenizer the
-    format cannot hold raises TokvizError before anything is written.
+    The files are written as one transaction (atomic_write): temporary files beside them, renamed
+    into place once all are written; on any failure the old files stay as they were and no
+    temporary file is left.  A tokenizer the format cannot hold raises TokvizError before anything
+    is written.
     """
     return save_files(tokenizer, path, format=format, scrub=scrub, overwrite=overwrite)[0]
 
@@ -239,7 +241,8 @@ def save_files(
     if problem:
         raise TokvizError(f"cannot write as {spec.label}: {problem}", path)
     folder = path if spec.name == "vocab-merges" and not path.suffix else path.parent
-    if spec.name == "vocab-merges" and not path.suffix and not path.exists() and path.parent.is_dir():
+    made_folder = spec.name == "vocab-merges" and not path.suffix and not path.exists() and path.parent.is_dir()
+    if made_folder:
         path.mkdir()
     if not folder.is_dir():
         raise TokvizError("the folder to write into does not exist", path)
@@ -248,10 +251,23 @@ def save_files(
         if existing:
             raise TokvizError("already exists (pass overwrite=True, or --force, to replace it)", existing[0])
     try:
-        written = spec.write(tokenizer, path, overwrite, scrub)
+        try:
+            written = spec.write(tokenizer, path, overwrite, scrub)
+        except BaseException:
+            if made_folder:
+                _remove_empty_folder(path)
+            raise
     except TokvizError as exc:
         raise TokvizError(f"cannot write as {spec.label}: {exc.reason}" if exc.path is None else exc.reason,
                           exc.path or path) from None
     except OSError as exc:
         raise TokvizError(f"cannot write: {exc.strerror or exc}", path) from None
     return written
+
+
+def _remove_empty_folder(path: Path) -> None:
+    """Remove the folder `save_files` made for a write that failed (only while it is empty)."""
+    try:
+        path.rmdir()
+    except OSError:
+        pass

@@ -409,7 +409,7 @@ class StatsView(QWidget):
                                               "Markdown (*.md);;CSV (*.csv)")
         if not name:
             return
-        from ..formats.hf_json_writer import write_text_atomic
+        from ..formats.atomic_write import write_text_atomic
 
         text = table_csv(self.rows) if name.endswith(".csv") else table_markdown(self.rows)
         write_text_atomic(Path(name), text)

@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from ...core import Tokenizer
-from ...formats.hf_json_writer import write_text_atomic
+from ...formats.atomic_write import write_text_atomic
 from ...formats.writers import WRITE_FORMATS, save_files
 from ...errors import TokvizError
 
