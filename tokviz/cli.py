@@ -50,20 +50,30 @@ def _load_named(paths: list[str] | None, pattern: str | None, at_least: int = 1)
     return tokenizers
 
 
+# The text a command reads whole (from a file or standard input); a larger input is refused with
+# this message's advice, before it fills the memory.
+MAX_TEXT_INPUT = 1 << 30
+_TOO_LARGE_HINT = "; for a corpus of any size use `tokviz stats -t TOK --corpus FILE`, which streams it"
+
+
 def _read_input(source: str | None) -> str:
+    """The UTF-8 text of FILE, or of standard input for None or '-'.  FILE must be a regular file
+    (a pipe or a device is refused: give a stream as '-'); both are limited to MAX_TEXT_INPUT."""
+    from .formats._util import other_unicode_message, unicode_bom
+    from .paths import read_limited, read_stream_limited
+
     if source in (None, "-"):
-        data = sys.stdin.buffer.read()
         name = "<stdin>"
+        data = read_stream_limited(sys.stdin.buffer, MAX_TEXT_INPUT, name, hint=_TOO_LARGE_HINT)
     else:
-        p = Path(source)
-        try:
-            data = p.read_bytes()
-        except OSError as exc:
-            raise TokvizError(f"cannot read: {exc.strerror or exc}", p) from None
         name = source
+        data = read_limited(Path(source), MAX_TEXT_INPUT, "a text file", hint=_TOO_LARGE_HINT)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        encoding = unicode_bom(data[:4])
+        if encoding is not None:
+            raise TokvizError(other_unicode_message(encoding), name) from None
         raise TokvizError(f"text is not UTF-8 (invalid byte 0x{data[exc.start]:02x} at offset {exc.start})", name) from None
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import regex
 
-from ..errors import TokvizError
+from ..paths import check_regular_file, stat_path
 
 TEXT_SUFFIXES = {".txt", ".md", ".rst", ".text", ".json", ".jsonl", ".csv", ".tsv", ".py", ".c", ".h", ".js",
                  ".ts", ".html", ".xml", ".tex", ".yaml", ".yml", ".toml", ".go", ".rs", ".java", ".cpp"}
@@ -47,12 +48,11 @@ def corpus_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
     out = []
     for p in paths:
         p = Path(p)
-        if p.is_dir():
+        if stat.S_ISDIR(stat_path(p).st_mode):
             out.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in TEXT_SUFFIXES))
-        elif p.is_file():
-            out.append(p)
         else:
-            raise TokvizError("no such file or folder", str(p))
+            check_regular_file(p, "a text file")
+            out.append(p)
     return out
 
 

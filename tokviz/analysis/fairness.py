@@ -35,6 +35,7 @@ show it.
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ import numpy as np
 import regex
 
 from ..errors import Cancelled, TokvizError
+from ..paths import check_regular_file, read_limited, stat_path
 
 UNSPACED_SCRIPTS = ("Han", "Hiragana", "Katakana", "Thai", "Lao", "Khmer", "Myanmar")
 _UNSPACED_SET = "".join(rf"\p{{scx={s}}}" for s in UNSPACED_SCRIPTS)
@@ -68,6 +70,9 @@ def language_of(path: str | os.PathLike) -> str:
     last = stem.rsplit(".", 1)[-1]
     return last if "." in stem and _LANGUAGE_TAG.fullmatch(last) else stem
 
+# A parallel file holds one language's sample, read whole: megabytes, not gigabytes.
+MAX_PARALLEL_FILE = 256 << 20
+
 
 def _key(language: str) -> str:
     """Language names compared without case and with '-' = '_' (pt-BR is pt_BR)."""
@@ -81,15 +86,14 @@ def parallel_files(paths: Iterable[str | os.PathLike]) -> dict[str, Path]:
     found: list[Path] = []
     for p in paths:
         p = Path(p)
-        if p.is_dir():
+        if stat.S_ISDIR(stat_path(p).st_mode):
             txt = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() == ".txt")
             if not txt:
                 raise TokvizError("the folder has no .txt files (one file per language, e.g. de.txt)", p)
             found.extend(txt)
-        elif p.is_file():
-            found.append(p)
         else:
-            raise TokvizError("no such file or folder", p)
+            check_regular_file(p, "a text file")
+            found.append(p)
     files: dict[str, Path] = {}
     seen: dict[str, str] = {}
     for f in found:
@@ -111,10 +115,7 @@ def read_parallel(files: dict[str, str | os.PathLike]) -> dict[str, str]:
     empty (white space only counts as empty).  A UTF-8 byte-order mark is dropped."""
     texts = {}
     for language, path in files.items():
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise TokvizError(f"cannot read: {exc.strerror or exc}", path) from None
+        data = read_limited(path, MAX_PARALLEL_FILE, "a text file")
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:

@@ -25,6 +25,7 @@ import regex
 
 from ..core import streaming
 from ..errors import TokvizError
+from ..paths import open_regular
 from ..train.bpe_core import SAFE_CUT
 
 #: finder(text, at) -> the first cut (a character index >= at) in `text`, or -1
@@ -82,7 +83,7 @@ def _decode_window(data: bytes, lead: int) -> tuple[str, int]:
 def next_cut(path: str | os.PathLike, offset: int, size: int, find: CutFinder) -> int:
     """The byte offset of the first cut at or after `offset` in the file, or `size` if none."""
     window = _WINDOW
-    with open(path, "rb") as fh:
+    with open_regular(path, "a text file") as fh:
         while True:
             lo = max(0, offset - _BACK)
             fh.seek(lo)

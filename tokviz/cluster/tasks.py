@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..errors import TokvizError
+from ..paths import open_regular
 
 _TOKENIZERS: dict = {}
 _LOCK = threading.Lock()
@@ -87,11 +88,7 @@ def read_range(path: str, start: int, end: int, block: int = 1 << 20) -> Iterato
     """The text of bytes [start, end) of `path` in blocks (bounded memory), as read_corpus reads it
     (UTF-8, newlines and a byte-order mark kept)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
-    try:
-        fh = open(path, "rb")
-    except OSError as exc:
-        raise TokvizError(f"cannot read training file: {exc.strerror}", path) from None
-    with fh:
+    with open_regular(path, "a training file") as fh:
         fh.seek(start)
         offset = start
         while offset < end:

@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import Cancelled, TokvizError
+from ..paths import read_limited
 
 ROLES = ("system", "user", "assistant", "tool")
 TIME_LIMIT = 5.0  # seconds a render may take
@@ -113,14 +114,15 @@ def conversation_from_json(data, where: str | Path = "<conversation>") -> Conver
             raise TokvizError(f'"{key}": expected a list of objects', where)
     return Conversation(data, tools, documents)
 
+# A conversation file is read whole (and rendered whole): a few MB at most in practice.
+MAX_CONVERSATION_FILE = 256 << 20
+
 
 def read_conversation(path: str | Path) -> Conversation:
     """A conversation from a JSON file (see `conversation_from_json`)."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise TokvizError(f"cannot read: {exc.strerror or exc}", path) from None
+        data = json.loads(read_limited(path, MAX_CONVERSATION_FILE, "a conversation file").decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise TokvizError(f"not UTF-8 (invalid byte at offset {exc.start})", path) from None
     except json.JSONDecodeError as exc:

@@ -68,6 +68,7 @@ import regex
 
 from .. import errors
 from ..errors import TokvizError
+from ..paths import open_regular, os_error_reason
 from .encoding import Encoding
 
 __all__ = ["Cancelled", "Chunk", "encode_file", "last_cut", "stream_plan", "safe_cuts"]
@@ -373,11 +374,12 @@ def encode_file(
     encode: what makes each piece's Encoding for on_chunk (default tokenizer.encode; a caller that
     needs only some fields may return less)."""
     path = os.fspath(path)
+    fh = open_regular(path, "a text file")
     try:
-        size = os.path.getsize(path)
-        fh = open(path, "rb")
+        size = os.fstat(fh.fileno()).st_size
     except OSError as exc:
-        raise TokvizError(f"cannot read the file: {exc.strerror or exc}", path) from None
+        fh.close()
+        raise TokvizError(os_error_reason(exc), path) from None
     end = size if end is None else min(end, size)
     total = max(0, end - start)
     if on_chunk is None:

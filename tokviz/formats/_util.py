@@ -107,6 +107,11 @@ def _nul_pattern(sample: bytes, width: int) -> bool:
     return False
 
 
+def unicode_bom(head: bytes) -> str | None:
+    """"UTF-16" or "UTF-32" when `head` starts with that encoding's byte-order mark, else None."""
+    return next((name for bom, name in _OTHER_BOMS if head.startswith(bom)), None)
+
+
 def unicode_encoding(head: bytes) -> str | None:
     """"UTF-16" or "UTF-32" when a file starting with `head` is text in that encoding (a byte-order
     mark, or the NUL bytes ASCII-range text leaves without one), else None (UTF-8 or not text).
@@ -114,9 +119,9 @@ def unicode_encoding(head: bytes) -> str | None:
     >>> unicode_encoding("hi".encode("utf-32"))
     'UTF-32'
     """
-    for bom, name in _OTHER_BOMS:
-        if head.startswith(bom):
-            return name
+    named = unicode_bom(head)
+    if named is not None:
+        return named
     sample = head[:4096]
     if _nul_pattern(sample, 4):
         return "UTF-32"

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
+from ..paths import check_regular_file
 from .options import CancelCheck, Progress, TrainOptions
 
 # model name -> (module, function); imported on use
@@ -70,8 +71,7 @@ def train(
     # name must be an error, not a corpus of one line.
     paths = [Path(f).expanduser() for f in files]
     for path in paths:
-        if not path.is_file():
-            raise TokvizError("no such training file" if not path.exists() else "not a file", path)
+        check_regular_file(path, "a training file")
     return trainer(paths, options, **kwargs)
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Cancelled, TokvizError
+from ..paths import open_regular_text
 
 #: progress(fraction done in [0, 1], what is happening: "counting words", "merge 1200: 'th' + 'e' (4410)")
 Progress = Callable[[float, str], None]
@@ -125,11 +126,7 @@ def read_corpus(paths: Iterable[str | os.PathLike], *, chunk_chars: int = 1 << 2
     A file that is not UTF-8 text raises TokvizError naming it."""
     for p in paths:
         path = Path(p)
-        try:
-            fh = open(path, encoding="utf-8", newline="")
-        except OSError as exc:
-            raise TokvizError(f"cannot read training file: {exc.strerror}", path) from None
-        with fh:
+        with open_regular_text(path, "a training file") as fh:
             carry = ""
             while True:
                 try:
