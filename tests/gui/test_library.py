@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 
 from tokviz.formats.discover import FOLDER, HF_CACHE
+from tokviz.gui.click_guard import click_guard
 from tokviz.gui.library_panel import FOUND_ROLE, LibraryPanel
 
 from .helpers import shared_tokenizer
@@ -276,6 +278,8 @@ def test_a_name_the_cache_lacks_offers_a_download(qtbot, tmp_path, monkeypatch):
         panel.open_name("org/absent")
     assert "org/absent is not in the Hugging Face cache" in blocker.args[0]
     assert panel.download_button.isVisible() and not panel.download_progress.isVisible()
+    guard = click_guard(panel.download_button)  # (it ignores clicks just after it appears: a moment later)
+    guard.clock = lambda: time.monotonic() + 1.0
     with qtbot.waitSignal(panel.nameProblem, timeout=60_000) as blocker:
         qtbot.mouseClick(panel.download_button, Qt.MouseButton.LeftButton)
     assert "could not download the tokenizer files" in blocker.args[0]  # offline: nothing was fetched

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from ..core import chat
 from ..errors import Cancelled, TokvizError
+from .click_guard import guard_clicks
 from .style import DEFAULT_THEME, TokenTheme, mono_font
 from .token_view import TokenView
 from .workers import TaskRunner
@@ -152,6 +153,7 @@ class ChatView(QWidget):
         self.progress.setRange(0, 1000)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel)
+        guard_clicks(self.cancel_button)  # (it appears with the busy row, under a click meant for the row's place)
         self._progress_timer = QTimer(self)
         self._progress_timer.setInterval(100)
         self._progress_timer.timeout.connect(self._show_progress)

@@ -39,6 +39,7 @@ from ..analysis.corpus_stats import table_csv, table_markdown
 from ..analysis.fairness import WORD_DEFINITION, FairnessResult, fairness_files, language_of
 from ..defaults import parallel_sample_path
 from ..errors import TokvizError
+from .click_guard import guard_clicks
 from .jobs import BackgroundJob
 from .plots import CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
@@ -95,6 +96,7 @@ class FairnessView(QWidget):
         self.run_button = QPushButton("Run")
         self.run_button.setToolTip("Measure every tokenizer of the set on the parallel files")
         self.run_button.clicked.connect(self.run)
+        guard_clicks(self.run_button)  # (enabled again as the job ends, under a click meant for Cancel)
         self.status = WrappedLabel("Add parallel files (one per language) or a folder of them, then Run.")
         self.job = BackgroundJob(status=self.status, parent=self)
         self.job.ended.connect(lambda: self.run_button.setEnabled(bool(self._tokenizers)))

@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QAbstractButton, QLabel, QProgressBar, QPushButton
 
 from ..errors import Cancelled
+from .click_guard import guard_clicks
 from .workers import TaskRunner
 
 Progress = Callable[[int, int], None]  # progress(done, total), called on the worker
@@ -44,6 +45,7 @@ class BackgroundJob(QObject):
         self.cancel_button.setText("Cancel")
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.hide()
+        guard_clicks(self.cancel_button)  # (it appears beside or in place of the button that started the job)
         self.timer = QTimer(self)
         self.timer.setInterval(interval_ms)
         self.timer.timeout.connect(lambda: self.progress_bar.setValue(self._done[0]))

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from ..formats import hub
 from ..formats.discover import (FOLDER, HF_CACHE, OLLAMA, PACKAGES, RECENT, SHIPPED, TIKTOKEN_CACHE, Found,
                                 discover, hf_cache_dir, tokenizer_in)
+from .click_guard import guard_clicks
 from .open_tokenizers import open_found
 from .workers import TaskRunner, describe_error
 
@@ -128,6 +129,7 @@ class LibraryPanel(QWidget):
         self.download_progress.setRange(0, 0)  # (huggingface_hub does not say how far it is)
         self.download_cancel = QPushButton("Cancel")
         self.download_cancel.clicked.connect(self._cancel_download)
+        guard_clicks(self.download_button, self.download_cancel)  # (each appears where the other was)
         download_row = QHBoxLayout()
         download_row.setContentsMargins(0, 0, 0, 0)
         download_row.addWidget(self.download_button)

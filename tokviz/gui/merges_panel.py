@@ -59,6 +59,7 @@ from ..core.models.bpe import BPE
 from ..core.models.unigram import Unigram
 from ..core.models.wordpiece import WordPiece
 from ..core.sentencepiece import SentencePieceBPE
+from .click_guard import guard_clicks
 from .jobs import BackgroundJob
 from .merge_tree_view import MergeTreeView
 from .plots import MIN_PLOT_HEIGHT, CategoryAxis, FittedAxis, make_plot, theme_plot
@@ -204,6 +205,7 @@ class MergesPanel(QWidget):
         # -- health tab
         self.health_button = QPushButton("Check the vocabulary")
         self.health_button.clicked.connect(self.check_health)
+        guard_clicks(self.health_button)  # (enabled again as the job ends, under a click meant for Cancel)
         self.health_summary = QLabel("Finds unreachable tokens, merges that cannot work, partial UTF-8 tokens, "
                                      "duplicates, added tokens the pre-tokenizer would split, undecodable tokens, "
                                      "specials text never produces, intermediate-only tokens (IoS on the sample "

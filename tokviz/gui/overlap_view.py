@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from ..analysis.corpus_stats import table_csv, table_markdown
 from ..analysis.overlap import OverlapReport, PairOverlap, overlap
+from .click_guard import guard_clicks
 from .jobs import BackgroundJob
 from .plots import CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
@@ -67,6 +68,7 @@ class OverlapView(QWidget):
         self.run_button = QPushButton("Run")
         self.run_button.setToolTip("Compare the vocabularies and merge lists of every pair of tokenizers")
         self.run_button.clicked.connect(self.run)
+        guard_clicks(self.run_button)  # (enabled again as the job ends, under a click meant for Cancel)
         self.status = ElidedLabel("Add at least two tokenizers, then Run.")
         self.job = BackgroundJob(status=self.status, parent=self)
         self.job.ended.connect(lambda: self.run_button.setEnabled(True))

@@ -45,6 +45,7 @@ from ..analysis.perturb import DEFAULT_RATE, PERTURBATIONS
 from ..analysis.robustness import RobustnessReport, TextRobustness, compare_perturbed, corpus_robustness
 from ..core.token_array import offsets_arrays
 from ..errors import Cancelled, TokvizError
+from .click_guard import guard_clicks
 from .jobs import BackgroundJob
 from .plots import CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
@@ -188,6 +189,7 @@ class RobustnessView(QWidget):
         self.run_button.setToolTip("Every perturbation at this rate and seed, every tokenizer: the mean token-count "
                                    "inflation over the pieces (paragraphs, lines) of the text")
         self.run_button.clicked.connect(self.run)
+        guard_clicks(self.run_button)  # (enabled again as the job ends, under a click meant for Cancel)
         self.copy_button = QPushButton("Copy table")
         self.copy_button.setToolTip("Copy the table as Markdown")
         self.copy_button.clicked.connect(self.copy_table)

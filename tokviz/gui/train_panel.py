@@ -46,6 +46,8 @@ from ..analysis.corpus_stats import corpus_files
 from ..core.patterns import NAMED_PATTERNS
 from ..errors import Cancelled, TokvizError
 from ..train import TrainOptions, train
+from ..train.inputs import distinct_files
+from .click_guard import guard_clicks
 from .run_on import RunOnBox, open_cluster
 from .style import DEFAULT_THEME, TokenTheme
 from .workers import TaskRunner, describe_error
@@ -231,6 +233,7 @@ class TrainPanel(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.hide()
+        guard_clicks(self.train_button, self.cancel_button)  # (each appears where the other was)
         self.export_button = QPushButton("Export…")
         self.export_button.setEnabled(False)
         self.export_button.clicked.connect(self._ask_export)
@@ -331,7 +334,9 @@ class TrainPanel(QWidget):
             self.files.addItem(os.fspath(p))
 
     def training_files(self) -> list[Path]:
-        return corpus_files(self.files.item(k).text() for k in range(self.files.count()))
+        """The listed files and the text files of the listed folders, each file once (a file listed
+        alone and inside a listed folder, or through a link, is one file)."""
+        return distinct_files(corpus_files(self.files.item(k).text() for k in range(self.files.count())))
 
     def options(self) -> TrainOptions:
         """The parameters as set (raises TokvizError for impossible ones)."""
