@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
 from ..paths import check_regular_file
+from .inputs import distinct_files
 from .options import CancelCheck, Progress, TrainOptions
 
 # model name -> (module, function); imported on use
@@ -72,7 +73,7 @@ def train(
     paths = [Path(f).expanduser() for f in files]
     for path in paths:
         check_regular_file(path, "a training file")
-    return trainer(paths, options, **kwargs)
+    return trainer(distinct_files(paths), options, **kwargs)
 
 
-__all__ = ["TRAINERS", "TrainOptions", "train"]
+__all__ = ["TRAINERS", "TrainOptions", "distinct_files", "train"]
