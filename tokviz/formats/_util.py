@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import threading
 from itertools import repeat
 from pathlib import Path
@@ -171,10 +173,29 @@ def _object_noting_duplicates(pairs):
 
 
 class _Constant:
-    """NaN, Infinity or -Infinity where a JSON number should be (Python reads them, serde does not)."""
+    """A number Python reads and serde_json refuses, in place of its value: NaN, Infinity or
+    -Infinity, or an integer beyond the range of a 64-bit float (`name` says which, as a reason)."""
 
     def __init__(self, name: str):
         self.name = name
+
+
+# Integer literals serde_json reads as a 64-bit float, not an integer: beyond 64 bits (20 digits
+# or more) and -0.  Where one of these may be in a file, every integer is looked at (`_serde_int`).
+_SERDE_FLOAT_INTEGER = re.compile(r"\d{20}|-0(?![.\deE])")
+_U64_MAX = 2**64 - 1
+_I64_MIN = -(2**63)
+
+
+def _serde_int(digits: str, out_of_range) -> int | float:
+    """The number serde_json reads from an integer literal: an int within u64 / i64, else the
+    float `serde_f64` gives (refused by the readers where an integer belongs, as HF tokenizers
+    refuses it), or `out_of_range(digits)` beyond the largest float."""
+    value = int(digits)
+    if _I64_MIN <= value <= _U64_MAX and digits != "-0":
+        return value
+    as_float = serde_f64(digits)
+    return out_of_range(digits) if math.isinf(as_float) else as_float
 
 
 def _first_constant(value, where: str = "", depth: int = 0):
@@ -210,13 +231,25 @@ def read_json(path: Path, *, serde: bool = False):
     constants: list[str] = []
 
     def constant(name: str) -> _Constant:
+        name = f"{name} is not a JSON number (JSON has no NaN or Infinity, integer or float; HF tokenizers refuses it)"
         constants.append(name)
         return _Constant(name)
 
+    def out_of_range(digits: str) -> _Constant:
+        name = (f"the {len(digits.lstrip('-'))}-digit integer {digits[:12]}... is out of range (HF tokenizers "
+                "reads it as a 64-bit float, and it is beyond the largest; it refuses it)")
+        constants.append(name)
+        return _Constant(name)
+
+    on_worker = threading.current_thread() is not threading.main_thread()
+    parse_int = _parse_int if on_worker else None
+    if serde and _SERDE_FLOAT_INTEGER.search(text):
+        def parse_int(digits: str):
+            return _serde_int(digits, out_of_range)
+
     extra = {"parse_constant": constant, "object_pairs_hook": _object_noting_duplicates} if serde else {}
     try:
-        on_worker = threading.current_thread() is not threading.main_thread()
-        data = json.loads(text, parse_int=_parse_int if on_worker else None, parse_float=serde_f64, **extra)
+        data = json.loads(text, parse_int=parse_int, parse_float=serde_f64, **extra)
     except json.JSONDecodeError as exc:
         raise TokvizError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path) from None
     except RecursionError:
@@ -225,8 +258,7 @@ def read_json(path: Path, *, serde: bool = False):
         raise TokvizError(f"malformed JSON: a number is too long to read ({exc})", path) from None
     if constants:
         place, name = _first_constant(data) or ("", constants[0])
-        raise TokvizError(f"malformed JSON: {place + ': ' if place else ''}{name} is not a JSON number "
-                          "(JSON has no NaN or Infinity, integer or float; HF tokenizers refuses it)", path)
+        raise TokvizError(f"malformed JSON: {place + ': ' if place else ''}{name}", path)
     return data
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import base64
-import binascii
+import re
 import math
 from pathlib import Path
 
@@ -11,7 +11,7 @@ from ..core import normalizers as norm
 from ..core import post_processors as post
 from ..core import pre_tokenizers as pre
 from ..core.added import AddedToken, AddedVocabulary, resolve_hf_added_tokens
-from ..core.charsmap import CharsMap
+from ..core.charsmap import CharsMap, sentencepiece_charsmap_problem
 from ..core.models import BPE, Unigram, WordLevel, WordPiece
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
@@ -343,15 +343,36 @@ def _normalizer(f: Fields | None):
     if kind == "ByteLevel":
         return norm.ByteLevelNormalizer()
     if kind == "Precompiled":
-        raw = f.get("precompiled_charsmap", (str, list), "")
-        try:
-            blob = bytes(raw) if isinstance(raw, list) else base64.b64decode(raw, validate=True)
-        except (binascii.Error, ValueError):
-            f.fail("precompiled_charsmap is not valid base64")
+        blob = hf_base64(f.get("precompiled_charsmap", str, required=True))
+        if blob is None:
+            f.fail("precompiled_charsmap is not valid base64 (HF tokenizers reads the standard alphabet, "
+                   "padding optional, no white space, unused bits zero)")
+        if not blob:
+            f.fail("precompiled_charsmap is empty (HF tokenizers cannot parse it)")
+        problem = sentencepiece_charsmap_problem(blob)
+        if problem is not None:  # (HF tokenizers does not check the trie: it fails on such a blob when encoding)
+            f.fail(f"precompiled_charsmap {problem} (HF tokenizers cannot use it)")
         return norm.Precompiled(CharsMap(blob, source=f.path))
     if kind == "Sequence":
         return norm.Sequence([_normalizer(x) for x in f.items("normalizers")])
     f.fail(f"unsupported normalizer type {kind!r}")
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*")
+
+
+def hf_base64(text: str) -> bytes | None:
+    """The bytes of base64 `text` as HF tokenizers decodes a precompiled charsmap (standard
+    alphabet; the closing '=' padding may be left out but, when present, must be complete; the
+    unused bits of the last symbol must be zero), or None when it refuses the text."""
+    body = text.rstrip("=")
+    padding = len(text) - len(body)
+    if not _BASE64.fullmatch(body) or len(body) % 4 == 1 or (padding and (len(text) % 4 or padding > 2)):
+        return None
+    data = base64.b64decode(body + "=" * (-len(body) % 4))
+    if base64.b64encode(data).decode("ascii").rstrip("=") != body:
+        return None  # (a last symbol with unused bits set)
+    return data
 
 
 # ---- pre-tokenizers ---------------------------------------------------------------------
