@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 
 from ..analysis.corpus_stats import CorpusStats, comparison_rows, corpus_stats, table_csv, table_markdown, unique_name
 from ..errors import Cancelled
+from .click_guard import guard_clicks
 from .jobs import BackgroundJob
 from .open_tokenizers import open_tokenizer
 from .plots import FittedAxis, make_plot, theme_plot
@@ -175,6 +176,7 @@ class StatsView(QWidget):
         self.compare_button = QPushButton("Compare")
         self.compare_button.setToolTip("Compare the tokenizers on the corpus files, grouped by name")
         self.compare_button.clicked.connect(self.compare)
+        guard_clicks(self.run_button, self.compare_button)  # (enabled again as a job ends, maybe under a click)
         self.compare_table = QTableWidget(0, 0)
         self.compare_table.verticalHeader().setVisible(False)
         self.compare_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
