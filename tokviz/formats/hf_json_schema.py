@@ -100,6 +100,10 @@ class _Checker:
             if kind in ("u32", "usize") and type(value) is int:
                 self.fail(where, f"{value} is out of range ({'too large' if value > 0 else 'negative'}: "
                                  f"expected {_NAMES[kind]})")
+            if kind in ("u32", "usize") and type(value) is float and (abs(value) >= 2**63 or str(value) == "-0.0"):
+                # (integer literals beyond 64 bits, and -0, are floats to serde_json: `_util._serde_int`)
+                self.fail(where, f"{value:.17g} is out of range (beyond 64-bit integers or -0, which HF tokenizers "
+                                 f"reads as a float: expected {_NAMES[kind]})")
             self.fail(where, f"expected {_NAMES[kind]}, got {_kind(value)}")
 
     def fields(self, where: str, obj, table: dict, *, plain_struct: bool, type_may_repeat: bool = False) -> None:
