@@ -9,9 +9,10 @@
 """
 from __future__ import annotations
 
+import operator
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
@@ -33,6 +34,19 @@ _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 # Encoded once by Tokenizer.prepare: letters, digits, punctuation, runs of spaces, a tab, newlines,
 # CJK and an emoji, so that each kind of piece has been through the encoder once.
 WARM_UP_TEXT = "Hello, world! It's 2024: x = f(a, b)  # ok\n\tindented   spaces\r\n你好，世界 🙂\n"
+
+
+def id_list(ids) -> list[int]:
+    """`ids` as a list of ints (numpy integers and bools count, as in HF tokenizers' decode), or a
+    TypeError saying what was given instead: decode takes ids, not text."""
+    if isinstance(ids, str) or not isinstance(ids, Iterable):
+        raise TypeError(f"decode takes a sequence of integer token ids, got {type(ids).__name__} {ids!r:.40}")
+    ids = list(ids)
+    try:
+        return list(map(operator.index, ids))
+    except TypeError:
+        k, bad = next((k, i) for k, i in enumerate(ids) if not hasattr(type(i), "__index__"))
+        raise TypeError(f"decode takes integer token ids, got {type(bad).__name__} {bad!r:.40} at position {k}") from None
 
 
 def _is_partial(data: bytes) -> bool:
@@ -745,11 +759,12 @@ class Tokenizer:
         or kept as its decode does by default (`decode_skips_special`) unless told."""
         if skip_special_tokens is None:
             skip_special_tokens = self.decode_skips_special
+        ids = id_list(ids)
         for i in ids:
             if self.id_to_token(i) is None:
                 raise TokvizError(f"cannot decode id {i}: not in the vocabulary (size {self.vocab_size})")
         if self.decode_fn is not None:
-            return self.decode_fn(self, list(ids), skip_special_tokens)
+            return self.decode_fn(self, ids, skip_special_tokens)
         special = self.added.special_ids - self._kept_on_decode
         tokens = [self.id_to_token(i) for i in ids if not (skip_special_tokens and i in special)]
         if self.decoder is None:
