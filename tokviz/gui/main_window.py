@@ -62,6 +62,7 @@ from .window.link import EditorTokenLink
 from .window.roundtrip_marks import RoundTripMarks
 from .window.session import KeptTokenizer, SessionKeeper, SessionStore, UnsavedTokenizers, ask_keep_unsaved
 from .window.status import StatusFields, plural
+from .window.text_document import Origin, TextDocument, line_end_of
 from .workers import EncodeController, EncodeResult, FileEncodeResult, LoadResult, TaskRunner
 
 __all__ = ["MainWindow", "BIG_FILE_BYTES", "PREVIEW_BYTES"]
@@ -117,9 +118,6 @@ class MainWindow(QMainWindow):
         self.setObjectName("TokvizMainWindow")
         self.setAcceptDrops(True)
         self._error_handler = error_handler
-        self._text_path: str | None = None
-        self._text_name = "untitled"  # shown in the text header when there is no file
-        self._loaded_text: str | None = None  # exact text of the opened file (keeps \r\n) until edited
         self._setting_text = False
         self._restored_from: dict | None = None  # the session this window reopened, if any
         self._max_length: int | None = None
@@ -142,6 +140,7 @@ class MainWindow(QMainWindow):
         self.link = EditorTokenLink(self)
         self.status = StatusFields(self.statusBar())
         self.big = BigFileMode(self)
+        self.document = TextDocument(self)  # the editor's text: its file, modified or not, saving it
         self.docks = build_docks(self, self.library)
         self.library_dock, self.ids_dock, self.merges_dock = self.docks.library, self.docks.ids, self.docks.merges
         self.vocab_dock, self.stats_dock, self.train_dock = self.docks.vocab, self.docks.stats, self.docks.train
@@ -162,13 +161,31 @@ class MainWindow(QMainWindow):
         self._connect()
         self._restore_view_settings()
 
-        restored = self.session.to_restore() if (tokenizer is None and text is None and text_file is None) else None
+        # The last session comes back unless a text is given.  A tokenizer given replaces the
+        # session's; a text file given replaces the session's text, except a modified one: that
+        # comes back, and the file opens once the window runs, asking Save / Discard / Cancel first.
+        restored = self.session.to_restore() if text is None else None
+        if restored is not None and text_file is not None and not (restored["text"] is not None
+                                                                   and restored["modified"]):
+            restored = None
+        origin = later_file = None
         if restored is not None:
-            tokenizer, text, text_file = self._restore_session(restored)
-        self._open_start_text(text, text_file)
+            later_file = text_file
+            restored_tokenizer, text, text_file = self._restore_session(restored)
+            if tokenizer is None:
+                tokenizer = restored_tokenizer
+            else:
+                self._tokenizer_encoding = None
+            origin = Origin(restored["text_path"], restored["text_name"] or "untitled", restored["line_end"])
+        self._open_start_text(text, text_file, origin)
+        if later_file is not None:
+            QTimer.singleShot(0, lambda: self.open_text_file(later_file))
         if restored is not None and restored["text"] is not None:
-            self._loaded_text = None  # (typed text, as it was: it stays the editor's)
+            self.document.exact_text = None  # (typed text, as it was: it stays the editor's)
+            if restored["modified"]:
+                self.document.mark_modified()
             self.update_text_info()
+        self.document.stateChanged.connect(self.update_text_info)
         self._open_start_tokenizer(tokenizer)
 
     # ---- construction -------------------------------------------------------------------------------
@@ -267,24 +284,24 @@ class MainWindow(QMainWindow):
         """(tokenizer, text, text_file) to start with from the last session."""
         self._restored_from = state
         self._tokenizer_encoding = state.get("encoding")
-        self._text_path = state.get("text_path")
         if state["crashed"]:
             self._restore_note = "Restored the work of a session that did not close normally"
             QTimer.singleShot(0, lambda: self.statusBar().showMessage(self._restore_note, 10_000))
         return state["tokenizer"], state["text"], state["text_file"]
 
-    def _open_start_text(self, text: str | None, text_file) -> None:
+    def _open_start_text(self, text: str | None, text_file, origin: Origin | None) -> None:
+        """The first text: `text` (of `origin`, if given), else `text_file`'s, else the sample text."""
         if text is None and text_file is not None:
-            if not self.open_text_file(text_file):
+            if not self._open_text_now(text_file):
                 text = ""
         if text is None and text_file is None:
             try:
                 text = defaults.sample_text()
-                self._text_name = "sample text"
+                origin = Origin(name=self.tr("sample text"))
             except OSError:
                 text = FALLBACK_TEXT
         if text is not None:
-            self.set_text(text)
+            self.set_text(text, origin=origin)
 
     def _open_start_tokenizer(self, tokenizer) -> None:
         if isinstance(tokenizer, Tokenizer):
@@ -340,67 +357,104 @@ class MainWindow(QMainWindow):
         self.controller.load_tokenizer(found.path, loader=lambda: open_found(found))
 
     def open_text_file(self, path: str | os.PathLike) -> bool:
-        """Replace the text with a UTF-8 file's; False (and an error report) if it cannot be read.
+        """Replace the text with a UTF-8 file's, asking first (Save / Discard / Cancel) when the text
+        is modified.  True when the file is open now; False when it cannot be read (reported), the
+        user cancelled, or it opens once the text is saved."""
+        return self._open_text_asking(path) == "opened"
+
+    def _open_text_asking(self, path) -> str:
+        """open_text_file's outcome: "opened", "failed", "cancelled" or "after save"."""
+        contents = self._read_text_file(path)
+        if contents is None:
+            return "failed"
+        opened = []
+        outcome = self.document.ask_before(lambda: opened.append(self._show_text_file(path, *contents)))
+        return ("opened" if opened[0] else "failed") if outcome == "now" else outcome
+
+    def _open_text_now(self, path) -> bool:
+        """Replace the text with a UTF-8 file's without asking; False (reported) if it cannot be read."""
+        contents = self._read_text_file(path)
+        return contents is not None and self._show_text_file(path, *contents)
+
+    def _read_text_file(self, path) -> tuple[str, int] | None:
+        """(text, size) of a text file (a big file's: its start), or None with the error reported.
         A file over BIG_FILE_BYTES opens in big-file mode (gui/window/big_file.py)."""
         try:
             size = os.path.getsize(path)
         except OSError:
             size = 0
+        try:
+            text = files.read_text_head(path, PREVIEW_BYTES) if size > BIG_FILE_BYTES else files.read_text_file(path)
+        except TokvizError as exc:
+            where = exc.path or os.fspath(path)
+            self.report_error(self.tr("Could not open text"), f"{where}\n\n{exc.reason}", path=where,
+                              reason=exc.reason)
+            return None
+        return text, size
+
+    def _show_text_file(self, path, text: str, size: int) -> bool:
         if size > BIG_FILE_BYTES:
-            opened = self.big.open(path, size)
+            opened = self.big.open(path, size, head=text)
         else:
-            try:
-                text = files.read_text_file(path)
-            except TokvizError as exc:
-                where = exc.path or os.fspath(path)
-                self.report_error("Could not open text", f"{where}\n\n{exc.reason}", path=where, reason=exc.reason)
-                return False
-            self.set_text(text, path=path)
+            self.set_text(text, origin=Origin(os.fspath(path), line_end=line_end_of(text)))
             opened = True
         if opened:
             self.settings.add_recent_text(path)
         return opened
 
-    def set_text(self, text: str, *, path: str | os.PathLike | None = None) -> None:
-        """Put `text` (the contents of `path`, if given) in the editor; it is encoded at once.
-        Leaves big-file mode."""
+    def set_text(self, text: str, *, path: str | os.PathLike | None = None, origin: Origin | None = None,
+                 undoable: bool = True) -> None:
+        """Put `text` in the editor, unmodified, without asking (File ▸ Open and drops ask first:
+        `open_text_file`); it is encoded at once.  `origin` (or `path`) says whose text it is
+        (default: untitled).  One undo step unless `undoable` is False.  Leaves big-file mode."""
+        if origin is None:
+            origin = Origin(os.fspath(path), line_end=line_end_of(text)) if path is not None else Origin()
+        undoable = undoable and not self.big.is_active()  # (see gui/window/text_document.py)
         self.big.leave()
-        self._text_path = os.fspath(path) if path is not None else self._text_path
         self._setting_text = True
         try:
-            self.editor.setPlainText(text)
+            self.document.replace(text, origin, undoable=undoable)
         finally:
             self._setting_text = False
         self.link.cursor_moved_by_user = False
-        self._loaded_text = text
         self.controller.set_text(text)
         self.update_text_info()
 
     def current_text(self) -> str:
         """The text being tokenized: the opened file's exact text until it is edited, else the editor's."""
-        if self._loaded_text is not None:
-            return self._loaded_text
+        if self.document.exact_text is not None:
+            return self.document.exact_text
         return self.editor_text()
 
     def editor_text(self) -> str:
         return self.editor.text()
 
     def text_path(self) -> str | None:
-        return self._text_path
+        return self.document.path
 
     def unsaved_text(self) -> str | None:
-        """The text to keep with the session: None when it is a file's, as opened, else the editor's."""
-        if self.big.is_active() or (self._loaded_text is not None and self._text_path is not None):
+        """The text to keep with the session: None when its file holds it (opened or saved, not
+        modified since), else the editor's."""
+        if self.big.is_active() or (self.document.path is not None and not self.document.is_modified()):
             return None
         return self.editor_text()
 
+    def save_text(self) -> bool:
+        """File ▸ Save text: to the text's file (else as Save text as…); False when nothing started."""
+        return self.document.save()
+
+    def save_text_as(self) -> bool:
+        """File ▸ Save text as…: ask for a file and write the text there (a big file: copy it)."""
+        return self.document.save_as()
+
     def handle_dropped_paths(self, paths: list[str | os.PathLike]) -> None:
-        """Tokenizer files/folders are loaded (the last one wins); the first text file is opened."""
+        """Tokenizer files/folders are loaded (the last one wins); the first text file is opened,
+        asking first when the text is modified (Cancel drops nothing at all)."""
         tokenizer_paths, text_paths = [], []
         for p in paths:
             (tokenizer_paths if files.classify_path(p) == files.TOKENIZER else text_paths).append(p)
-        if text_paths:
-            self.open_text_file(text_paths[0])
+        if text_paths and self._open_text_asking(text_paths[0]) == "cancelled":
+            return
         if tokenizer_paths:
             self.open_tokenizer(tokenizer_paths[-1])
 
@@ -576,7 +630,7 @@ class MainWindow(QMainWindow):
 
     # ---- dialogs behind the menus --------------------------------------------------------------------
     def _start_dir(self) -> str:
-        for p in (self.controller.tokenizer_path, self._text_path):
+        for p in (self.controller.tokenizer_path, self.document.path):
             if p:
                 return str(Path(p).parent)
         return str(Path.home())
@@ -748,12 +802,22 @@ class MainWindow(QMainWindow):
         return self.unsaved.entries()
 
     def request_quit(self) -> None:
-        """File ▸ Quit: ask about tokenizers not exported, then close."""
+        """File ▸ Quit: ask about a modified text the session cannot keep and about tokenizers not
+        exported, then close."""
         if self._confirm_quit():
             self._quit_confirmed = True
             self.close()
 
     def _confirm_quit(self) -> bool:
+        # a modified text is kept by the session and reopens at the next start; only one it cannot
+        # keep (too long, or the settings folder not writable) is asked about
+        if self.document.is_modified() and not self.session.save():
+            answer = self.document.ask(quitting=True)
+            if answer == "cancel":
+                return False
+            if answer == "save":
+                self.document.save(then=self.request_quit)  # (quits once saved)
+                return False
         kept = self.unsaved_work()
         if not kept:
             return True
@@ -873,7 +937,7 @@ class MainWindow(QMainWindow):
     def _on_text_edited(self) -> None:
         if self._setting_text:
             return
-        self._loaded_text = None  # edited: the editor is the truth now
+        self.document.exact_text = None  # edited: the editor is the truth now
         self.controller.set_text(self.editor_text())
         self.update_text_info()
 
@@ -940,10 +1004,10 @@ class MainWindow(QMainWindow):
 
     def _update_title(self) -> None:
         tok = self.controller.tokenizer
-        parts = ["tokviz", self._tok_name(tok) if tok else None]
-        if self._text_path:
-            parts.append(Path(self._text_path).name)
+        parts = ["tokviz", self._tok_name(tok) if tok else None, self.document.display_name() + "[*]"]
         self.setWindowTitle(" — ".join(p for p in parts if p))
+        self.setWindowModified(self.document.is_modified())
+        self.action_save_text.setEnabled(self.document.can_save())
 
     def _update_header(self) -> None:
         tok = self.controller.tokenizer
@@ -972,7 +1036,7 @@ class MainWindow(QMainWindow):
 
     def _update_text_header(self) -> None:
         text = self.current_text()
-        name = _escape(Path(self._text_path).name if self._text_path else self._text_name)
+        name = _escape(self.document.display_name())
         if self.big.is_active():
             header, tip = self.big.header(name, text)
             self.text_header.setText(header)
@@ -980,7 +1044,7 @@ class MainWindow(QMainWindow):
             return
         self.text_header.setToolTip("")
         nbytes = len(text.encode("utf-8", "surrogatepass"))
-        edited = " (edited)" if self._text_path and self._loaded_text is None else ""
+        edited = self.tr(" (edited)") if self.document.is_modified() else ""
         self.text_header.setText(
             f"<b>Text</b>&nbsp;&nbsp;<span style='color:#5b6675'>{name}{edited} · "
             f"{plural(len(text), 'char')} · {plural(nbytes, 'byte')}</span>")
@@ -1017,6 +1081,6 @@ class MainWindow(QMainWindow):
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         for part in (self.library, self.merges_panel, self.train_panel, self.edit_panel, self.compare_view,
                      self.chat_view, self.analyses_view, self.roundtrip_panel, self.vocab_view, self.stats_view,
-                     self.big.job, self._workers, self.controller):
+                     self.big.job, self._workers, self.document, self.controller):
             part.shutdown()
         super().closeEvent(event)

@@ -6,6 +6,7 @@
 * `actions`: the menus, the toolbar and their actions;
 * `status`: the status bar (token figures, big-file progress, font warnings);
 * `big_file`: big-file mode (a preview in the editor, the whole file encoded in the background);
+* `text_document`: the editor's text: its file, modified or not, Save / Save as, asking before a replace;
 * `session`: the last session, tokenizers not yet exported, and the question on quit;
 * `idle`: collecting long-lived garbage once the app is quiet;
 * `roundtrip_marks`: the Round trip dock's findings underlined in the token view.

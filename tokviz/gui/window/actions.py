@@ -59,12 +59,22 @@ def _file_menu(window) -> None:
     window.action_open_tokenizer = _action(window, "Open &tokenizer…", window.ask_open_tokenizer, "Ctrl+O")
     window.action_open_folder = _action(window, "Open tokenizer &folder…", window.ask_open_tokenizer_folder)
     window.action_open_text = _action(window, "Open te&xt…", window.ask_open_text, "Ctrl+Shift+O")
+    keys = QKeySequence.StandardKey
+    window.action_save_text = _action(
+        window, window.tr("&Save text"), lambda: window.save_text(), keys.Save,
+        tip=window.tr("Write the text to its file (a text with no file: ask where)"))
+    window.action_save_text_as = _action(
+        window, window.tr("Save text &as…"), lambda: window.save_text_as(), QKeySequence("Ctrl+Shift+S"),
+        tip=window.tr("Write the text to a new file (a big file: copy the whole file)"))
     for action in (window.action_open_tokenizer, window.action_open_folder, window.action_open_text):
         menu.addAction(action)
     window.recent_menu = menu.addMenu("Open &recent")
     window.recent_menu.aboutToShow.connect(window.fill_recent_menu)
     window.unsaved_menu = menu.addMenu("&Unsaved tokenizers")
     window.unsaved_menu.aboutToShow.connect(window.fill_unsaved_menu)
+    menu.addSeparator()
+    menu.addAction(window.action_save_text)
+    menu.addAction(window.action_save_text_as)
     menu.addSeparator()
     window.action_export = _action(window, "&Export tokenizer…", window.export_tokenizer, "Ctrl+E")
     menu.addAction(window.action_export)

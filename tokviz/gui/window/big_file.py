@@ -62,19 +62,22 @@ class BigFileMode(QObject):
         """True when the token view holds the whole file's tokens (or those up to a cancel)."""
         return self.current is not None and self.current.shown is not None
 
-    def open(self, path: str | os.PathLike, size: int) -> bool:
-        """Show the file's start in the editor and encode all of it in the background."""
+    def open(self, path: str | os.PathLike, size: int, head: str | None = None) -> bool:
+        """Show the file's start in the editor and encode all of it in the background (`head`: the
+        file's first PREVIEW_BYTES as text, when the caller has read them already).  The text it
+        replaces is not an undo step (see gui/window/text_document.py)."""
         window = self.window
-        try:
-            head = files.read_text_head(path, PREVIEW_BYTES)
-        except TokvizError as exc:
-            where = exc.path or os.fspath(path)
-            window.report_error("Could not open text", f"{where}\n\n{exc.reason}", path=where, reason=exc.reason)
-            return False
+        if head is None:
+            try:
+                head = files.read_text_head(path, PREVIEW_BYTES)
+            except TokvizError as exc:
+                where = exc.path or os.fspath(path)
+                window.report_error("Could not open text", f"{where}\n\n{exc.reason}", path=where, reason=exc.reason)
+                return False
         tok = window.controller.tokenizer
         cut = last_cut(head, tok) if tok is not None else last_cut(head)
         preview = head[:cut] if cut else head  # no cut: the last tokens may differ from the file's
-        window.set_text(preview, path=path)
+        window.set_text(preview, path=path, undoable=False)
         self.current = _BigFile(os.fspath(path), size)
         window.editor.setReadOnly(True)
         window.update_text_info()

@@ -5,14 +5,17 @@ import bisect
 import re
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTextOption
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTextCursor, QTextOption
 from PySide6.QtWidgets import QPlainTextEdit
 
 _NON_BMP = re.compile("[\U00010000-\U0010ffff]")
 
 
 class TextEditor(QPlainTextEdit):
-    """The source text.  File drops are left to the window (which decides tokenizer or text)."""
+    """The source text.  File drops are left to the window (which decides tokenizer or text).
+
+    `setPlainText` is an edit here, like pasting over everything: one undo step, and the document is
+    modified.  The window puts a file's text in with `load_text` (or its TextDocument's edit block)."""
 
     focusChanged = Signal(bool)
 
@@ -30,6 +33,18 @@ class TextEditor(QPlainTextEdit):
     def set_text_font(self, font) -> None:
         self.setFont(font)
         self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
+
+    def load_text(self, text: str) -> None:
+        """Qt's setPlainText: the text, unmodified, with no undo history."""
+        super().setPlainText(text)
+
+    def setPlainText(self, text: str) -> None:
+        cursor = QTextCursor(self.document())
+        cursor.beginEditBlock()
+        cursor.select(QTextCursor.SelectionType.Document)
+        cursor.insertText(text)
+        cursor.endEditBlock()
+        self.moveCursor(QTextCursor.MoveOperation.Start)  # (where Qt's setPlainText leaves it)
 
     def text(self) -> str:
         # toRawText keeps non-breaking spaces (toPlainText turns them into spaces)

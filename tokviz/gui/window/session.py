@@ -2,7 +2,9 @@
 
 * The session — the text being edited (or its file), the open tokenizer — is saved to
   `session.json` beside the settings a moment after each change and when the window closes, and
-  the next start reopens it (after a crash, with a message saying so).
+  the next start reopens it (after a crash, with a message saying so).  A modified text comes back
+  modified, still belonging to its file (if it has one); so quitting with one asks nothing unless
+  the session could not keep it (longer than MAX_SAVED_CHARS, or session.json not writable).
 * Tokenizers trained or edited in the app and not exported are kept in the app's data folder
   (`UnsavedTokenizers`), each as a file its format's library reads, until exported or discarded;
   the session and the Compare set refer to those files, so they reopen too.
@@ -35,19 +37,27 @@ KEEP_FORMATS = ("hf-json", "sentencepiece", "tiktoken", "tekken", "minbpe", "voc
 
 
 class SessionStore:
-    """session.json: {"clean", "text", "text_path", "tokenizer_path", "tokenizer_encoding"}."""
+    """session.json: {"clean", "text", "text_path", "text_name", "text_modified", "line_end",
+    "tokenizer_path", "tokenizer_encoding"}."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
 
     def save(self, *, text: str | None, text_path: str | None, tokenizer_path: str | None,
-             tokenizer_encoding: str | None = None, clean: bool = False) -> None:
-        """Remember the work (`text`: the edited text, None when it is the file's); `clean` when the
-        window closed normally."""
+             tokenizer_encoding: str | None = None, clean: bool = False, text_name: str | None = None,
+             text_modified: bool = True, line_end: str = "\n") -> bool:
+        """Remember the work (`text`: the editor's text, None when its file holds it; `text_name`:
+        its name when it has no file; `text_modified`: not saved anywhere; `line_end`: what an edit
+        of its file is saved with); `clean` when the window closed normally.  False when the work
+        was not kept whole: `text` too long, or the file could not be written."""
+        kept_text = text if text is not None and len(text) <= MAX_SAVED_CHARS else None
         state = {
             "clean": clean,
-            "text": text if text is not None and len(text) <= MAX_SAVED_CHARS else None,
+            "text": kept_text,
             "text_path": text_path,
+            "text_name": text_name,
+            "text_modified": text_modified,
+            "line_end": line_end,
             "tokenizer_path": tokenizer_path,
             "tokenizer_encoding": tokenizer_encoding,
         }
@@ -55,7 +65,8 @@ class SessionStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             write_text_atomic(self.path, json.dumps(state, ensure_ascii=False))
         except OSError:
-            pass  # (a read-only settings folder: no autosave, but the app goes on)
+            return False  # (a read-only settings folder: no autosave, but the app goes on)
+        return kept_text is not None or text is None
 
     def last(self) -> dict | None:
         """The last session's state, or None (none, or a damaged file)."""
@@ -179,14 +190,17 @@ class SessionKeeper(QObject):
         """Something worth saving changed: save a moment later."""
         self.timer.start()
 
-    def save(self, *, clean: bool = False) -> None:
-        """Save the session now (`clean`: the window is closing normally)."""
+    def save(self, *, clean: bool = False) -> bool:
+        """Save the session now (`clean`: the window is closing normally); False when the text
+        could not be kept (see SessionStore.save)."""
         self.timer.stop()
         w = self.window
         tok = w.controller.tokenizer
         path = os.fspath(tok.source.path) if tok is not None and tok.source.path else None
-        self.store.save(text=w.unsaved_text(), text_path=w.text_path(),
-                        tokenizer_path=path, tokenizer_encoding=w.tokenizer_encoding(), clean=clean)
+        origin = w.document.origin
+        return self.store.save(text=w.unsaved_text(), text_path=w.text_path(), tokenizer_path=path,
+                               tokenizer_encoding=w.tokenizer_encoding(), clean=clean, text_name=origin.name,
+                               text_modified=w.document.is_modified(), line_end=origin.line_end)
 
     def to_restore(self) -> dict | None:
         """The last session with its files still there, or None (no session, or nothing left of it)."""
@@ -201,6 +215,11 @@ class SessionKeeper(QObject):
             text_file = None
         if tokenizer is None and text is None and text_file is None:
             return None
+        line_end = state.get("line_end")
+        name = state.get("text_name")
         return {"tokenizer": tokenizer, "encoding": state.get("tokenizer_encoding"), "text": text,
                 "text_file": text_file if text is None else None, "text_path": text_file,
+                "text_name": name if isinstance(name, str) else None,
+                "modified": state.get("text_modified") is not False,
+                "line_end": line_end if line_end in ("\n", "\r\n") else "\n",
                 "crashed": not state.get("clean", True)}
