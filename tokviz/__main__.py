@@ -1,3 +1,3 @@
-from .cli import main
+from .console import main
 
 raise SystemExit(main())

@@ -790,18 +790,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from . import interrupts
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.command in (None, "screenshot"):  # shiboken's start-up aborts the process when interrupted
+            with interrupts.held():
+                try:
+                    import PySide6.QtWidgets  # noqa: F401
+                except ImportError:
+                    pass
         if args.command is None:
             from .gui.app import run
 
             return run(args.tokenizer, args.text)
+        if args.command == "fetch":
+            interrupts.watch_outputs([], note="the download stopped (complete files stay in the cache)")
+        else:
+            interrupts.watch_outputs([getattr(args, "output", None)])
         return args.func(args)
     except TokvizError as exc:
         print(f"tokviz: error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
+    except BrokenPipeError:  # (the reader of stdout went away: nothing more to say)
+        interrupts.silence_stdout()
         return 0
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: one line that says what was written, 130 / 143
+        return interrupts.report(exc)

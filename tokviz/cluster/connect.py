@@ -5,6 +5,7 @@ import logging
 import threading
 
 from ..errors import Cancelled, TokvizError
+from ..interrupts import held
 
 INSTALL_HINT = 'Dask distributed is not installed: pip install "tokviz[cluster]"'
 
@@ -36,10 +37,22 @@ class Cluster:
             if workers < 1:
                 raise TokvizError(f"the number of workers must be at least 1, not {workers}")
             # (a task's error is raised here, naming the file: the workers' log of it would repeat it)
-            self.local = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                                  dashboard_address=":0", silence_logs=logging.CRITICAL)
-            self.address = self.local.scheduler_address
-            self.client = distributed.Client(self.local)
+            # Made with SIGINT and SIGTERM held: a half-made cluster would outlive an interrupt, and
+            # the worker processes keep SIGINT blocked (they are closed from here, not by Ctrl+C).
+            # multiprocessing's resource tracker is started first: starting it unblocks SIGINT in
+            # the thread that starts it, which would then hand that on to the workers.
+            from multiprocessing import resource_tracker
+
+            resource_tracker.ensure_running()
+            try:
+                with held():
+                    self.local = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                          dashboard_address=":0", silence_logs=logging.CRITICAL)
+                    self.address = self.local.scheduler_address
+                    self.client = distributed.Client(self.local)
+            except BaseException:
+                self.close()
+                raise
         else:
             self.address = scheduler
             try:
@@ -56,7 +69,9 @@ class Cluster:
             return None
 
     def close(self) -> None:
-        self.client.close()
+        client = getattr(self, "client", None)
+        if client is not None:
+            client.close()
         if self.local is not None:
             self.local.close()
 

@@ -49,9 +49,61 @@ def run(tokenizer: str | None = None, text_file: str | None = None) -> int:
         return 2
 
     app = ensure_application()
-    from .main_window import MainWindow
 
-    window = MainWindow(tokenizer, text_file=text_file)
-    window.show()
-    app.aboutToQuit.connect(window.controller.shutdown)
-    return app.exec()
+    def open_window():
+        from .main_window import MainWindow
+
+        window = MainWindow(tokenizer, text_file=text_file)
+        window.show()
+        app.aboutToQuit.connect(window.controller.shutdown)
+        return window
+
+    return _exec_closing_on_signal(app, open_window)
+
+
+def _exec_closing_on_signal(app, open_window) -> int:
+    """app.exec() on the window `open_window()` makes, with Ctrl+C in the terminal (SIGINT) or
+    SIGTERM closing it as a programmatic close does (nothing asks; the session is kept) and then
+    raising interrupts.Interrupted, for the command line's one line and exit status.  From the
+    window's making on, a signal is only noted: a KeyboardInterrupt inside Qt's calls into Python
+    would be lost there.  Qt's event loop runs no Python code by itself: the signal's wake-up
+    byte on a socket brings it to Python."""
+    import signal
+    import socket
+
+    from PySide6.QtCore import QSocketNotifier
+
+    from ..interrupts import Interrupted, noted
+
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    with noted() as received:
+        previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+        notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read)
+        try:
+            window = open_window()
+
+            def woken() -> None:  # (the noting handler has run by the time Python code runs here)
+                try:
+                    reader.recv(512)
+                except OSError:
+                    pass
+                if received:
+                    window.close()
+                    app.quit()
+
+            notifier.activated.connect(woken)
+            if received:
+                window.close()
+                status = 0
+            else:
+                status = app.exec()
+        finally:
+            signal.set_wakeup_fd(previous)
+            notifier.setEnabled(False)
+            reader.close()
+            writer.close()
+    if received:
+        raise Interrupted(received[0], note="the app closed (its session is kept)")
+    return status

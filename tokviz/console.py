@@ -1,0 +1,26 @@
+"""The `tokviz` console script (and `python -m tokviz`): the signal policy first, then the command line.
+
+The policy (interrupts.py, standard library only) is installed while this module is imported,
+before the command line and the tokenizer core are, so that Ctrl+C at any moment after the
+interpreter has started gives one line and exit status 130 (SIGTERM: 143), never a traceback.
+Until `main` is running, a signal is only noted; `main` raises it inside its own handling.
+"""
+from .interrupts import arm, install, report, settle, silence_stdout
+
+install()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run `tokviz` with `argv` (default: the process's arguments); the exit status."""
+    try:
+        arm()
+        from .cli import main as cli_main
+
+        status = cli_main(argv)
+    except KeyboardInterrupt as exc:  # (while importing or parsing the arguments: the command's own are reported there)
+        status = report(exc)
+    except BrokenPipeError:  # (--help or --version into a closed pipe)
+        silence_stdout()
+        status = 0
+    settle()
+    return status
