@@ -7,7 +7,7 @@ import json
 
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent, QKeySequence
+from PySide6.QtGui import QDropEvent, QKeySequence, QTextCursor
 
 import tokviz.gui.main_window as main_window_module
 from tokviz.gui.settings import Settings
@@ -43,7 +43,7 @@ class Answers:
 
 def _type(qtbot, window, text: str) -> None:
     """Type `text` at the end (QTest types ASCII only: other text is pasted, as a user would)."""
-    window.editor.moveCursor(window.editor.textCursor().MoveOperation.End)
+    window.editor.moveCursor(QTextCursor.MoveOperation.End)
     if text.isascii():
         qtbot.keyClicks(window.editor, text)
     else:
