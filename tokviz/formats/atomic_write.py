@@ -2,10 +2,10 @@
 
     >>> write_files_atomic([(folder / "vocab.json", vocab_text), (folder / "merges.txt", merges_text)])
 
-A transaction (`FileTransaction`, or `write_files_atomic` for data at hand) writes every file of a
-set as a temporary file in the target folder and fsyncs it; only when all of them are written are
-they renamed into place, one after another with SIGINT and SIGTERM held back (main thread, where
-the platform can block signals), and the folder is fsynced.
+A transaction (`write_files_atomic` for data at hand, or `FileTransaction`) writes every file of
+a set as a temporary file in the target folder and fsyncs it; only when all of them are written
+are they renamed into place, one after another with SIGINT and SIGTERM held back (when run on the
+main thread), and the folder is fsynced.
 
 What each failure leaves:
 
@@ -13,8 +13,10 @@ What each failure leaves:
   files untouched and no temporary file; the exception propagates unchanged;
 - a rename that fails part way: the files already renamed are put back from backups (hard links to
   the old files, made before the renames), so the set is the old one again;
-- a signal that arrives during the renames: it is delivered once they are done; the exception it
-  raises (KeyboardInterrupt) carries the files written, see `committed_files`;
+- a signal that arrives during the renames: it is delivered as soon as they are done, to the
+  handler it had; the exception that handler raises (KeyboardInterrupt) names the files written:
+  `committed_files(exc)`.  So an interrupted write kept the old files exactly when
+  `committed_files(exc)` is empty;
 - SIGKILL or a power cut: temporary files and, during the renames, a journal.  The next
   transaction into that folder completes the renames a journal lists (the set becomes the new
   one) and removes tokviz's stale temporary files: those whose process is gone or that are older
@@ -67,10 +69,18 @@ def write_files_atomic(files: Iterable[tuple[str | os.PathLike, bytes | str]], *
                        overwrite: bool = True) -> list[Path]:
     """Write every (path, data) as one transaction (all in one folder; str is written as UTF-8):
     afterwards the files are all new, or all as they were.  Returns the paths."""
-    with FileTransaction(overwrite=overwrite) as tx:
+    files = [(Path(path), data) for path, data in files]
+    if files:
+        remove_stale_temporaries(files[0][0].parent, [path.name for path, _ in files])
+    tx = FileTransaction(overwrite=overwrite, clean=False)
+    # (not a with statement: an interrupt noticed as __exit__ starts would escape its clean-up)
+    try:
         for path, data in files:
             tx.add(path, data)
-    return tx.paths
+        return tx.commit()
+    except BaseException:
+        tx.abort()  # (after a commit there is nothing left to remove)
+        raise
 
 
 def committed_files(exc: BaseException) -> list[Path]:
@@ -81,12 +91,16 @@ def committed_files(exc: BaseException) -> list[Path]:
 
 class FileTransaction:
     """Files written together: `add` each (written to a temporary file at once), then `commit`.
-    As a context manager it commits on a normal exit and aborts on an exception."""
+    As a context manager it commits on a normal exit and aborts on an exception; a transaction
+    dropped unfinished (an interrupt that escaped both) is aborted when it is collected."""
 
-    def __init__(self, *, overwrite: bool = True):
+    def __init__(self, *, overwrite: bool = True, clean: bool = True):
+        """clean: remove stale temporary files (`remove_stale_temporaries`) as the first file is added."""
         self.overwrite = overwrite
+        self.clean = clean
         self.folder: Path | None = None
         self._parts: list[_Part] = []
+        self._journal: str | None = None
         self._done = False
 
     @property
@@ -103,7 +117,8 @@ class FileTransaction:
         folder = target.parent
         if self.folder is None:
             self.folder = folder
-            remove_stale_temporaries(folder, [target.name])
+            if self.clean:
+                remove_stale_temporaries(folder, [target.name])
         elif os.path.abspath(folder) != os.path.abspath(self.folder):
             raise ValueError(f"every file of a transaction goes into one folder: {target} is not in {self.folder}")
         if any(os.path.abspath(p.target) == os.path.abspath(target) for p in self._parts):
@@ -117,7 +132,16 @@ class FileTransaction:
         part = _Part(target)
         self._parts.append(part)
         try:
-            part.temp = _write_temporary(target, data, keep_mode=self.overwrite)
+            for _ in range(100):
+                # (named before it exists: an interrupt at any moment leaves it to abort)
+                part.temp = _unused_name(target, "tmp")
+                try:
+                    _write_new_file(part.temp, data, target if self.overwrite else None)
+                    break
+                except FileExistsError:
+                    part.temp = None
+            else:
+                raise FileExistsError(errno.EEXIST, "no free temporary name", str(target))
         except BaseException:
             self.abort()
             raise
@@ -131,11 +155,9 @@ class FileTransaction:
         try:
             if len(self._parts) > 1:
                 self._prepare_backups()
-                journal = self._write_journal()
-            else:
-                journal = None
+                self._write_journal()
             with _signals_held():
-                self._rename_all(journal)
+                self._rename_all()
                 renamed = self._done = True
                 self._remove_backups()
                 _fsync_folder(self.folder)
@@ -148,16 +170,25 @@ class FileTransaction:
         return self.paths
 
     def abort(self) -> None:
-        """Remove every temporary file and backup; the target files stay as they are."""
+        """Remove every temporary file and backup; the target files stay as they are (after a
+        commit: nothing to do)."""
         self._done = True
         for part in self._parts:
             for name in (part.temp, part.backup):
                 if name is not None:
                     _remove(name)
             part.temp = part.backup = None
+        self._remove_journal()
 
     def __enter__(self) -> FileTransaction:
         return self
+
+    def __del__(self) -> None:
+        if not getattr(self, "_done", True):
+            try:
+                self.abort()
+            except Exception:
+                pass
 
     def __exit__(self, kind, exc, tb) -> None:
         if self._done:
@@ -176,27 +207,30 @@ class FileTransaction:
         for part in self._parts:
             if not os.path.lexists(part.target):
                 continue
-            backup = _unused_name(part.target, "bak")
+            part.backup = _unused_name(part.target, "bak")
             try:
-                os.link(part.target, backup, follow_symlinks=False)
+                os.link(part.target, part.backup, follow_symlinks=False)
             except FileNotFoundError:
-                continue  # (removed meanwhile: nothing to keep)
+                part.backup = None  # (removed meanwhile: nothing to keep)
             except (OSError, NotImplementedError):  # no hard links here: a copy
-                shutil.copy2(part.target, backup, follow_symlinks=False)
-            part.backup = backup
+                shutil.copy2(part.target, part.backup, follow_symlinks=False)
 
-    def _write_journal(self) -> str:
+    def _write_journal(self) -> None:
         """The renames about to be done, for the next transaction here to complete them should this
         process die half way."""
-        name = _unused_name(self._parts[0].target, "journal")
         record = {"overwrite": self.overwrite,
                   "parts": [{"target": p.target.name, "temp": os.path.basename(p.temp),
                              "backup": os.path.basename(p.backup) if p.backup else None} for p in self._parts]}
-        _write_new_file(name, json.dumps(record).encode("utf-8"), None)
+        self._journal = _unused_name(self._parts[0].target, "journal")
+        _write_new_file(self._journal, json.dumps(record).encode("utf-8"), None)
         _fsync_folder(self.folder)
-        return name
 
-    def _rename_all(self, journal: str | None) -> None:
+    def _remove_journal(self) -> None:
+        if self._journal is not None:
+            _remove(self._journal)
+            self._journal = None
+
+    def _rename_all(self) -> None:
         done: list[_Part] = []
         try:
             for part in self._parts:
@@ -204,12 +238,10 @@ class FileTransaction:
                 part.temp = None
                 done.append(part)
         except BaseException:
+            self._remove_journal()
             self._put_back(done)
-            if journal is not None:
-                _remove(journal)
             raise
-        if journal is not None:
-            _remove(journal)
+        self._remove_journal()
 
     def _put_back(self, done: list[_Part]) -> None:
         """Undo the renames in `done`: old files from their backups, new ones removed."""
@@ -314,18 +346,6 @@ def _unused_name(target: Path, kind: str) -> str:
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(target))
 
 
-def _write_temporary(target: Path, data: bytes, *, keep_mode: bool) -> str:
-    """A new temporary file beside `target` holding `data`, fsynced; its name."""
-    for _ in range(100):
-        name = _unused_name(target, "tmp")
-        try:
-            _write_new_file(name, data, target if keep_mode else None)
-        except FileExistsError:
-            continue
-        return name
-    raise FileExistsError(errno.EEXIST, "no free temporary name", str(target))
-
-
 def _write_new_file(name: str, data: bytes, mode_from) -> None:
     """Create `name` (mode 0666, so that the kernel applies the umask and a folder's default ACL as
     for any new file), give it the mode of an existing `mode_from`, write `data`, fsync."""
@@ -371,7 +391,10 @@ def _fsync_folder(folder: Path | None) -> None:
     except OSError:
         pass  # (file systems that cannot sync a folder say EINVAL)
     finally:
-        os.close(fd)
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def _remove(name: str) -> None:
