@@ -613,7 +613,8 @@ class MainWindow(QMainWindow):
         return self.find_bar.find_previous()
 
     def goto_token(self, index: int) -> bool:
-        """Outline token `index` (0-based), scroll it into view and put the editor's cursor on it."""
+        """Outline token `index` (0-based), scroll it into view and put the editor's cursor on it (a
+        big file's token past the preview: the part of the file around it goes in the editor)."""
         return self.link.goto_token(index)
 
     def select_tokens(self, first: int, last: int) -> None:
@@ -653,11 +654,16 @@ class MainWindow(QMainWindow):
     def ask_goto_token(self) -> None:
         enc = self.token_view.encoding()
         if enc is None or not len(enc):
+            self.statusBar().showMessage(self.tr("No tokens to go to"), 6000)
             return
-        index, ok = QInputDialog.getInt(self, "Go to token", f"Token number (1–{len(enc)}):",
+        if self.big.is_active() and not self.big.shows_whole_file():
+            label = self.tr("Token number in the preview (1–{count}; the whole file's once it is encoded):")
+        else:
+            label = self.tr("Token number (1–{count}):")
+        index, ok = QInputDialog.getInt(self, self.tr("Go to token"), label.format(count=f"{len(enc):,}"),
                                         max(1, self.token_view.current_token() + 1), 1, len(enc))
-        if ok:
-            self.goto_token(index - 1)
+        if ok and not self.goto_token(index - 1):  # (the tokens changed while the dialog was open)
+            self.statusBar().showMessage(self.tr("There is no token {number} now").format(number=f"{index:,}"), 6000)
 
     def ask_max_length(self) -> None:
         value, ok = QInputDialog.getInt(self, "Max length", "Max length in tokens (0: none):",

@@ -7,7 +7,10 @@
   progress bar and a Cancel button in the status bar; the window stays responsive;
 * when done, the token view (virtualised: only what is on screen is laid out) shows every token of
   the whole file and the status bar its figures (tokens, chars/token, bytes/token, time and MB/s).
-  Cancelling shows the tokens encoded up to that point and says where it stopped.
+  Cancelling shows the tokens encoded up to that point and says where it stopped;
+* going to a token past the preview (`show_region`) puts the part of the file around it in the
+  editor instead (REGION_CHARS characters, from a line start), still read-only; the window's links
+  between the editor and the token view count its positions from that part's start.
 """
 from __future__ import annotations
 
@@ -16,16 +19,34 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Slot
+from PySide6.QtWidgets import QPlainTextEdit
 
 from ...core.gcpause import freeze_long_lived
 from ...core.streaming import last_cut
 from ...errors import TokvizError
 from .. import files
+from ..click_guard import guard_clicks
 from ..workers import EncodeResult, FileEncodeJob, FileEncodeResult
 from .status import plural
 
 BIG_FILE_BYTES = 2 * 2**20  # above this a text file opens in big-file mode
 PREVIEW_BYTES = 64 * 1024  # how much of a big file the editor holds
+REGION_CHARS = 64 * 1024  # how much of a big file the editor holds around a token gone to
+_LINE_SEARCH = 2000  # how far a region's ends may move to fall on a line start
+
+
+def region_around(text: str, char: int, size: int = REGION_CHARS) -> tuple[int, int]:
+    """[start, end) of about `size` characters of `text` around character `char`, its ends moved to
+    line starts where one is near (so that a \\r\\n pair is never cut)."""
+    start = max(0, min(char - size // 2, len(text) - size))
+    end = min(len(text), start + size)
+    if start > 0:
+        line = text.rfind("\n", max(0, start - _LINE_SEARCH), start)
+        start = line + 1 if line >= 0 else start
+    if end < len(text):
+        line = text.find("\n", end, end + _LINE_SEARCH)
+        end = line + 1 if line >= 0 else end
+    return start, end
 
 
 @dataclass
@@ -35,6 +56,8 @@ class _BigFile:
     result: FileEncodeResult | None = None  # the whole file's encoding, once finished
     shown: FileEncodeResult | None = None  # what the token view shows (whole, or up to a cancel)
     state: str = ""  # "running", "done", "cancelled at N%", "failed"
+    region_start: int = 0  # where the editor's text starts in the file's (a region gone to)
+    region_text: str | None = None  # the editor's text when it is such a region, not the preview
 
 
 class BigFileMode(QObject):
@@ -50,6 +73,7 @@ class BigFileMode(QObject):
         self.job.cancelled.connect(self._on_cancelled)
         self.job.failed.connect(self._on_failed)
         window.status.cancel_button.clicked.connect(self.cancel)
+        guard_clicks(window.status.cancel_button)  # (it appears in the status bar, under the pointer maybe)
 
     # ---- public ---------------------------------------------------------------------------------
     def is_active(self) -> bool:
@@ -92,6 +116,7 @@ class BigFileMode(QObject):
             return  # started when the tokenizer arrives
         big.result = big.shown = None
         big.state = "running"
+        self._show_preview()  # (the preview's tokens show until the whole file's are there)
         self.job.start(tok, big.path)
         window.status.progress.setValue(0)
         window.status.show_progress(True)
@@ -116,6 +141,48 @@ class BigFileMode(QObject):
             self.job.cancel()
             self.window.status.cancel_button.setEnabled(False)
 
+    def editor_region(self) -> tuple[int, str]:
+        """(start, text): the part of the file's text the editor holds, and where it starts (the
+        preview, at 0, unless a region was gone to)."""
+        big = self.current
+        if big is None or big.region_text is None:
+            return 0, self.window.current_text()
+        return big.region_start, big.region_text
+
+    def show_region(self, text: str, char: int) -> bool:
+        """Put the part of the file's `text` (the whole file's, or the part encoded before a cancel)
+        around character `char` in the editor, unless it holds that character; True if it changed."""
+        if self.current is None or not 0 <= char <= len(text):
+            return False
+        start, held = self.editor_region()
+        if start <= char < start + len(held) and text.startswith(held, start):
+            return False
+        preview = self.window.current_text()
+        if char < len(preview) and text.startswith(preview):
+            self._show_preview()
+            return True
+        start, end = region_around(text, char)
+        self._put_in_editor(text[start:end], start)
+        return True
+
+    def _show_preview(self) -> None:
+        if self.current is not None and self.current.region_text is not None:
+            self._put_in_editor(None, 0)
+
+    def _put_in_editor(self, region: str | None, start: int) -> None:
+        """The editor holds `region` of the file from character `start` (None: the preview)."""
+        window, big = self.window, self.current
+        big.region_start, big.region_text = start, region
+        # The window's own change of the read-only text: not an edit, nothing to encode, no undo
+        # step (Qt's own setPlainText, whatever the editor adds to it).
+        window._setting_text = True
+        try:
+            QPlainTextEdit.setPlainText(window.editor, window.current_text() if region is None else region)
+            window.editor.document().setModified(False)
+        finally:
+            window._setting_text = False
+        window.update_text_info()
+
     def show_preview_encoded(self, result: EncodeResult) -> None:
         """Before (or without) the whole file's tokens: the preview's."""
         window, big = self.window, self.current
@@ -133,10 +200,14 @@ class BigFileMode(QObject):
     def header(self, name: str, preview: str) -> tuple[str, str]:
         """The text pane's header (rich text) and its tooltip."""
         big = self.current
-        nbytes = len(preview.encode("utf-8", "surrogatepass"))
         whole = big.shown is not None and big.shown.complete
+        if big.region_text is None:
+            nbytes = len(preview.encode("utf-8", "surrogatepass"))
+            held = f"first {nbytes / 1024:.0f} KB"
+        else:
+            held = f"characters {big.region_start + 1:,}–{big.region_start + len(big.region_text):,}"
         text = (f"<b>Text</b>&nbsp;&nbsp;<span style='color:#5b6675'>{name} · {big.size / 1e6:.1f} MB"
-                f"{', all tokens shown' if whole else ''} · editor: first {nbytes / 1024:.0f} KB, read-only</span>")
+                f"{', all tokens shown' if whole else ''} · editor: {held}, read-only</span>")
         tip = ("A big file: the editor holds its start; the token view shows every token of the whole file "
                "once it is encoded (or those encoded before a cancel).")
         return text, tip

@@ -1,7 +1,8 @@
 """The editor and the token view kept in step: hovering a token marks its text, clicking one puts the
 cursor on it, dragging over tokens selects their text and selecting text highlights its tokens;
 moving the cursor outlines the token under it.  Positions go through `editor.qt_pos` / `py_index`
-(Qt counts UTF-16 units and a \\r\\n pair as one break)."""
+(Qt counts UTF-16 units and a \\r\\n pair as one break), counted from the start of the part of the
+text the editor holds (`editor_span`: all of it, or in big-file mode a part of the file)."""
 from __future__ import annotations
 
 import bisect
@@ -37,10 +38,13 @@ class EditorTokenLink(QObject):
         self.cursor_moved()
 
     def goto_token(self, index: int) -> bool:
-        """Outline token `index` (0-based), scroll it into view and put the editor's cursor on it."""
+        """Outline token `index` (0-based), scroll it into view and put the editor's cursor on it (in
+        big-file mode, past the preview: with the part of the file around it in the editor)."""
         enc = self.view.encoding()
         if enc is None or not 0 <= index < len(enc):
             return False
+        if self.window.big.is_active():
+            self.window.big.show_region(enc.text, enc.offsets[index][0])
         self.token_clicked(index)  # (moving the cursor outlines the token before a boundary)
         self.view.set_current_token(index)
         return True
@@ -48,17 +52,17 @@ class EditorTokenLink(QObject):
     def select_tokens(self, first: int, last: int) -> None:
         """Select the text of tokens first..last in the editor (and highlight them)."""
         enc = self.view.encoding()
-        held = self.editor_chars(enc)
-        if held < 0 or not 0 <= first <= last < len(enc):
+        span = self.editor_span(enc)
+        if span is None or not 0 <= first <= last < len(enc):
             return
         start, end = enc.offsets[first][0], max(e for _, e in enc.offsets[first:last + 1])
         self.view.set_selection(first, last)
-        if start >= held and held < len(enc.text):
-            return  # (a big file's tokens past what the editor holds)
-        end = min(end, held)
+        held_start, held_end = max(start, span[0]), min(end, span[1])
+        if held_start > held_end or (held_start == held_end and start != end):
+            return  # (a big file's tokens outside the part the editor holds)
         cursor = self.editor.textCursor()
-        cursor.setPosition(qt_pos(enc.text, start))
-        cursor.setPosition(qt_pos(enc.text, end), QTextCursor.MoveMode.KeepAnchor)
+        cursor.setPosition(self.editor_position(enc, span, held_start))
+        cursor.setPosition(self.editor_position(enc, span, held_end), QTextCursor.MoveMode.KeepAnchor)
         self._selecting_from_tokens = True
         try:
             self.editor.setTextCursor(cursor)
@@ -78,10 +82,11 @@ class EditorTokenLink(QObject):
         if span is None:  # (text no token covers: the token before it)
             before = self.tokens_in_range(0, start)
             span = (before[1], before[1]) if before else None
-        if self.editor_chars(enc) >= end:
+        held = self.editor_span(enc)
+        if held is not None and held[0] <= start and end <= held[1]:
             cursor = self.editor.textCursor()
-            cursor.setPosition(qt_pos(enc.text, start))
-            cursor.setPosition(qt_pos(enc.text, end), QTextCursor.MoveMode.KeepAnchor)
+            cursor.setPosition(self.editor_position(enc, held, start))
+            cursor.setPosition(self.editor_position(enc, held, end), QTextCursor.MoveMode.KeepAnchor)
             self.editor.setTextCursor(cursor)
             self.editor.ensureCursorVisible()
         if span is not None:
@@ -104,46 +109,59 @@ class EditorTokenLink(QObject):
             k += 1
         return (hits[0], hits[-1]) if hits else None
 
-    def editor_chars(self, enc) -> int:
-        """How many characters of `enc`'s text the editor holds (all of them, or in big-file mode
-        the start), or -1 when the editor shows another text."""
+    def editor_span(self, enc) -> tuple[int, int] | None:
+        """[start, end): the characters of `enc`'s text the editor holds (all of them, or in big-file
+        mode the preview or the part of the file gone to), or None when it shows another text."""
         if enc is None:
-            return -1
+            return None
+        big = self.window.big
+        if big.is_active():
+            start, held = big.editor_region()
+            return (start, start + len(held)) if enc.text.startswith(held, start) else None
         text = self.window.current_text()
-        if enc.text == text:
-            return len(text)
-        if self.window.big.is_active() and enc.text.startswith(text):
-            return len(text)
-        return -1
+        return (0, len(text)) if enc.text == text else None
+
+    @staticmethod
+    def _held_text(enc, span: tuple[int, int]) -> str:
+        return enc.text if span == (0, len(enc.text)) else enc.text[span[0]:span[1]]
+
+    def editor_position(self, enc, span: tuple[int, int], index: int) -> int:
+        """The editor's position of character `index` of `enc`'s text (inside `span`)."""
+        return qt_pos(self._held_text(enc, span), index - span[0])
+
+    def char_index(self, enc, span: tuple[int, int], position: int) -> int:
+        """The character of `enc`'s text at the editor's `position` (the inverse of editor_position)."""
+        return span[0] + py_index(self._held_text(enc, span), position)
 
     def editor_selection_changed(self) -> None:
         if self._selecting_from_tokens:
             return
         enc = self.view.encoding()
         cursor = self.editor.textCursor()
-        if not cursor.hasSelection() or self.editor_chars(enc) < 0:
+        span = self.editor_span(enc)
+        if not cursor.hasSelection() or span is None:
             self.view.set_selection(-1, -1)
             return
-        start = py_index(enc.text, cursor.selectionStart())
-        end = py_index(enc.text, cursor.selectionEnd())
+        start = self.char_index(enc, span, cursor.selectionStart())
+        end = self.char_index(enc, span, cursor.selectionEnd())
         span = self.tokens_in_range(start, end)
         self.view.set_selection(*(span or (-1, -1)))
 
     def token_hovered(self, index: int) -> None:
         enc = self.view.encoding()
         selections = []
-        held = self.editor_chars(enc)
-        if held >= 0 and 0 <= index < len(enc):
+        span = self.editor_span(enc)
+        if span is not None and 0 <= index < len(enc):
             s, e = enc.offsets[index]
-            if held >= e > s:
+            if span[0] <= s < e <= span[1]:
                 sel = QTextEdit.ExtraSelection()
                 fmt = QTextCharFormat()
                 fmt.setBackground(QColor(self.view.color_of(index)))
                 fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
                 sel.format = fmt
                 cur = QTextCursor(self.editor.document())
-                cur.setPosition(qt_pos(enc.text, s))
-                cur.setPosition(qt_pos(enc.text, e), QTextCursor.MoveMode.KeepAnchor)
+                cur.setPosition(self.editor_position(enc, span, s))
+                cur.setPosition(self.editor_position(enc, span, e), QTextCursor.MoveMode.KeepAnchor)
                 sel.cursor = cur
                 selections.append(sel)
         self.editor.setExtraSelections(selections)
@@ -152,11 +170,11 @@ class EditorTokenLink(QObject):
         enc = self.view.encoding()
         if self.window.merges_dock.isVisible() and enc is not None and not enc.special[index]:
             self.window.merges_panel.show_in_context(enc.text, enc.offsets[index][0], enc.pieces[index])
-        held = self.editor_chars(enc)
-        if held < 0 or enc.offsets[index][0] > held:
+        span = self.editor_span(enc)
+        if span is None or not span[0] <= enc.offsets[index][0] <= span[1]:
             return
         cur = self.editor.textCursor()
-        cur.setPosition(qt_pos(enc.text, enc.offsets[index][0]))
+        cur.setPosition(self.editor_position(enc, span, enc.offsets[index][0]))
         self.editor.setTextCursor(cur)
         self.editor.ensureCursorVisible()
 
@@ -167,9 +185,10 @@ class EditorTokenLink(QObject):
 
     def cursor_moved(self) -> None:
         enc = self.view.encoding()
+        span = self.editor_span(enc)
         if (enc is None or not len(enc) or not self.cursor_moved_by_user or not self.editor.hasFocus()
-                or self.editor_chars(enc) < 0):
+                or span is None):
             self.view.set_current_token(-1)
             return
-        idx = py_index(enc.text, self.editor.textCursor().position())
+        idx = self.char_index(enc, span, self.editor.textCursor().position())
         self.view.set_current_token(token_at_char(enc.offsets, self.starts, max(0, idx - 1)))
