@@ -24,7 +24,6 @@ import pytest
 import tokviz
 from tokviz.defaults import default_tokenizer_path, resource_path
 from tokviz.errors import TokvizError
-from tokviz.formats import atomic_write
 from tokviz.formats.atomic_write import FileTransaction, committed_files, remove_stale_temporaries, write_files_atomic
 from tokviz.formats.writers import save_files
 from tokviz.train import train
