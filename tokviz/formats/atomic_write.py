@@ -319,7 +319,10 @@ def _signals_held():
             if handler is None or handler == signal.SIG_IGN:
                 continue  # (a handler set outside Python cannot be put back; an ignored signal stays so)
             saved[signum] = handler
-            signal.signal(signum, lambda n, frame: caught.append(n))
+            try:
+                signal.signal(signum, lambda n, frame: caught.append(n))
+            except (ValueError, OSError):  # (an interpreter that may not set handlers)
+                del saved[signum]
         yield
     finally:
         try:
