@@ -6,13 +6,22 @@ token view (the template's special tokens keep their dark fills), with the count
 of what each message adds.  Rendering and counting run on a worker (`core.chat.count`, bounded in
 time and size); a new edit supersedes the render in flight, and a long one shows its progress and
 a Cancel button.  A template that raises shows its message in place of the tokens.
+
+The conversation is work: it is modified when it differs from what was opened, saved or started
+with (messages, roles, contents; the template and the generation-prompt switch are settings, not
+work).  The header shows its name and "(edited)"; Open… asks Save / Discard / Cancel before a
+modified conversation is replaced (`ask_before`), and Save writes on a worker, atomically.
+`set_conversation` and `open_conversation` replace without asking (they are for code).
 """
 from __future__ import annotations
 
+import html
 import json
 import os
 import threading
 from pathlib import Path
+
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -37,9 +46,11 @@ from PySide6.QtWidgets import (
 
 from ..core import chat
 from ..errors import Cancelled, TokvizError
+from ..formats.atomic_write import write_bytes_atomic
 from .click_guard import guard_clicks
 from .style import DEFAULT_THEME, TokenTheme, mono_font
 from .token_view import TokenView
+from .window.text_document import ask_save_changes
 from .workers import TaskRunner
 
 CONVERSATION_FILTER = "Conversations (*.json);;All files (*)"
@@ -51,6 +62,25 @@ STARTER = [
     {"role": "assistant", "content": "Count them on the right: each message, and the whole."},
     {"role": "user", "content": "And in Chinese? 这段对话有多少个词元？"},
 ]
+
+
+def conversation_bytes(conversation: chat.Conversation) -> bytes:
+    """The conversation as the JSON file Save writes (UTF-8, indented)."""
+    return (json.dumps(conversation.to_json(), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def write_conversation(path: str | os.PathLike, conversation: chat.Conversation) -> int:
+    """Write `conversation` to `path` atomically; the bytes written (TokvizError naming the file)."""
+    try:
+        data = conversation_bytes(conversation)
+    except UnicodeEncodeError:
+        raise TokvizError("the conversation holds a lone surrogate, which UTF-8 cannot hold; remove it to save",
+                          path) from None
+    try:
+        write_bytes_atomic(path, data)
+    except OSError as exc:
+        raise TokvizError(f"cannot write: {exc.strerror or exc}", path) from None
+    return len(data)
 
 
 def _preview(content) -> str:
@@ -67,10 +97,14 @@ def _preview(content) -> str:
 class ChatView(QWidget):
     """See the module docstring.  Drive it from code with `set_tokenizer`, `set_conversation`,
     `add_message`, `remove_message`, `move_message`, `set_content`, `set_role`, `render_now`;
-    `rendered(ChatCount)` and `failed(reason)` report each render."""
+    `rendered(ChatCount)` and `failed(reason)` report each render.  `conversationChanged` follows
+    every change of the conversation (an edit, another one opened, a save), `stateChanged` its
+    name or modified flag."""
 
     rendered = Signal(object)  # core.chat.ChatCount
     failed = Signal(str)
+    conversationChanged = Signal()
+    stateChanged = Signal()
 
     def __init__(self, parent: QWidget | None = None, theme: TokenTheme = DEFAULT_THEME):
         super().__init__(parent)
@@ -79,11 +113,17 @@ class ChatView(QWidget):
         self._tools: list[dict] | None = None
         self._documents: list[dict] | None = None
         self._path: str | None = None
+        # what the conversation is compared with for "modified": the last opened, saved or started
+        # one (shallow copies: an edit replaces a message's values); None: saved nowhere
+        self._saved: tuple | None = self._snapshot()
+        self._was_modified = False
+        self._writer = TaskRunner(1, self)
         self._generation = 0
         self._cancel: threading.Event | None = None
         self._progress = [0, 0]
         self._counts: list[int | None] = []
         self._result: chat.ChatCount | None = None
+        self._shown_template: chat.ChatTemplate | None = None  # the template of the result shown
         self._filling = False
         self._runner = TaskRunner(1, self)
         self._closed = False
@@ -91,11 +131,11 @@ class ChatView(QWidget):
         self.template_box = QComboBox()
         self.template_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.template_box.setMinimumContentsLength(8)
-        self.template_box.setToolTip("The tokenizer's chat templates (transformers picks 'default', or 'tool_use' "
-                                     "when the conversation has tools)")
+        self.template_box.setToolTip(self.tr("The tokenizer's chat templates (transformers picks 'default', or "
+                                             "'tool_use' when the conversation has tools)"))
         self.template_box.currentIndexChanged.connect(self._schedule)
-        self.prompt_box = QCheckBox("Generation prompt")
-        self.prompt_box.setToolTip("End with the header of the assistant's next turn (add_generation_prompt)")
+        self.prompt_box = QCheckBox(self.tr("Generation prompt"))
+        self.prompt_box.setToolTip(self.tr("End with the header of the assistant's next turn (add_generation_prompt)"))
         self.prompt_box.setChecked(True)
         self.prompt_box.toggled.connect(self._schedule)
         self.messages = QListWidget()
@@ -105,7 +145,7 @@ class ChatView(QWidget):
         self.messages.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.messages.currentRowChanged.connect(self._show_message)
         add = QToolButton()
-        add.setText("Add ▾")
+        add.setText(self.tr("Add ▾"))
         add.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(add)
         for role in chat.ROLES:
@@ -113,31 +153,34 @@ class ChatView(QWidget):
         add.setMenu(menu)
         self.add_button = add
         self.delete_button = QToolButton()
-        self.delete_button.setText("Delete")
+        self.delete_button.setText(self.tr("Delete"))
         self.delete_button.clicked.connect(lambda: self.remove_message(self.messages.currentRow()))
         self.up_button = QToolButton()
         self.up_button.setText("↑")
-        self.up_button.setToolTip("Move the message up")
+        self.up_button.setToolTip(self.tr("Move the message up"))
         self.up_button.clicked.connect(lambda: self.move_message(self.messages.currentRow(), -1))
         self.down_button = QToolButton()
         self.down_button.setText("↓")
-        self.down_button.setToolTip("Move the message down")
+        self.down_button.setToolTip(self.tr("Move the message down"))
         self.down_button.clicked.connect(lambda: self.move_message(self.messages.currentRow(), 1))
         open_button = QToolButton()
-        open_button.setText("Open…")
-        open_button.setToolTip("Open a conversation (JSON: a list of messages, or {\"messages\": [...], \"tools\": [...]})")
+        open_button.setText(self.tr("Open…"))
+        open_button.setToolTip(self.tr("Open a conversation (JSON: a list of messages, or "
+                                       "{\"messages\": [...], \"tools\": [...]})"))
         open_button.clicked.connect(self._ask_open)
+        self.open_button = open_button
         save_button = QToolButton()
-        save_button.setText("Save…")
-        save_button.setToolTip("Save the conversation as JSON")
+        save_button.setText(self.tr("Save…"))
+        save_button.setToolTip(self.tr("Save the conversation as JSON"))
         save_button.clicked.connect(self._ask_save)
+        self.save_button = save_button
         self.role_box = QComboBox()
         self.role_box.addItems(chat.ROLES)  # (a conversation opened with other roles adds them)
         self.role_box.currentTextChanged.connect(self._role_edited)
         self.content_edit = QPlainTextEdit()
         self.content_edit.setObjectName("ChatContent")
         self.content_edit.setFont(mono_font())
-        self.content_edit.setPlaceholderText("The message's content")
+        self.content_edit.setPlaceholderText(self.tr("The message's content"))
         self.content_edit.textChanged.connect(self._content_edited)
         self.content_note = QLabel("")
         self.content_note.setWordWrap(True)
@@ -148,10 +191,10 @@ class ChatView(QWidget):
         self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.view = TokenView(theme=theme)
         self.view.setObjectName("ChatTokenView")
-        self.view.set_message("No tokenizer loaded.")
+        self.view.set_message(self.tr("No tokenizer loaded."))
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.clicked.connect(self.cancel)
         guard_clicks(self.cancel_button)  # (it appears with the busy row, under a click meant for the row's place)
         self._progress_timer = QTimer(self)
@@ -163,7 +206,7 @@ class ChatView(QWidget):
         self._render_timer.timeout.connect(self.render_now)
 
         top = QHBoxLayout()
-        top.addWidget(QLabel("Template"))
+        top.addWidget(QLabel(self.tr("Template")))
         top.addWidget(self.template_box, 1)
         top.addWidget(self.prompt_box)
         buttons = QHBoxLayout()
@@ -173,7 +216,7 @@ class ChatView(QWidget):
         buttons.addWidget(open_button)
         buttons.addWidget(save_button)
         role_row = QHBoxLayout()
-        role_row.addWidget(QLabel("Role"))
+        role_row.addWidget(QLabel(self.tr("Role")))
         role_row.addWidget(self.role_box, 1)
         left = QWidget()
         left_lay = QVBoxLayout(left)
@@ -228,44 +271,60 @@ class ChatView(QWidget):
     def conversation(self) -> chat.Conversation:
         return chat.Conversation([dict(m) for m in self._messages], self._tools, self._documents)
 
-    def set_conversation(self, conversation: chat.Conversation, path: str | None = None) -> None:
+    def set_conversation(self, conversation: chat.Conversation, path: str | os.PathLike | None = None, *,
+                         modified: bool = False) -> None:
+        """Show `conversation` (of the file `path`, if any) without asking; `modified`: it is work
+        saved nowhere (a conversation restored from the last session)."""
         self._messages = [dict(m) for m in conversation.messages]
         self._tools, self._documents = conversation.tools, conversation.documents
-        self._path = path
+        self._path = os.fspath(path) if path is not None else None
+        self._saved = None if modified else self._snapshot()
         self._fill_list(0 if self._messages else -1)
-        self._schedule()
+        self._edited()
 
     def add_message(self, role: str, content: str) -> None:
         """Append a message and select it (its content ready to type)."""
         self._messages.append({"role": role, "content": content})
         self._fill_list(len(self._messages) - 1)
         self.content_edit.setFocus()
-        self._schedule()
+        self._edited()
 
     def remove_message(self, index: int) -> None:
         if 0 <= index < len(self._messages):
             del self._messages[index]
             self._fill_list(min(index, len(self._messages) - 1))
-            self._schedule()
+            self._edited()
 
     def move_message(self, index: int, delta: int) -> None:
         target = index + delta
         if 0 <= index < len(self._messages) and 0 <= target < len(self._messages):
             self._messages[index], self._messages[target] = self._messages[target], self._messages[index]
             self._fill_list(target)
-            self._schedule()
+            self._edited()
 
     def set_role(self, index: int, role: str) -> None:
         if 0 <= index < len(self._messages) and role:
-            self._messages[index]["role"] = role
+            self._messages[index] = {**self._messages[index], "role": role}
             self._refresh_item(index)
-            self._schedule()
+            self._edited()
 
     def set_content(self, index: int, content) -> None:
         if 0 <= index < len(self._messages):
-            self._messages[index]["content"] = content
+            self._messages[index] = {**self._messages[index], "content": content}
             self._refresh_item(index)
-            self._schedule()
+            self._edited()
+
+    def path(self) -> str | None:
+        """The file the conversation was opened from or saved to (None: no file's)."""
+        return self._path
+
+    def display_name(self) -> str:
+        return Path(self._path).name if self._path else self.tr("untitled conversation")
+
+    def is_modified(self) -> bool:
+        """The conversation differs from the one opened, saved or started with (or, restored from
+        the last session as modified, was not saved since)."""
+        return self._saved is None or self._saved != self._snapshot()
 
     def set_add_generation_prompt(self, on: bool) -> None:
         self.prompt_box.setChecked(on)
@@ -275,19 +334,17 @@ class ChatView(QWidget):
         return self._result
 
     def open_conversation(self, path: str | os.PathLike) -> None:
-        """Load a JSON conversation (TokvizError naming the file when it is not one)."""
+        """Load a JSON conversation without asking (TokvizError naming the file when it is not one)."""
         self.set_conversation(chat.read_conversation(path), os.fspath(path))
 
     def save_conversation(self, path: str | os.PathLike) -> None:
-        data = json.dumps(self.conversation().to_json(), ensure_ascii=False, indent=2) + "\n"
-        try:
-            Path(path).write_text(data, encoding="utf-8")
-        except OSError as exc:
-            raise TokvizError(f"cannot write: {exc.strerror or exc}", path) from None
-        self._path = os.fspath(path)
+        """Write the conversation to `path` now (atomically); it then belongs to `path`, unmodified."""
+        snapshot = self._snapshot()
+        write_conversation(path, self.conversation())
+        self._saved_as(os.fspath(path), snapshot)
 
     def is_busy(self) -> bool:
-        return self._runner.pending() > 0 or self._render_timer.isActive()
+        return self._runner.pending() > 0 or self._render_timer.isActive() or self._writer.pending() > 0
 
     def set_theme(self, theme: TokenTheme) -> None:
         self.view.set_theme(theme)
@@ -309,6 +366,84 @@ class ChatView(QWidget):
         self._render_timer.stop()
         self.cancel()
         self._runner.shutdown(timeout_ms)
+        self._writer.shutdown(30_000)  # (a save in flight is atomic: the file is whole either way)
+
+    # ---- modified, asking, saving -----------------------------------------------------------------
+    def _snapshot(self) -> tuple:
+        return [dict(m) for m in self._messages], self._tools, self._documents
+
+    def _edited(self) -> None:
+        """The conversation changed: render it again, tell the session, update the header."""
+        self._schedule()
+        self._update_name()
+        self.conversationChanged.emit()
+
+    def _update_name(self) -> None:
+        modified = self.is_modified()
+        if modified != self._was_modified:
+            self._was_modified = modified
+            self.stateChanged.emit()
+        self._update_header(self._shown_template)
+
+    def ask(self, *, quitting: bool = False) -> str:
+        """Ask what to do with the modified conversation: "save", "discard" or "cancel"."""
+        return ask_save_changes(self, self.display_name(), quitting=quitting)
+
+    def ask_before(self, then: Callable[[], object]) -> str:
+        """Run `then` (which replaces the conversation) unless that would lose a modified one: asks
+        Save / Discard / Cancel first.  Returns "now" (`then` ran), "after save" (it runs once the
+        save succeeded and if the conversation was not edited meanwhile) or "cancelled"."""
+        if not self.is_modified():
+            then()
+            return "now"
+        answer = self.ask()
+        if answer == "discard":
+            then()
+            return "now"
+        if answer == "save" and self.save(then=then):
+            return "after save"
+        return "cancelled"
+
+    def save(self, *, then: Callable[[], object] | None = None) -> bool:
+        """Save to the conversation's file (asking for one when it has none), on the worker; `then`
+        runs after a successful save.  False when nothing was started (cancelled)."""
+        if self._path is None:
+            return self.save_as(then=then)
+        self._write(self._path, then)
+        return True
+
+    def save_as(self, *, then: Callable[[], object] | None = None) -> bool:
+        """Ask for a file and save the conversation there; False when cancelled."""
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save conversation"), self._path or "conversation.json",
+                                              self.tr(CONVERSATION_FILTER))
+        if not path:
+            return False
+        self._write(path, then)
+        return True
+
+    def _write(self, path: str, then) -> None:
+        snapshot = self._snapshot()
+        conversation = chat.Conversation(*snapshot)
+
+        def done(_nbytes: int) -> None:
+            unchanged = snapshot == self._snapshot()
+            self._saved_as(path, snapshot)
+            if then is not None and unchanged:
+                then()
+
+        def failed(exc: BaseException) -> None:
+            reason = str(exc) if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}"
+            QMessageBox.warning(self, self.tr("Could not save the conversation"), reason)
+
+        self._writer.submit(lambda: write_conversation(path, conversation), done, failed)
+
+    def _saved_as(self, path: str, snapshot: tuple) -> None:
+        """`snapshot` (the conversation as it was) is now the file `path`'s."""
+        self._path = path
+        self._saved = snapshot
+        self._update_name()
+        self.stateChanged.emit()  # (the name may be new)
+        self.conversationChanged.emit()
 
     # ---- rendering --------------------------------------------------------------------------------
     def _schedule(self, *_args) -> None:
@@ -323,17 +458,17 @@ class ChatView(QWidget):
         generation = self._generation
         tok = self._tokenizer
         if tok is None:
-            self._show_failure("No tokenizer loaded.")
+            self._show_failure(self.tr("No tokenizer loaded."))
             return
         templates = tok.chat_templates
         try:
             template = templates.pick(self.template_box.currentData(), self._tools)
         except chat.ChatTemplateError as exc:
-            self._show_failure(f"{exc}\n\nThe Chat tab needs a tokenizer that ships a chat template "
-                               "(tokenizer_config.json, chat_template.jinja).")
+            self._show_failure(f"{exc}\n\n" + self.tr("The Chat tab needs a tokenizer that ships a chat template "
+                                                      "(tokenizer_config.json, chat_template.jinja)."))
             return
         if not self._messages:
-            self._show_failure("Add a message (Add ▾).")
+            self._show_failure(self.tr("Add a message (Add ▾)."))
             return
         conversation = self.conversation()
         add_prompt = self.prompt_box.isChecked()
@@ -366,7 +501,7 @@ class ChatView(QWidget):
                 return
             self._finish_busy()
             if isinstance(exc, Cancelled):
-                self.header.setText(self.header.text() + " · <i>cancelled</i>")
+                self.header.setText(self.header.text() + " · <i>" + self.tr("cancelled") + "</i>")
                 return
             self._show_failure(str(exc) if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}")
 
@@ -399,17 +534,26 @@ class ChatView(QWidget):
         self.failed.emit(reason)
 
     def _update_header(self, template: chat.ChatTemplate | None = None) -> None:
+        """The header: the conversation's name (and "(edited)"), then the last render's counts."""
+        self._shown_template = template
+        name = html.escape(self.display_name())
+        edited = self.tr(" (edited)") if self.is_modified() else ""
+        title = f"<b>{name}</b>{edited}"
         result = self._result
         if result is None or template is None:
-            self.header.setText("Chat" if self._tokenizer is None else "Chat · <i>not rendered</i>")
+            self.header.setText(title if self._tokenizer is None
+                                else f"{title} · <i>{self.tr('not rendered')}</i>")
+            self.header.setToolTip(self._path or "")
             return
         n = len(self._messages)
-        parts = [f"<b>{len(result.ids):,}</b> tokens", f"{n} message{'s' if n != 1 else ''}",
-                 f"template <b>{template.name}</b>"]
+        parts = [title, self.tr("<b>{n:,}</b> tokens").format(n=len(result.ids)),
+                 self.tr("1 message") if n == 1 else self.tr("{n:,} messages").format(n=n),
+                 self.tr("template <b>{name}</b>").format(name=html.escape(template.name))]
         if self.prompt_box.isChecked():
-            parts.append(f"prompt {result.prompt:,}")
+            parts.append(self.tr("prompt {n:,}").format(n=result.prompt))
         self.header.setText(" · ".join(parts))
-        self.header.setToolTip(f"{template.origin}\n{len(result.text):,} characters rendered")
+        tip = self.tr("{n:,} characters rendered").format(n=len(result.text))
+        self.header.setToolTip("\n".join(t for t in (self._path, template.origin, tip) if t))
 
     # ---- the message list --------------------------------------------------------------------------
     def _fill_list(self, select: int) -> None:
@@ -428,7 +572,7 @@ class ChatView(QWidget):
             return
         message = self._messages[k]
         count = self._counts[k] if k < len(self._counts) else None
-        tokens = "" if count is None else f"  ·  {count:,} tokens"
+        tokens = "" if count is None else "  ·  " + self.tr("{n:,} tokens").format(n=count)
         extra = [key for key in ("tool_calls", "reasoning_content", "thinking", "name") if message.get(key)]
         more = f"  (+{', '.join(extra)})" if extra else ""
         item.setText(f"{message.get('role', '?')}{tokens}{more}\n{_preview(message.get('content'))}")
@@ -447,7 +591,7 @@ class ChatView(QWidget):
             content = message.get("content")
             if isinstance(content, list):
                 self.content_edit.setPlainText(json.dumps(content, ensure_ascii=False, indent=2))
-                self.content_note.setText("Content parts, as JSON (a list of {\"type\": ..., ...}).")
+                self.content_note.setText(self._parts_note())
             else:
                 self.content_edit.setPlainText(content or "")
                 self.content_note.setText("")
@@ -471,30 +615,40 @@ class ChatView(QWidget):
             try:
                 parts = json.loads(text)
             except json.JSONDecodeError as exc:
-                self.content_note.setText(f"Not JSON yet: {exc.msg} (line {exc.lineno}); the last valid parts are used.")
+                self.content_note.setText(self.tr("Not JSON yet: {reason} (line {line}); the last valid parts are used.")
+                                          .format(reason=exc.msg, line=exc.lineno))
                 return
             if not isinstance(parts, list):
-                self.content_note.setText("Content parts must be a JSON list; the last valid parts are used.")
+                self.content_note.setText(self.tr("Content parts must be a JSON list; the last valid parts are used."))
                 return
-            self.content_note.setText("Content parts, as JSON (a list of {\"type\": ..., ...}).")
+            self.content_note.setText(self._parts_note())
             self.set_content(index, parts)
         else:
             self.set_content(index, text)
 
+    def _parts_note(self) -> str:
+        return self.tr("Content parts, as JSON (a list of {\"type\": ..., ...}).")
+
     # ---- files ------------------------------------------------------------------------------------
     def _ask_open(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open conversation", self._path or "", CONVERSATION_FILTER)
+        """Open…: a modified conversation asks Save / Discard / Cancel first, then a file is chosen."""
+        self.ask_before(self._choose_and_open)
+
+    def _choose_and_open(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open conversation"), self._path or "",
+                                              self.tr(CONVERSATION_FILTER))
         if path:
-            try:
-                self.open_conversation(path)
-            except TokvizError as exc:
-                QMessageBox.warning(self, "Could not open the conversation", str(exc))
+            self.open_path(path)
+
+    def open_path(self, path: str | os.PathLike) -> bool:
+        """Open the conversation file `path`, saying so in a message box when it is not one; False then
+        (the conversation shown stays)."""
+        try:
+            self.open_conversation(path)
+        except TokvizError as exc:
+            QMessageBox.warning(self, self.tr("Could not open the conversation"), str(exc))
+            return False
+        return True
 
     def _ask_save(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save conversation", self._path or "conversation.json",
-                                              CONVERSATION_FILTER)
-        if path:
-            try:
-                self.save_conversation(path)
-            except TokvizError as exc:
-                QMessageBox.warning(self, "Could not save the conversation", str(exc))
+        self.save_as()

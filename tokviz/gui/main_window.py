@@ -152,6 +152,7 @@ class MainWindow(QMainWindow):
         self._workers = TaskRunner(1, self)  # keeping unsaved tokenizers
         self.unsaved = UnsavedTokenizers(self.settings.data_dir() / "unsaved")
         self.session = SessionKeeper(self, SessionStore(self.settings.session_path()), self.unsaved)
+        self.session.restore_chat()  # (the conversation is work of its own, whatever text is given)
         self.idle = IdleCleanup(lambda: (self.is_busy() or self.compare_view.is_busy() or self.chat_view.is_busy()
                                          or self.analyses_view.is_busy()), self)
         self._font_timer = QTimer(self)
@@ -823,6 +824,14 @@ class MainWindow(QMainWindow):
                 return False
             if answer == "save":
                 self.document.save(then=self.request_quit)  # (quits once saved)
+                return False
+        # the same for the Chat tab's conversation
+        if self.chat_view.is_modified() and not self.session.keeps_chat():
+            answer = self.chat_view.ask(quitting=True)
+            if answer == "cancel":
+                return False
+            if answer == "save":
+                self.chat_view.save(then=self.request_quit)
                 return False
         kept = self.unsaved_work()
         if not kept:

@@ -5,6 +5,9 @@
   the next start reopens it (after a crash, with a message saying so).  A modified text comes back
   modified, still belonging to its file (if it has one); so quitting with one asks nothing unless
   the session could not keep it (longer than MAX_SAVED_CHARS, or session.json not writable).
+* The Chat tab's conversation comes back the same way: a modified one as it was (up to
+  MAX_SAVED_CHAT_CHARS of JSON), still belonging to its file; an unmodified one as its file.
+  Quitting with a modified conversation the session cannot keep asks Save / Discard / Cancel.
 * Tokenizers trained or edited in the app and not exported are kept in the app's data folder
   (`UnsavedTokenizers`), each as a file its format's library reads, until exported or discarded;
   the session and the Compare set refer to those files, so they reopen too.
@@ -27,29 +30,33 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from ...core import Tokenizer
+from ...core.chat import conversation_from_json
 from ...formats.atomic_write import write_text_atomic
 from ...formats.writers import WRITE_FORMATS, save_files
 from ...errors import TokvizError
 
 MAX_SAVED_CHARS = 20_000_000  # an edited text longer than this is not copied (its file, if any, is)
+MAX_SAVED_CHAT_CHARS = 4_000_000  # a modified conversation with more JSON text than this is not copied
 SESSION_SAVE_MS = 1500  # the session is saved this long after the last change
 KEEP_FORMATS = ("hf-json", "sentencepiece", "tiktoken", "tekken", "minbpe", "vocab-merges", "wordpiece-vocab")
 
 
 class SessionStore:
     """session.json: {"clean", "text", "text_path", "text_name", "text_modified", "line_end",
-    "tokenizer_path", "tokenizer_encoding"}."""
+    "tokenizer_path", "tokenizer_encoding", "chat"} ("chat": see `chat_state`)."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
+        self.written = False  # the last save wrote session.json
 
     def save(self, *, text: str | None, text_path: str | None, tokenizer_path: str | None,
              tokenizer_encoding: str | None = None, clean: bool = False, text_name: str | None = None,
-             text_modified: bool = True, line_end: str = "\n") -> bool:
+             text_modified: bool = True, line_end: str = "\n", chat: dict | None = None) -> bool:
         """Remember the work (`text`: the editor's text, None when its file holds it; `text_name`:
         its name when it has no file; `text_modified`: not saved anywhere; `line_end`: what an edit
-        of its file is saved with); `clean` when the window closed normally.  False when the work
-        was not kept whole: `text` too long, or the file could not be written."""
+        of its file is saved with; `chat`: the Chat tab's conversation, see `chat_state`); `clean`
+        when the window closed normally.  False when the text was not kept whole: `text` too long,
+        or the file could not be written (`written` then says which)."""
         kept_text = text if text is not None and len(text) <= MAX_SAVED_CHARS else None
         state = {
             "clean": clean,
@@ -60,12 +67,15 @@ class SessionStore:
             "line_end": line_end,
             "tokenizer_path": tokenizer_path,
             "tokenizer_encoding": tokenizer_encoding,
+            "chat": chat,
         }
+        self.written = False
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             write_text_atomic(self.path, json.dumps(state, ensure_ascii=False))
         except OSError:
             return False  # (a read-only settings folder: no autosave, but the app goes on)
+        self.written = True
         return kept_text is not None or text is None
 
     def last(self) -> dict | None:
@@ -75,6 +85,37 @@ class SessionStore:
         except (OSError, ValueError):
             return None
         return state if isinstance(state, dict) else None
+
+
+def json_chars(value, limit: int) -> int:
+    """About how many characters `value` takes as JSON; counting stops once past `limit`."""
+    total, stack = 0, [value]
+    while stack and total <= limit:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item) + 2
+        elif isinstance(item, dict):
+            total += 2 + 2 * len(item)
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            total += 2 + len(item)
+            stack.extend(item)
+        else:
+            total += 8
+    return total
+
+
+def chat_state(chat_view) -> tuple[dict | None, bool]:
+    """(what the session keeps of the Chat tab's conversation, whether that holds all its work).
+    {"conversation": JSON or None (its file holds it, or it is too big), "path", "modified"};
+    None for an unmodified conversation that is no file's (the one the tab starts with)."""
+    path, modified = chat_view.path(), chat_view.is_modified()
+    if not modified:
+        return ({"conversation": None, "path": path, "modified": False} if path else None), True
+    data = chat_view.conversation().to_json()
+    fits = json_chars(data, MAX_SAVED_CHAT_CHARS) <= MAX_SAVED_CHAT_CHARS
+    return {"conversation": data if fits else None, "path": path, "modified": True}, fits
 
 
 @dataclass(frozen=True)
@@ -185,6 +226,8 @@ class SessionKeeper(QObject):
         self.timer.setSingleShot(True)
         self.timer.setInterval(SESSION_SAVE_MS)
         self.timer.timeout.connect(self.save)
+        self.chat_kept = True  # the last save kept the Chat tab's work whole
+        window.chat_view.conversationChanged.connect(self.changed)
 
     def changed(self) -> None:
         """Something worth saving changed: save a moment later."""
@@ -198,9 +241,39 @@ class SessionKeeper(QObject):
         tok = w.controller.tokenizer
         path = os.fspath(tok.source.path) if tok is not None and tok.source.path else None
         origin = w.document.origin
-        return self.store.save(text=w.unsaved_text(), text_path=w.text_path(), tokenizer_path=path,
-                               tokenizer_encoding=w.tokenizer_encoding(), clean=clean, text_name=origin.name,
-                               text_modified=w.document.is_modified(), line_end=origin.line_end)
+        chat, chat_whole = chat_state(w.chat_view)
+        text_kept = self.store.save(text=w.unsaved_text(), text_path=w.text_path(), tokenizer_path=path,
+                                    tokenizer_encoding=w.tokenizer_encoding(), clean=clean, text_name=origin.name,
+                                    text_modified=w.document.is_modified(), line_end=origin.line_end, chat=chat)
+        self.chat_kept = chat_whole and self.store.written
+        return text_kept
+
+    def keeps_chat(self) -> bool:
+        """Save the session now; whether it holds the Chat tab's work whole (a modified conversation
+        too big to keep, or a session file that cannot be written, does not)."""
+        self.save()
+        return self.chat_kept
+
+    def restore_chat(self) -> bool:
+        """Put the last session's conversation in the Chat tab (a modified one modified); False when
+        there is none (or nothing left of it: its file gone, a damaged entry)."""
+        state = self.store.last()
+        kept = state.get("chat") if state is not None else None
+        if not isinstance(kept, dict):
+            return False
+        path = kept.get("path") if isinstance(kept.get("path"), str) else None
+        chat_view = self.window.chat_view
+        try:
+            if kept.get("conversation") is not None:
+                conversation = conversation_from_json(kept["conversation"], self.store.path)
+                chat_view.set_conversation(conversation, path, modified=kept.get("modified") is not False)
+            elif path is not None and Path(path).is_file():
+                chat_view.open_conversation(path)
+            else:
+                return False
+        except TokvizError:
+            return False
+        return True
 
     def to_restore(self) -> dict | None:
         """The last session with its files still there, or None (no session, or nothing left of it)."""
