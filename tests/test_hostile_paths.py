@@ -187,6 +187,10 @@ def test_file_in_an_unreadable_folder(tmp_path):
     locked.mkdir()
     shutil.copy(TOKENIZER, locked / "tokenizer.json")
     (locked / "corpus.txt").write_text("some text\n")
+    corpus_folder = tmp_path / "corpus"  # (a folder corpus holding a link into the locked folder)
+    corpus_folder.mkdir()
+    (corpus_folder / "a.txt").write_text("more text\n")
+    (corpus_folder / "b.txt").symlink_to(locked / "corpus.txt")
     if os.geteuid() == 0:
         os.chown(locked, 65534, 65534)  # (root without its capabilities is then an outsider)
     locked.chmod(0o700 if os.geteuid() == 0 else 0o000)
@@ -201,9 +205,10 @@ def test_file_in_an_unreadable_folder(tmp_path):
         done = _run(prefix + [sys.executable, "-m", "tokviz", "encode", "-t", os.fspath(TOKENIZER),
                               os.fspath(locked / "corpus.txt")])
         assert done.returncode == 2 and "permission denied" in done.stderr and "corpus.txt" in done.stderr, done
-        done = _run(prefix + [sys.executable, "-m", "tokviz", "stats", "-t", os.fspath(TOKENIZER), "--corpus",
-                              os.fspath(locked / "corpus.txt")])
-        assert done.returncode == 2 and "permission denied" in done.stderr, done
+        for corpus in (locked / "corpus.txt", corpus_folder):
+            done = _run(prefix + [sys.executable, "-m", "tokviz", "stats", "-t", os.fspath(TOKENIZER), "--corpus",
+                                  os.fspath(corpus)])
+            assert done.returncode == 2 and "permission denied" in done.stderr and "Traceback" not in done.stderr, done
     finally:
         locked.chmod(0o700)
         if os.geteuid() == 0:

@@ -118,6 +118,18 @@ def regular_file_or_none(path: str | os.PathLike, what: str = "a file") -> Path 
     return Path(path)
 
 
+def is_regular_file(path: str | os.PathLike) -> bool:
+    """Whether `path` is a regular file (symbolic links followed), for picking files out of a
+    folder: False when it is missing or something else, a TokvizError when it cannot be looked at
+    (Path.is_file raises PermissionError there)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError, ValueError):
+        return False
+    except OSError as exc:
+        raise TokvizError(os_error_reason(exc), path) from None
+
+
 def open_regular(path: str | os.PathLike, what: str = "a file") -> BinaryIO:
     """`path` opened for reading in binary, refused (TokvizError) unless it is a regular file.
     The open itself cannot block: O_NONBLOCK, then the opened file is checked with fstat."""

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import regex
 
-from ..paths import check_regular_file, stat_path
+from ..paths import check_regular_file, is_regular_file, stat_path
 
 TEXT_SUFFIXES = {".txt", ".md", ".rst", ".text", ".json", ".jsonl", ".csv", ".tsv", ".py", ".c", ".h", ".js",
                  ".ts", ".html", ".xml", ".tex", ".yaml", ".yml", ".toml", ".go", ".rs", ".java", ".cpp"}
@@ -49,7 +49,7 @@ def corpus_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
     for p in paths:
         p = Path(p)
         if stat.S_ISDIR(stat_path(p).st_mode):
-            out.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in TEXT_SUFFIXES))
+            out.extend(sorted(f for f in p.rglob("*") if f.suffix.lower() in TEXT_SUFFIXES and is_regular_file(f)))
         else:
             check_regular_file(p, "a text file")
             out.append(p)

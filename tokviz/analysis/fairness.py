@@ -45,7 +45,7 @@ import numpy as np
 import regex
 
 from ..errors import Cancelled, TokvizError
-from ..paths import check_regular_file, read_limited, stat_path
+from ..paths import check_regular_file, is_regular_file, read_limited, stat_path
 
 UNSPACED_SCRIPTS = ("Han", "Hiragana", "Katakana", "Thai", "Lao", "Khmer", "Myanmar")
 _UNSPACED_SET = "".join(rf"\p{{scx={s}}}" for s in UNSPACED_SCRIPTS)
@@ -87,7 +87,7 @@ def parallel_files(paths: Iterable[str | os.PathLike]) -> dict[str, Path]:
     for p in paths:
         p = Path(p)
         if stat.S_ISDIR(stat_path(p).st_mode):
-            txt = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() == ".txt")
+            txt = sorted(f for f in p.iterdir() if f.suffix.lower() == ".txt" and is_regular_file(f))
             if not txt:
                 raise TokvizError("the folder has no .txt files (one file per language, e.g. de.txt)", p)
             found.extend(txt)

@@ -11,7 +11,7 @@ from ..core.gcpause import paused_gc
 from ..core.limits import check_tokenizer_ids
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
-from ..paths import check_regular_file, os_error_reason, regular_file_or_none, stat_path
+from ..paths import check_regular_file, is_regular_file, os_error_reason, regular_file_or_none, stat_path
 from ._util import identify_binary, open_regular_file
 from . import hub
 from .chat_templates import read_chat_templates
@@ -49,7 +49,7 @@ def _detect(path: Path) -> tuple[str, Path]:
         for name in _FOLDER_FILES:
             if regular_file_or_none(path / name, "a tokenizer file") is not None:
                 return detect(path / name)
-        rwkv = sorted(p for p in path.glob("rwkv_vocab*.txt") if p.is_file())  # (RWKV's Hub folders)
+        rwkv = sorted(p for p in path.glob("rwkv_vocab*.txt") if is_regular_file(p))  # (RWKV's Hub folders)
         if rwkv:
             return detect(rwkv[-1])
         found = sorted(p for p in path.iterdir() if p.suffix in (".tiktoken", ".model", ".json", ".gguf"))

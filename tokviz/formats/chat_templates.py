@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..core.chat import ChatTemplate, ChatTemplates
 from ..errors import TokvizError
-from ..paths import read_limited, regular_file_or_none
+from ..paths import os_error_reason, read_limited, regular_file_or_none
 from .hf_config import read_config, special_token_texts
 
 # A chat template is a few KB of Jinja; tokenizer_config.json files that embed one are read as tokenizer files.
@@ -82,4 +82,6 @@ def read_chat_templates(folder: Path) -> ChatTemplates:
         out.templates = templates
     except TokvizError as exc:
         out.problem = str(exc)
+    except OSError as exc:  # (e.g. additional_chat_templates/ that cannot be listed)
+        out.problem = str(TokvizError(os_error_reason(exc), exc.filename or folder))
     return out

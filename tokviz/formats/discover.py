@@ -24,6 +24,7 @@ from . import hub
 from .gpt2 import FILE_PAIRS
 from .hub import hf_cache_dir
 from ..errors import TokvizError
+from ..paths import open_regular
 
 SHIPPED, HF_CACHE, TIKTOKEN_CACHE, FOLDER = "shipped", "Hugging Face cache", "tiktoken cache", "folder"
 OLLAMA = "Ollama"  # the GGUF models of Ollama's store, by model:tag
@@ -305,9 +306,9 @@ def tokenizer_in(folder: Path, files: list[str] | None = None) -> tuple[str, Pat
 
 def _model_format(path: Path) -> str:
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(8)
-    except OSError:
+    except (OSError, TokvizError):
         return "sentencepiece"
     return "minbpe" if head.startswith(b"minbpe v") else "sentencepiece"
 
