@@ -58,8 +58,10 @@ from pathlib import Path
 from .core.gcpause import paused_gc
 from .core.tokenizer import Source
 from .errors import TokvizError
+from .paths import read_limited
 
 PHASES = ("cold", "warm_unseen", "repeat")
+MAX_BENCH_FILE = 1 << 30  # a benchmark file is read whole, then cut into chunks
 PHASE_LABELS = {"cold": "cold", "warm_unseen": "warm-unseen", "repeat": "repeat"}
 
 
@@ -69,10 +71,7 @@ def read_chunks(paths, chunk_kb: float = 8, limit_kb: float | None = None) -> li
     size = max(1, int(chunk_kb * 1024))
     chunks: list[str] = []
     for p in paths:
-        try:
-            data = Path(p).read_bytes()
-        except OSError as exc:
-            raise TokvizError(f"cannot read: {exc.strerror or exc}", p) from None
+        data = read_limited(p, MAX_BENCH_FILE, "a text file")
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
         if limit_kb is not None:

@@ -67,7 +67,8 @@ def _read_input(source: str | None) -> str:
         data = read_stream_limited(sys.stdin.buffer, MAX_TEXT_INPUT, name, hint=_TOO_LARGE_HINT)
     else:
         name = source
-        data = read_limited(Path(source), MAX_TEXT_INPUT, "a text file", hint=_TOO_LARGE_HINT)
+        data = read_limited(Path(source), MAX_TEXT_INPUT, "a text file", hint=_TOO_LARGE_HINT,
+                            pipe_hint="; give a stream on standard input ('-') instead")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

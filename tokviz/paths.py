@@ -77,21 +77,21 @@ def stat_path(path: str | os.PathLike) -> os.stat_result:
         raise TokvizError(reason, path) from None
 
 
-def _refuse_mode(mode: int, path, what: str) -> None:
+def _refuse_mode(mode: int, path, what: str, pipe_hint: str = "") -> None:
     if stat.S_ISREG(mode):
         return
     if stat.S_ISDIR(mode):
         raise TokvizError(f"is a folder, expected {what}", path)
-    hint = "; pass a stream on standard input ('-') instead" if stat.S_ISFIFO(mode) and what == "a text file" else ""
+    hint = pipe_hint if stat.S_ISFIFO(mode) else ""
     raise TokvizError(f"is {kind_of(mode)}, not a regular file{hint}", path)
 
 
-def check_regular_file(path: str | os.PathLike, what: str = "a file") -> os.stat_result:
+def check_regular_file(path: str | os.PathLike, what: str = "a file", *, pipe_hint: str = "") -> os.stat_result:
     """The stat of `path` (symbolic links followed) when it is a regular file, else a TokvizError
     naming it and what it is: missing, a folder, a pipe, a device, a socket, unreadable.  Opens
-    nothing and never blocks."""
+    nothing and never blocks.  `pipe_hint` is added to the refusal of a pipe (what to do instead)."""
     st = stat_path(path)
-    _refuse_mode(st.st_mode, path, what)
+    _refuse_mode(st.st_mode, path, what, pipe_hint)
     return st
 
 
@@ -130,16 +130,16 @@ def is_regular_file(path: str | os.PathLike) -> bool:
         raise TokvizError(os_error_reason(exc), path) from None
 
 
-def open_regular(path: str | os.PathLike, what: str = "a file") -> BinaryIO:
+def open_regular(path: str | os.PathLike, what: str = "a file", *, pipe_hint: str = "") -> BinaryIO:
     """`path` opened for reading in binary, refused (TokvizError) unless it is a regular file.
     The open itself cannot block: O_NONBLOCK, then the opened file is checked with fstat."""
-    check_regular_file(path, what)  # (first, for the clearer message: opening a socket says ENXIO)
+    check_regular_file(path, what, pipe_hint=pipe_hint)  # (first, for the clearer message: a socket's open says ENXIO)
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
         raise TokvizError(os_error_reason(exc), path) from None
     try:
-        _refuse_mode(os.fstat(fd).st_mode, path, what)
+        _refuse_mode(os.fstat(fd).st_mode, path, what, pipe_hint)
         if _NONBLOCK and fcntl is not None:
             fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~_NONBLOCK)
         return os.fdopen(fd, "rb")
@@ -160,10 +160,11 @@ def file_size_text(size: float) -> str:
     return f"{int(size)} bytes"
 
 
-def read_limited(path: str | os.PathLike, limit: int, what: str = "a file", *, hint: str = "") -> bytes:
+def read_limited(path: str | os.PathLike, limit: int, what: str = "a file", *, hint: str = "",
+                 pipe_hint: str = "") -> bytes:
     """All bytes of the regular file `path`, refused before reading when it is larger than
-    `limit` bytes (`hint` is added to that message: what to do instead)."""
-    with open_regular(path, what) as fh:
+    `limit` bytes (`hint` is added to that message, `pipe_hint` to a pipe's: what to do instead)."""
+    with open_regular(path, what, pipe_hint=pipe_hint) as fh:
         try:
             size = os.fstat(fh.fileno()).st_size
             if size > limit:
