@@ -615,8 +615,8 @@ class ChatView(QWidget):
             try:
                 parts = json.loads(text)
             except json.JSONDecodeError as exc:
-                self.content_note.setText(self.tr("Not JSON yet: {reason} (line {line}); the last valid parts are used.")
-                                          .format(reason=exc.msg, line=exc.lineno))
+                note = self.tr("Not JSON yet: {reason} (line {line}); the last valid parts are used.")
+                self.content_note.setText(note.format(reason=exc.msg, line=exc.lineno))
                 return
             if not isinstance(parts, list):
                 self.content_note.setText(self.tr("Content parts must be a JSON list; the last valid parts are used."))
