@@ -36,7 +36,8 @@ class Answers:
         monkeypatch.setattr(chat_view_module.QMessageBox, "warning",
                             lambda parent, title, text: self.warnings.append(text))
 
-    def _ask(self, parent, name, *, quitting=False):
+    def _ask(self, parent, name, *, quitting=False, conversation=False):
+        assert conversation, "the question is about a conversation"
         self.asked.append((name, quitting))
         assert self.answers, f"an unexpected question about {name!r}"
         return self.answers.pop(0)

@@ -352,8 +352,9 @@ def test_a_start_with_a_text_file_given_asks_about_the_sessions_modified_text(qt
     assert second.editor_text() == "typed before quitting"
 
 
+@pytest.mark.parametrize("conversation", [False, True])
 @pytest.mark.parametrize("button, answer", [("Save", "save"), ("Discard", "discard"), ("Cancel", "cancel")])
-def test_the_question_has_save_discard_and_cancel(qtbot, button, answer):
+def test_the_question_has_save_discard_and_cancel(qtbot, button, answer, conversation):
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -368,8 +369,9 @@ def test_the_question_has_save_discard_and_cancel(qtbot, button, answer):
         box.button(getattr(QMessageBox.StandardButton, button)).click()
 
     QTimer.singleShot(0, click)
-    assert text_document.ask_save_changes(None, "notes.txt") == answer
+    assert text_document.ask_save_changes(None, "notes.txt", conversation=conversation) == answer
     assert "notes.txt" in shown[0][0] and "replaced" in shown[0][1] and shown[0][2] == "Save"
+    assert ("conversation" in shown[0][0]) == conversation and ("conversation" in shown[0][1]) == conversation
 
 
 def test_replaced_texts_kept_for_undo_are_bounded(qtbot, make_window, monkeypatch, files):

@@ -387,7 +387,7 @@ class ChatView(QWidget):
 
     def ask(self, *, quitting: bool = False) -> str:
         """Ask what to do with the modified conversation: "save", "discard" or "cancel"."""
-        return ask_save_changes(self, self.display_name(), quitting=quitting)
+        return ask_save_changes(self, self.display_name(), quitting=quitting, conversation=True)
 
     def ask_before(self, then: Callable[[], object]) -> str:
         """Run `then` (which replaces the conversation) unless that would lose a modified one: asks

@@ -94,14 +94,21 @@ def copy_file(source: str, target: str) -> int:
     return len(data)
 
 
-def ask_save_changes(parent, name: str, *, quitting: bool = False) -> str:
-    """Ask what to do with the modified text `name`: "save", "discard" or "cancel"."""
+def ask_save_changes(parent, name: str, *, quitting: bool = False, conversation: bool = False) -> str:
+    """Ask what to do with the modified text (or chat conversation) `name`: "save", "discard" or
+    "cancel"."""
     box = QMessageBox(parent)
     box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle(_tr("Unsaved text"))
-    box.setText(_tr("The text “{name}” has changes that are not saved.").format(name=name))
-    box.setInformativeText(_tr("Save them before quitting?") if quitting
-                           else _tr("Save them before the text is replaced?"))
+    if conversation:
+        box.setWindowTitle(_tr("Unsaved conversation"))
+        box.setText(_tr("The conversation “{name}” has changes that are not saved.").format(name=name))
+        box.setInformativeText(_tr("Save them before quitting?") if quitting
+                               else _tr("Save them before the conversation is replaced?"))
+    else:
+        box.setWindowTitle(_tr("Unsaved text"))
+        box.setText(_tr("The text “{name}” has changes that are not saved.").format(name=name))
+        box.setInformativeText(_tr("Save them before quitting?") if quitting
+                               else _tr("Save them before the text is replaced?"))
     Button = QMessageBox.StandardButton
     box.setStandardButtons(Button.Save | Button.Discard | Button.Cancel)
     box.setDefaultButton(Button.Save)
