@@ -45,6 +45,7 @@ import numpy as np
 import regex
 
 from ..errors import Cancelled, TokvizError
+from ..formats._util import other_unicode_message, unicode_bom
 from ..paths import check_regular_file, is_regular_file, read_limited, stat_path
 
 UNSPACED_SCRIPTS = ("Han", "Hiragana", "Katakana", "Thai", "Lao", "Khmer", "Myanmar")
@@ -119,6 +120,9 @@ def read_parallel(files: dict[str, str | os.PathLike]) -> dict[str, str]:
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
+            encoding = unicode_bom(data[:4])
+            if encoding is not None:
+                raise TokvizError(other_unicode_message(encoding), path) from None
             raise TokvizError(f"not UTF-8 text (invalid byte 0x{data[exc.start]:02x} at offset {exc.start})",
                               path) from None
         if not text.strip():

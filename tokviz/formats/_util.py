@@ -134,7 +134,7 @@ def unicode_encoding(head: bytes) -> str | None:
 
 def other_unicode_message(encoding: str, reads: str = "reads") -> str:
     """The refusal of a text file in UTF-16 or UTF-32 (`unicode_encoding`), with the command that converts it."""
-    return f"the file is {encoding} text; tokviz {reads} UTF-8 (convert it: iconv -f {encoding} -t UTF-8)"
+    return f"the file is {encoding} text, not UTF-8, which tokviz {reads} (convert it: iconv -f {encoding} -t UTF-8)"
 
 
 def read_text(path: Path) -> str:
@@ -187,15 +187,27 @@ _U64_MAX = 2**64 - 1
 _I64_MIN = -(2**63)
 
 
+class IntegerAsFloat(float):
+    """An integer literal serde_json reads as a float (beyond 64 bits, or -0): that float, with
+    the literal's digits in `literal` for messages."""
+
+    literal: str
+
+    def __new__(cls, value: float, literal: str):
+        self = super().__new__(cls, value)
+        self.literal = literal
+        return self
+
+
 def _serde_int(digits: str, out_of_range) -> int | float:
     """The number serde_json reads from an integer literal: an int within u64 / i64, else the
-    float `serde_f64` gives (refused by the readers where an integer belongs, as HF tokenizers
-    refuses it), or `out_of_range(digits)` beyond the largest float."""
+    `IntegerAsFloat` of `serde_f64` (refused by the readers where an integer belongs, as HF
+    tokenizers refuses it), or `out_of_range(digits)` beyond the largest float."""
     value = int(digits)
     if _I64_MIN <= value <= _U64_MAX and digits != "-0":
         return value
     as_float = serde_f64(digits)
-    return out_of_range(digits) if math.isinf(as_float) else as_float
+    return out_of_range(digits) if math.isinf(as_float) else IntegerAsFloat(as_float, digits)
 
 
 def _first_constant(value, where: str = "", depth: int = 0):
@@ -307,9 +319,8 @@ class Fields:
 
 
 def _kind(value) -> str:
-    return {dict: "object", list: "list", str: "string", bool: "boolean", int: "integer", float: "number"}.get(
-        type(value), type(value).__name__
-    ) if value is not None else "null"
+    return {dict: "object", list: "list", str: "string", bool: "boolean", int: "integer", float: "number",
+            IntegerAsFloat: "number"}.get(type(value), type(value).__name__) if value is not None else "null"
 
 
 def stem(path: Path) -> str:
@@ -388,6 +399,9 @@ def check_vocab(vocab: dict, fail) -> None:
     if vocab and (set(map(type, ids)) != {int} or min(ids) < 0 or max(ids) > max_sane_id(len(vocab))):
         limit = max_sane_id(len(vocab))
         for token, i in vocab.items():
+            if isinstance(i, IntegerAsFloat):
+                fail(f"token {token!r} has id {i.literal}, which " + ("is too large: ids must be below 2**31" if i
+                     else "HF tokenizers reads as a float (-0): expected a non-negative integer"))
             if type(i) is not int or i < 0:
                 fail(f"token {token!r} has id {i!r}, expected a non-negative integer")
             if i > MAX_ID:

@@ -16,6 +16,7 @@ from ..core.models import BPE, Unigram, WordLevel, WordPiece
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
 from .hf_json_schema import check_serde_shapes
+from ._util import IntegerAsFloat
 from ._util import SELF_MERGE, Fields, check_vocab, first_bad_merge_line, first_surrogate, read_json, stem, surrogate_message
 
 
@@ -236,7 +237,8 @@ def _model(f: Fields):
         raw = f.get("vocab", list, required=True)
         pieces = []
         for i, item in enumerate(raw):
-            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and type(item[1]) in (int, float)):
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+                    and type(item[1]) in (int, float, IntegerAsFloat)):
                 f.fail(f"vocab[{i}] should be [piece, score], got {item!r:.60}")
             if not math.isfinite(item[1]):
                 f.fail(f"vocab[{i}] {item[0]!r} has the score {item[1]}, expected a finite number")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import TokvizError
-from ._util import DuplicateKeys, _kind
+from ._util import DuplicateKeys, IntegerAsFloat, _kind
 
 U32 = (1 << 32) - 1
 USIZE = (1 << 64) - 1
@@ -92,7 +92,7 @@ class _Checker:
             "char": lambda v: type(v) is str and len(v) == 1,
             "u32": lambda v: type(v) is int and 0 <= v <= U32,
             "usize": lambda v: type(v) is int and 0 <= v <= USIZE,
-            "number": lambda v: type(v) in (int, float),
+            "number": lambda v: type(v) in (int, float, IntegerAsFloat),
             "list": lambda v: type(v) is list,
             "object": lambda v: isinstance(v, dict),
         }[kind](value)
@@ -100,10 +100,9 @@ class _Checker:
             if kind in ("u32", "usize") and type(value) is int:
                 self.fail(where, f"{value} is out of range ({'too large' if value > 0 else 'negative'}: "
                                  f"expected {_NAMES[kind]})")
-            if kind in ("u32", "usize") and type(value) is float and (abs(value) >= 2**63 or str(value) == "-0.0"):
-                # (integer literals beyond 64 bits, and -0, are floats to serde_json: `_util._serde_int`)
-                self.fail(where, f"{value:.17g} is out of range (beyond 64-bit integers or -0, which HF tokenizers "
-                                 f"reads as a float: expected {_NAMES[kind]})")
+            if kind in ("u32", "usize") and isinstance(value, IntegerAsFloat):
+                self.fail(where, f"{value.literal} is out of range ({'too large' if value else '-0'}, which HF "
+                                 f"tokenizers reads as a float: expected {_NAMES[kind]})")
             self.fail(where, f"expected {_NAMES[kind]}, got {_kind(value)}")
 
     def fields(self, where: str, obj, table: dict, *, plain_struct: bool, type_may_repeat: bool = False) -> None:

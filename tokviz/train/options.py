@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Cancelled, TokvizError
+from ..formats._util import other_unicode_message, unicode_bom
 from ..paths import open_regular_text
 
 #: progress(fraction done in [0, 1], what is happening: "counting words", "merge 1200: 'th' + 'e' (4410)")
@@ -127,11 +128,15 @@ def read_corpus(paths: Iterable[str | os.PathLike], *, chunk_chars: int = 1 << 2
     for p in paths:
         path = Path(p)
         with open_regular_text(path, "a training file") as fh:
+            head = fh.buffer.peek(4)[:4]
             carry = ""
             while True:
                 try:
                     block = fh.read(chunk_chars)
                 except UnicodeDecodeError as exc:
+                    encoding = unicode_bom(head)
+                    if encoding is not None:
+                        raise TokvizError(other_unicode_message(encoding), path) from None
                     raise TokvizError(f"not UTF-8 text (byte {exc.start} of a block is invalid)", path) from None
                 if not block:
                     break
