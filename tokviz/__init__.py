@@ -7,9 +7,9 @@
 """
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING
+from importlib import import_module
 
+TYPE_CHECKING = False  # (typing's own constant costs an import of typing; checkers know this name)
 __version__ = "0.1.0"
 
 __all__ = ["load", "save", "can_write", "WRITE_FORMATS", "Tokenizer", "Encoding", "AddedToken", "Source", "TokvizError", "Cancelled", "__version__"]
@@ -31,12 +31,12 @@ if TYPE_CHECKING:
 def __getattr__(name: str):
     home = _HOME.get(name)
     if home is not None:
-        value = getattr(importlib.import_module(home, __name__), name)
+        value = getattr(import_module(home, __name__), name)
         globals()[name] = value
         return value
     if not name.startswith("_"):  # a sub-module, as `tokviz.formats` after a plain `import tokviz`
         try:
-            return importlib.import_module(f"{__name__}.{name}")
+            return import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as exc:
             if exc.name != f"{__name__}.{name}":
                 raise

@@ -1,35 +1,39 @@
 """What SIGINT (Ctrl+C) and SIGTERM do to a `tokviz` command: one short line on stderr, no traceback,
 exit status 128 + the signal's number (130, 143), and the line says whether anything was written.
+How the console script (console.py) and the command line (cli.main) use it:
 
-    >>> install()                                   # the console script's first act (console.py)
-    >>> arm()                                       # inside the try below
-    >>> watch_outputs(["out.json"])                 # before a command writes out.json
-    >>> try: ...                                    # the command
-    ... except KeyboardInterrupt as exc:
-    ...     status = report(exc)                    # "tokviz: interrupted; out.json was not written"
+    install()                          # first, while the console script is imported
+    try:
+        arm()                          # a signal noted since install() is raised here
+        watch_outputs(["out.json"])    # before a command writes out.json
+        ...                            # the command
+    except KeyboardInterrupt as exc:
+        status = report(exc)           # "tokviz: interrupted; out.json was not written"
+    settle()                           # the last moments: no second line
 
 Standard library only: the console script installs this before anything heavy is imported.
 The signal raises `Interrupted` (a KeyboardInterrupt) in the main thread, so that every clean-up on
 the way out runs (a write being rolled back, a cluster being closed).  A repeated signal in the
 first REPEAT_AFTER_S seconds is let go, so that clean-up is not cut short by an impatient second
-Ctrl+C; a later one raises again.  An event loop (the app) takes the signals with `noted`, and closes
-itself.
+Ctrl+C; a later one raises again.  One raised where Python drops exceptions (a __del__) is sent
+again.  An event loop (the app) takes the signals with `noted` and closes itself; work that must
+not be cut (starting a cluster) runs `held`.
 """
 from __future__ import annotations
 
+import _thread
 import os
-import re
 import signal
 import sys
 import time
-from contextlib import contextmanager
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 REPEAT_AFTER_S = 2.0
+REDELIVER_AFTER_S = 0.01
 COMMITTED_ATTR = "tokviz_committed_files"  # set by formats.atomic_write on a signal held back during renames
 
 # tokviz's own temporary files (.NAME.tokviz-PID-HEX.tmp/.bak/.journal, .NAME.HEX.tmp): never an output
-_TEMPORARY_NAME = re.compile(r"\..*\.(tokviz-\d+-[0-9a-f]{12}\.(tmp|bak|journal)|[0-9a-f]{12}\.tmp)", re.DOTALL)
+_TEMPORARY_NAME = r"\..*\.(tokviz-\d+-[0-9a-f]{12}\.(tmp|bak|journal)|[0-9a-f]{12}\.tmp)"
 
 
 class Interrupted(KeyboardInterrupt):
@@ -43,7 +47,8 @@ class Interrupted(KeyboardInterrupt):
 
 
 _last_raised = [float("-inf")]  # monotonic time of the last Interrupted raised by the handler
-_state: dict = {"armed": False, "early": None, "watch": None, "note": None, "reported": False}
+_state: dict = {"armed": False, "early": None, "watch": None, "note": None, "reported": False,
+                "main_thread": None, "unraisable_hook": None}
 
 
 def _on_signal(signum: int, frame) -> None:
@@ -58,6 +63,26 @@ def _on_signal(signum: int, frame) -> None:
     raise Interrupted(signum)
 
 
+def _on_unraisable(unraisable) -> None:
+    """An Interrupted raised where Python drops exceptions (a __del__, a weakref callback, the
+    garbage collector) is not lost: the signal is sent again to the main thread a moment later,
+    by a helper thread, once that code has returned.  Anything else goes to the hook before."""
+    exc = unraisable.exc_value
+    if isinstance(exc, Interrupted) and _state["main_thread"] is not None:
+        _last_raised[0] = float("-inf")
+        _thread.start_new_thread(_send_again, (exc.signum,))
+        return
+    (_state["unraisable_hook"] or sys.__unraisablehook__)(unraisable)
+
+
+def _send_again(signum: int) -> None:
+    time.sleep(REDELIVER_AFTER_S)
+    try:
+        signal.pthread_kill(_state["main_thread"], signum)
+    except (OSError, ValueError):  # (the process is ending)
+        pass
+
+
 def install() -> None:
     """From now on SIGINT and SIGTERM are the policy's, in the main thread: noted until `arm`,
     then raised as Interrupted.  A signal the parent process set to be ignored (`nohup`, a
@@ -69,7 +94,11 @@ def install() -> None:
                 continue
             signal.signal(signum, _on_signal)
         except (ValueError, OSError):
-            pass
+            return
+    if hasattr(signal, "pthread_kill") and _state["main_thread"] is None:
+        _state["main_thread"] = _thread.get_ident()
+        _state["unraisable_hook"] = sys.unraisablehook
+        sys.unraisablehook = _on_unraisable
 
 
 def arm() -> None:
@@ -81,53 +110,58 @@ def arm() -> None:
         raise Interrupted(_state["early"])
 
 
-@contextmanager
-def noted():
-    """Inside the block SIGINT and SIGTERM are only noted in the list it yields (the first once),
-    for an event loop that runs no Python code by itself and closes on its own terms; the handlers
-    before are put back after it.  Pair it with `signal.set_wakeup_fd` to wake the loop."""
-    received: list[int] = []
+class noted:
+    """`with noted() as received:` SIGINT and SIGTERM are only noted in the list `received` (each
+    once) inside the block, for an event loop that runs no Python code by itself and closes on its
+    own terms; the handlers before are put back after it.  Pair it with `signal.set_wakeup_fd`
+    to wake the loop.  Outside the main thread nothing is noted (Python handles signals only there)."""
 
-    def note(signum, frame):
-        if signum not in received:
-            received.append(signum)
+    def __init__(self):
+        self.received: list[int] = []
+        self._saved: dict = {}
 
-    saved = {}
-    for signum in SIGNALS:
-        try:
-            handler = signal.getsignal(signum)
-            if handler == signal.SIG_IGN:
-                continue
-            signal.signal(signum, note)
-            saved[signum] = handler
-        except (ValueError, OSError):
-            pass
-    try:
-        yield received
-    finally:
-        for signum, handler in saved.items():
+    def _note(self, signum: int, frame) -> None:
+        if signum not in self.received:
+            self.received.append(signum)
+
+    def __enter__(self) -> list[int]:
+        for signum in SIGNALS:
+            try:
+                handler = signal.getsignal(signum)
+                if handler == signal.SIG_IGN:
+                    continue
+                signal.signal(signum, self._note)
+                self._saved[signum] = handler
+            except (ValueError, OSError):
+                pass
+        return self.received
+
+    def __exit__(self, *exc) -> None:
+        for signum, handler in self._saved.items():
             signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
 
 
-@contextmanager
-def held():
-    """Hold SIGINT and SIGTERM back in the block and deliver them, once each, when it ends: for
-    work that must not be cut in the middle (starting a cluster, which is closed again on the way
-    out).  In the main thread the handlers only take note in the block.  SIGINT is also blocked in
-    the calling thread, and so stays blocked in the threads and child processes started in the
-    block: Ctrl+C in a terminal reaches the whole process group, and such children are ended by
-    this process, not by the key.  (SIGTERM is not blocked: the children must stay terminable.)"""
-    can_block = hasattr(signal, "pthread_sigmask")
-    with noted() as received:
-        if can_block:
-            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+class held:
+    """`with held():` SIGINT and SIGTERM are held back in the block and delivered, once each, when
+    it ends: for work that must not be cut in the middle (starting a cluster, which is closed again
+    on the way out).  In the main thread the handlers only take note in the block.  SIGINT is also
+    blocked in the calling thread, and so stays blocked in the threads and child processes started
+    in the block: Ctrl+C in a terminal reaches the whole process group, and such children are ended
+    by this process, not by the key.  (SIGTERM is not blocked: the children must stay terminable.)"""
+
+    def __enter__(self) -> None:
+        self._noted = noted()
+        self._received = self._noted.__enter__()
+        self._mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+
+    def __exit__(self, *exc) -> None:
         try:
-            yield
+            if self._mask is not None:  # (a SIGINT pending meanwhile is delivered and noted here)
+                signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
         finally:
-            if can_block:  # (a SIGINT pending meanwhile is delivered and noted here)
-                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-    for signum in received:
-        signal.raise_signal(signum)
+            self._noted.__exit__(*exc)
+        for signum in self._received:
+            signal.raise_signal(signum)
 
 
 # ---- what the line says ----
@@ -173,11 +207,13 @@ def _identity(path: str) -> tuple | None:
 
 
 def _entries(folder: str, prefix: str) -> dict[str, tuple]:
+    import re
+
     found = {}
     try:
         with os.scandir(folder or ".") as entries:
             for entry in entries:
-                if entry.name.startswith(prefix) and not _TEMPORARY_NAME.fullmatch(entry.name):
+                if entry.name.startswith(prefix) and not re.fullmatch(_TEMPORARY_NAME, entry.name, re.DOTALL):
                     found[os.path.join(folder, entry.name)] = _identity(os.path.join(folder, entry.name))
     except OSError:
         pass
