@@ -3,10 +3,13 @@ exactly as tokviz does; what a format cannot hold is refused with the reason; wr
 and never replace a file unless asked."""
 from __future__ import annotations
 
+import copy
 import csv
 import json
+import lzma
 import os
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 import regex
@@ -26,6 +29,8 @@ from tokviz.train.options import TrainOptions
 from tokviz.defaults import resource_path
 
 from _shared import EDGE_CASES, TOKENIZERS, corpus_samples, need
+
+REAL = Path(__file__).parent / "data" / "real"
 
 tokenizers = pytest.importorskip("tokenizers")
 
@@ -73,10 +78,10 @@ def plain_samples(tok) -> list[str]:
     return [t for t in samples() if not any(a.content in t for a in tok.added.tokens)]
 
 
-def assert_same_ids(tok, encode, texts):
+def assert_same_ids(tok, encode, texts, add_special_tokens=False):
     assert texts
     for text in texts:
-        assert encode(text) == tok.encode(text).ids, text[:80]
+        assert encode(text) == tok.encode(text, add_special_tokens=add_special_tokens).ids, text[:80]
 
 
 # ---- tokenizer.json ------------------------------------------------------------------------------
@@ -217,15 +222,58 @@ def test_scrub_drops_self_test_sentences(tmp_path):
 
 # ---- WordPiece vocab.txt -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["bert-minilm/tokenizer.json", "bert-minilm/vocab.txt", "trained-wordpiece"])
+CASED_BERT = {"do_lower_case": False, "tokenize_chinese_chars": False, "additional_special_tokens": ["<u>"],
+              "clean_up_tokenization_spaces": True}
+
+
+def _bert_folder(tmp_path, config):
+    """A BERT folder: the real MiniLM vocab.txt, the given tokenizer_config.json."""
+    folder = tmp_path / "source"
+    folder.mkdir()
+    (folder / "vocab.txt").write_bytes(lzma.decompress((REAL / "bert-minilm" / "vocab.txt.xz").read_bytes()))
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    return folder / "vocab.txt"
+
+
+@pytest.mark.parametrize("name", ["bert-minilm/tokenizer.json", "bert-minilm/vocab.txt", "trained-wordpiece", "cased"])
 def test_wordpiece_vocab_round_trip(name, tmp_path):
-    tok = load(name)
-    out = save(tok, tmp_path / "vocab.txt")
-    ref = tokenizers.BertWordPieceTokenizer(str(out), lowercase=True)
-    again = tokviz.load(out)
-    texts = plain_samples(tok)
-    assert_same_ids(tok, lambda t: ref.encode(t, add_special_tokens=False).ids, texts)
-    assert_same_ids(tok, lambda t: again.encode(t).ids, texts)
+    """What tokviz writes, BertTokenizer.from_pretrained reads as the same tokenizer: ids with and
+    without [CLS]/[SEP], casing, accents, added tokens."""
+    transformers = pytest.importorskip("transformers")
+    tok = tokviz.load(_bert_folder(tmp_path, CASED_BERT)) if name == "cased" else load(name)
+    out = tmp_path / "out"
+    out.mkdir()
+    written = save(tok, out / "vocab.txt")
+    assert (out / "tokenizer_config.json").exists()
+    ref = transformers.BertTokenizer.from_pretrained(str(out))
+    again = tokviz.load(written)
+    texts = [*plain_samples(tok), "Hello CAFÉ café 中文 <u>x", "[CLS] [MASK] [UNK]"]
+    for specials in (False, True):
+        assert_same_ids(tok, lambda t: ref.encode(t, add_special_tokens=specials), texts, add_special_tokens=specials)
+        assert_same_ids(tok, lambda t: again.encode(t, add_special_tokens=specials).ids, texts,
+                        add_special_tokens=specials)
+
+
+def test_wordpiece_vocab_refuses_what_bert_tokenizer_would_read_otherwise(tmp_path):
+    from tokviz.core import normalizers as norm
+
+    tok = tokviz.load(_bert_folder(tmp_path, CASED_BERT))
+    other = copy.copy(tok)
+    other.normalizer = norm.Lowercase()
+    assert "BertNormalizer" in can_write(other, "wordpiece-vocab")
+    other = copy.copy(tok)
+    other.pre_tokenizer = pre.Whitespace()
+    assert "BertPreTokenizer" in can_write(other, "wordpiece-vocab")
+    spaced = copy.copy(tok)
+    spaced.model = copy.copy(tok.model)
+    vocab = dict(tok.model.vocab)
+    word = next(w for w, i in vocab.items() if i > 2000 and w.isalpha())
+    vocab[word + " "] = vocab.pop(word)
+    spaced.model.vocab = vocab
+    assert "white space" in can_write(spaced, "wordpiece-vocab")
+    with pytest.raises(TokvizError, match="white space"):
+        save(spaced, tmp_path / "x" / "vocab.txt")
+    assert not (tmp_path / "x").exists()
 
 
 # ---- minbpe --------------------------------------------------------------------------------------

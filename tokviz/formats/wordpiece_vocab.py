@@ -92,27 +92,88 @@ def _decode_with_cleanup(tok: Tokenizer, ids: list[int], skip_special_tokens: bo
     return dec.transformers_cleanup(tok.decoder.decode(tokens))
 
 
-def write_wordpiece_vocab(tok: Tokenizer, path: Path, *, overwrite: bool = True) -> list[Path]:
-    """One token per line in id order (BERT's vocab.txt); the ids must run 0..n-1 without gaps.
-    Where the vocabulary lacks some of BertTokenizer's special tokens, a tokenizer_config.json
-    beside it names them null (transformers would otherwise append them); both are written as one
-    transaction (atomic_write).  The paths written."""
-    from ..core.models import WordPiece
-    from .atomic_write import write_files_atomic
+def wordpiece_vocab_problem(tok: Tokenizer) -> str | None:
+    """Why vocab.txt (with the tokenizer_config.json written beside it) cannot hold `tok` so that
+    BertTokenizer reads the same tokenizer (None: it can)."""
+    model = tok.model
+    if not isinstance(model, WordPiece):
+        return f"vocab.txt holds WordPiece vocabularies only (this model is {model.kind})"
+    if model.prefix != "##" or model.max_input_chars_per_word != 100:
+        return ("BertTokenizer reads vocab.txt with the '##' prefix and words of at most 100 characters; this WordPiece "
+                f"uses {model.prefix!r} and {model.max_input_chars_per_word}")
+    n = tok.normalizer
+    if type(n) is not norm.BertNormalizer or not n.clean_text or tok.text_normalizer is not None:
+        found = n.describe() if n is not None else "no normalizer"
+        return f"BertTokenizer normalizes with BertNormalizer(clean_text=True); this tokenizer has {found}"
+    if type(tok.pre_tokenizer) is not pre.BertPreTokenizer:
+        found = tok.pre_tokenizer.describe() if tok.pre_tokenizer is not None else "no pre-tokenizer"
+        return f"BertTokenizer splits words with BertPreTokenizer; this tokenizer has {found}"
+    d = tok.decoder
+    if type(d) is not dec.WordPiece or d.prefix != "##" or not d.cleanup:
+        return "BertTokenizer decodes with the WordPiece decoder ('##', with clean-up); this tokenizer decodes otherwise"
+    if tok.post_processor is not None:
+        before, after = tok.post_processor.wrap()
+        if len(before) != 1 or len(after) != 1 or tok.post_processor.trims_offsets:
+            return "BertTokenizer puts one [CLS]-like token before a text and one [SEP]-like token after it; this " \
+                   "tokenizer's post-processor does otherwise"
+    by_id, problem = _lines_by_id(tok)
+    return problem
 
-    if not isinstance(tok.model, WordPiece):
-        raise TokvizError(f"vocab.txt holds WordPiece vocabularies only (this model is {tok.model.kind})")
+
+def _lines_by_id(tok: Tokenizer) -> tuple[dict[int, str], str | None]:
+    """Each id's line of vocab.txt, and why they cannot be written (None: they can)."""
     by_id: dict[int, str] = {}
     for token, i in tok.model.vocab.items():
         by_id.setdefault(i, token)
     for t in tok.added.tokens:
-        by_id.setdefault(t.id, t.content)
-    missing = next((i for i in range(len(by_id)) if i not in by_id), None)
-    if missing is not None or any("\n" in t or "\r" in t for t in by_id.values()):
-        raise TokvizError("vocab.txt needs ids 0..n-1 without gaps and tokens without line breaks")
-    missing = {attr: None for attr, content in BERT_DEFAULTS.items() if content not in by_id.values()}
-    files = [(path, "".join(by_id[i] + "\n" for i in range(len(by_id))))]
-    if missing:
-        files.append((path.parent / "tokenizer_config.json",
-                      json.dumps({"tokenizer_class": "BertTokenizer", **missing}, indent=2) + "\n"))
+        if by_id.setdefault(t.id, t.content) != t.content:
+            return by_id, f"id {t.id} is both {by_id[t.id]!r} and the added token {t.content!r}; vocab.txt has one line per id"
+    if next((i for i in range(len(by_id)) if i not in by_id), None) is not None:
+        return by_id, "vocab.txt needs ids 0..n-1 without gaps"
+    bad = next((t for t in by_id.values() if "\n" in t or "\r" in t or t.rstrip(_WHITE_SPACE) != t), None)
+    if bad is not None:
+        return by_id, (f"the token {bad!r} ends in white space or holds a line break; BertTokenizer reads vocab.txt "
+                       "lines without them")
+    return by_id, None
+
+
+def _config(tok: Tokenizer) -> dict:
+    """The tokenizer_config.json that makes BertTokenizer read vocab.txt as `tok`."""
+    n = tok.normalizer
+    contents = {t.content for t in tok.added.tokens} | set(tok.model.vocab)
+    specials = {attr: (content if content in contents else None) for attr, content in BERT_DEFAULTS.items()}
+    specials["unk_token"] = tok.model.unk_token
+    if tok.post_processor is not None:
+        (_, cls), = tok.post_processor.wrap()[0]
+        (_, sep), = tok.post_processor.wrap()[1]
+        specials["cls_token"], specials["sep_token"] = cls, sep
+    config = {
+        "tokenizer_class": "BertTokenizer",
+        "do_lower_case": n.lowercase,
+        "strip_accents": n.strip_accents,
+        "tokenize_chinese_chars": n.handle_chinese_chars,
+        "clean_up_tokenization_spaces": tok.decode_fn is _decode_with_cleanup,
+        "split_special_tokens": not tok.special_in_text,
+        **specials,
+    }
+    config["added_tokens_decoder"] = {
+        str(t.id): {"content": t.content, "lstrip": t.lstrip, "rstrip": t.rstrip, "single_word": t.single_word,
+                    "normalized": t.normalized, "special": t.special}
+        for t in sorted(tok.added.tokens, key=lambda t: t.id)
+    }
+    return config
+
+
+def write_wordpiece_vocab(tok: Tokenizer, path: Path, *, overwrite: bool = True) -> list[Path]:
+    """One token per line in id order (BERT's vocab.txt), and beside it the tokenizer_config.json
+    that tells BertTokenizer how to read it (case, accents, special and added tokens), written as
+    one transaction (atomic_write).  The paths written."""
+    from .atomic_write import write_files_atomic
+
+    problem = wordpiece_vocab_problem(tok)
+    if problem is not None:
+        raise TokvizError(problem)
+    by_id, _ = _lines_by_id(tok)
+    files = [(path, "".join(by_id[i] + "\n" for i in range(len(by_id)))),
+             (path.parent / "tokenizer_config.json", json.dumps(_config(tok), indent=2, ensure_ascii=False) + "\n")]
     return write_files_atomic(files, overwrite=overwrite)

@@ -84,17 +84,19 @@ def _sp_write(tok, path, overwrite, scrub):
 
 
 def _wp_problem(tok):
-    from ..core.models import WordPiece
+    from .wordpiece_vocab import wordpiece_vocab_problem
 
-    if not isinstance(tok.model, WordPiece):
-        return f"vocab.txt holds WordPiece vocabularies only (this model is {tok.model.kind})"
-    return None
+    return wordpiece_vocab_problem(tok)
 
 
 def _wp_write(tok, path, overwrite, scrub):
     from .wordpiece_vocab import write_wordpiece_vocab
 
     return write_wordpiece_vocab(tok, path, overwrite=overwrite)
+
+
+def _wp_targets(path):
+    return [path, path.parent / "tokenizer_config.json"]
 
 
 def _mb_problem(tok):
@@ -146,7 +148,7 @@ WRITE_FORMATS: dict[str, WriteFormat] = {
                     default_name="tokenizer.tiktoken"),
         WriteFormat("sentencepiece", "sentencepiece .model", (".model",), _sp_problem, _sp_write,
                     default_name="tokenizer.model"),
-        WriteFormat("wordpiece-vocab", "WordPiece vocab.txt", (".txt",), _wp_problem, _wp_write,
+        WriteFormat("wordpiece-vocab", "WordPiece vocab.txt", (".txt",), _wp_problem, _wp_write, _wp_targets,
                     default_name="vocab.txt"),
         WriteFormat("minbpe", "minbpe .model + .vocab", (".model",), _mb_problem, _mb_write, _mb_targets,
                     default_name="tokenizer.model"),
