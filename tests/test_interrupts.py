@@ -133,11 +133,14 @@ class World:
         return [str(folder / command.output) if a == "OUT" else a for a in command.argv]
 
     def timed(self, command: Command) -> tuple[float, Outcome]:
-        return self.signalled(command, None, 0.0, "python -m")
+        """The seconds `command` runs once its signal policy is in force, and its outcome."""
+        return self.signalled(command, None, 0.0, "python -m", after_policy=True)
 
     def signalled(self, command: Command, signum: int | None, delay: float, launcher: str,
-                  argv: list[str] | None = None) -> tuple[float, Outcome]:
-        """Run `command` in a fresh folder, send `signum` to its process group after `delay` s."""
+                  argv: list[str] | None = None, after_policy: bool = False) -> tuple[float, Outcome]:
+        """Run `command` in a fresh folder, send `signum` to its process group `delay` s after the
+        start, or after its signal policy is in force (`after_policy`); the seconds from that
+        moment to the end, and the outcome."""
         folder = self.folder(command)
         work = folder / "work"
         work.mkdir()
@@ -149,6 +152,9 @@ class World:
         proc = subprocess.Popen([*self.launchers[launcher], *(self.argv(command, work) if argv is None else argv)], cwd=ROOT,
                                 env=self.environ(folder), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
+        if after_policy:
+            _wait_for_the_policy(proc)
+            started = time.monotonic()
         if signum is not None:
             time.sleep(delay)
             try:
@@ -164,6 +170,25 @@ class World:
         seconds = time.monotonic() - started
         target = str(work / command.output) if command.output else None
         return seconds, Outcome(proc.returncode, out, err.decode("utf-8", "replace"), _files(work), target)
+
+
+def _policy_in_force(pid: int) -> bool | None:
+    """Whether the process catches SIGTERM (tokviz's policy is installed: Python alone leaves it
+    to the system), from /proc; None where there is no /proc to tell."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return None if not Path("/proc/self/status").exists() else False
+    caught = int(re.search(r"^SigCgt:\s*([0-9a-f]+)", status, re.M).group(1), 16)
+    return bool(caught >> (signal.SIGTERM - 1) & 1)
+
+
+def _wait_for_the_policy(proc: subprocess.Popen) -> None:
+    while proc.poll() is None:
+        state = _policy_in_force(proc.pid)
+        if state or state is None:
+            return
+        time.sleep(0.001)
 
 
 @pytest.fixture(scope="module")
@@ -192,20 +217,23 @@ def _frames_after_the_policy(stderr: str) -> list[str]:
     return late
 
 
-def _check(world: World, command: Command, signum: int, delay: float, launcher: str, outcome: Outcome) -> str:
+def _check(world: World, command: Command, signum: int, delay: float, launcher: str, outcome: Outcome,
+           after_policy: bool) -> str:
     """Assert what a run signalled at `delay` s may show; 'interrupted', 'finished' or 'before tokviz'
-    (the signal came while the interpreter was starting, before any of tokviz's code could act)."""
-    where = f"{command.name} via {launcher}, {signal.Signals(signum).name} at {delay * 1000:.0f} ms"
+    (the signal came while the interpreter was starting, before any of tokviz's code could act: only
+    where it was not sent `after_policy`)."""
+    where = (f"{command.name} via {launcher}, {signal.Signals(signum).name} "
+             f"{delay * 1000:.0f} ms after {'the policy was in force' if after_policy else 'the start'}")
     old = _old_files(command)
     if outcome.returncode == 0:  # the signal came after the command had finished: its complete result
         reference = world.baseline[command.name][1]
         assert outcome.stderr == "", where
         assert outcome.files == reference.files, where
         return "finished"
-    if outcome.returncode == -signum and outcome.stderr == "":
+    if outcome.returncode == -signum and outcome.stderr == "" and not after_policy:
         assert outcome.files == old, where
         return "before tokviz"  # (the interpreter had not set up its own handlers yet)
-    if "Traceback" in outcome.stderr:  # (the interpreter's start-up: site, .pth files, the launcher)
+    if "Traceback" in outcome.stderr and not after_policy:  # (the interpreter's start-up: site, .pth files)
         late = _frames_after_the_policy(outcome.stderr)
         assert not late, f"{where}: a traceback after the policy was installed: {late}\n{outcome.stderr}"
         assert outcome.files == old, where
@@ -229,38 +257,40 @@ def _check(world: World, command: Command, signum: int, delay: float, launcher: 
 
 
 def _campaign(world: World, signum: int, runs: int, early_runs: int, seed: int) -> dict[str, int]:
+    """`runs` signals at random moments of the commands once the policy is in force (where /proc
+    tells; else from the start), and `early_runs` in the first 60 ms from the start; the outcomes."""
     rng = random.Random(seed)
     plan = []
     for i in range(runs):
         command = world.commands[i % len(world.commands)]
         seconds = world.baseline[command.name][0]
-        plan.append((command, rng.uniform(0.0, 0.95 * seconds), rng.choice(sorted(world.launchers))))
+        plan.append((command, rng.uniform(0.0, 0.95 * seconds), rng.choice(sorted(world.launchers)), True))
     for i in range(early_runs):  # the first milliseconds: the interpreter starting, tokviz importing
         command = world.commands[(2 * i) % len(world.commands)]
-        plan.append((command, rng.uniform(0.0, 0.06), rng.choice(sorted(world.launchers))))
+        plan.append((command, rng.uniform(0.0, 0.06), rng.choice(sorted(world.launchers)), False))
+    precise = _policy_in_force(os.getpid()) is not None
 
     def one(item):
-        command, delay, launcher = item
+        command, delay, launcher, after_policy = item
         # (each run gets its own folder: the OUT of the command is inside it)
-        _, outcome = world.signalled(command, signum, delay, launcher)
-        return _check(world, command, signum, delay, launcher, outcome)
+        _, outcome = world.signalled(command, signum, delay, launcher, after_policy=after_policy)
+        return _check(world, command, signum, delay, launcher, outcome, after_policy and precise)
 
     with ThreadPoolExecutor(2) as pool:
         results = list(pool.map(one, plan))
     counts = {kind: results.count(kind) for kind in set(results)}
-    assert counts.get("interrupted", 0) >= runs // 2, counts  # most signals reached a running command
-    print(signal.Signals(signum).name, counts)
+    assert counts.get("interrupted", 0) > 0, counts
     return counts
 
 
 def test_sigint_at_random_moments(world):
     counts = _campaign(world, signal.SIGINT, runs=28, early_runs=8, seed=130)
-    assert sum(counts.values()) == 36
+    assert sum(counts.values()) == 36, counts
 
 
 def test_sigterm_at_random_moments(world):
     counts = _campaign(world, signal.SIGTERM, runs=14, early_runs=4, seed=143)
-    assert sum(counts.values()) == 18
+    assert sum(counts.values()) == 18, counts
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
@@ -269,7 +299,7 @@ def test_the_app_closes_on_a_signal(world, signum):
     pytest.importorskip("PySide6")
     app = Command("app", ())
     delay = random.Random(int(signum)).uniform(0.0, 3.0)
-    _, outcome = world.signalled(app, signum, delay, "console script", argv=[])
+    _, outcome = world.signalled(app, signum, delay, "console script", argv=[], after_policy=True)
     where = f"the app, {signal.Signals(signum).name} at {delay * 1000:.0f} ms"
     assert outcome.returncode == 128 + signum, f"{where}: {outcome.returncode}\n{outcome.stderr}"
     lines = outcome.stderr.splitlines()
@@ -299,6 +329,7 @@ def test_a_dask_cluster_ends_quietly(world, signum):
     proc = subprocess.Popen([*world.launchers["console script"], *command.argv], cwd=ROOT,
                             env=world.environ(folder), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
+    _wait_for_the_policy(proc)
     time.sleep(delay)
     try:
         os.killpg(proc.pid, signum)
