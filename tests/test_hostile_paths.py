@@ -306,6 +306,17 @@ def test_text_input_limit(tmp_path, monkeypatch, capsys):
     assert "<stdin>: more than 100 bytes of input" in capsys.readouterr().err
 
 
+def test_text_too_large_for_the_memory_available(tmp_path, monkeypatch, capsys):
+    import tokviz.core.limits as limits
+
+    path = tmp_path / "text.txt"
+    path.write_text("hello world\n" * 10_000, encoding="utf-8")  # 120 KB: about 2.9 MB to encode whole
+    monkeypatch.setattr(limits, "available_memory", lambda: 1 << 20)  # (the 4 KB tokenizer still fits)
+    assert cli.main(["encode", "-t", os.fspath(TOKENIZER), os.fspath(path)]) == 2
+    err = capsys.readouterr().err
+    assert os.fspath(path) in err and "encoding it whole needs about" in err and "refused before reading" in err
+
+
 # ---- text in other Unicode encodings ------------------------------------------------------------
 
 @pytest.mark.parametrize("codec, name", [("utf-32", "UTF-32"), ("utf-32-be", "UTF-32"), ("utf-16", "UTF-16"),

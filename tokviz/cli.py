@@ -53,22 +53,29 @@ def _load_named(paths: list[str] | None, pattern: str | None, at_least: int = 1)
 # The text a command reads whole (from a file or standard input); a larger input is refused with
 # this message's advice, before it fills the memory.
 MAX_TEXT_INPUT = 1 << 30
+# Encoding a text whole takes about this many times its UTF-8 size in memory (ids, offsets, tokens):
+# a FILE too large for the memory available is refused before it is read.
+TEXT_MEMORY_FACTOR = 24
 _TOO_LARGE_HINT = "; for a corpus of any size use `tokviz stats -t TOK --corpus FILE`, which streams it"
 
 
 def _read_input(source: str | None) -> str:
     """The UTF-8 text of FILE, or of standard input for None or '-'.  FILE must be a regular file
     (a pipe or a device is refused: give a stream as '-'); both are limited to MAX_TEXT_INPUT."""
+    from .core.limits import check_fits_in_memory
     from .formats._util import other_unicode_message, unicode_bom
-    from .paths import read_limited, read_stream_limited
+    from .paths import check_regular_file, read_limited, read_stream_limited
 
     if source in (None, "-"):
         name = "<stdin>"
         data = read_stream_limited(sys.stdin.buffer, MAX_TEXT_INPUT, name, hint=_TOO_LARGE_HINT)
     else:
         name = source
-        data = read_limited(Path(source), MAX_TEXT_INPUT, "a text file", hint=_TOO_LARGE_HINT,
-                            pipe_hint="; give a stream on standard input ('-') instead")
+        pipe_hint = "; give a stream on standard input ('-') instead"
+        size = check_regular_file(Path(source), "a text file", pipe_hint=pipe_hint).st_size
+        if size <= MAX_TEXT_INPUT:  # (a larger one is refused by read_limited, with its advice)
+            check_fits_in_memory(size, TEXT_MEMORY_FACTOR, source, "encoding it whole")
+        data = read_limited(Path(source), MAX_TEXT_INPUT, "a text file", hint=_TOO_LARGE_HINT, pipe_hint=pipe_hint)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

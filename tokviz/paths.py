@@ -182,18 +182,19 @@ def read_stream_limited(stream: BinaryIO, limit: int, name: str, *, hint: str = 
     """The bytes of a stream (standard input) up to its end, refused once more than `limit` bytes
     arrive: a pipe that never ends (/dev/zero on standard input) stops with a TokvizError, not
     when memory runs out."""
-    parts = []
-    got = 0
-    while True:
-        try:
-            block = stream.read(min(1 << 20, limit + 1 - got))
-        except OSError as exc:
-            raise TokvizError(os_error_reason(exc), name) from None
-        if not block:
-            break
-        parts.append(block)
-        got += len(block)
-        if got > limit:
-            raise TokvizError(f"more than {file_size_text(limit)} of input, more than tokviz reads whole here{hint}",
-                              name)
-    return b"".join(parts)
+    data = bytearray()
+    try:
+        while True:
+            block = stream.read(min(1 << 20, limit + 1 - len(data)))
+            if not block:
+                return bytes(data)
+            data += block
+            if len(data) > limit:
+                raise TokvizError(f"more than {file_size_text(limit)} of input, more than tokviz reads whole here"
+                                  f"{hint}", name)
+    except OSError as exc:
+        raise TokvizError(os_error_reason(exc), name) from None
+    except MemoryError:
+        size = len(data)
+        data = None
+        raise TokvizError(f"out of memory after reading {file_size_text(size)} of input{hint}", name) from None
