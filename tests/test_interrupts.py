@@ -307,6 +307,27 @@ def test_the_app_closes_on_a_signal(world, signum):
     assert outcome.files == {}
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_screenshot_ends_with_the_line(world, signum):
+    """`screenshot` renders in Qt, which drops what Python code it calls raises: the signal is held
+    to the end of the command, then the line (saying the PNG was written) and the exit status."""
+    pytest.importorskip("PySide6")
+    shot = Command("screenshot", ("screenshot", "explorer", "-t", DEMO, "-o", "OUT"), output="shot.png")
+    delay = random.Random(int(signum) + 2).uniform(0.0, 1.5)
+    _, outcome = world.signalled(shot, signum, delay, "console script", after_policy=True)
+    where = f"screenshot, {signal.Signals(signum).name} {delay * 1000:.0f} ms after the policy was in force"
+    lines = outcome.stderr.splitlines()
+    if outcome.returncode == 0:
+        assert outcome.stderr == "" and outcome.files["shot.png"].startswith(b"\x89PNG"), where
+        return
+    assert outcome.returncode == 128 + signum and len(lines) == 1 and LINE.fullmatch(lines[0]), \
+        f"{where}: {outcome.returncode}\n{outcome.stderr}"
+    if " after writing " in lines[0]:
+        assert list(outcome.files) == ["shot.png"] and outcome.files["shot.png"].startswith(b"\x89PNG"), where
+    else:
+        assert outcome.files == {}, where
+
+
 def _session_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)

@@ -817,6 +817,12 @@ def main(argv: list[str] | None = None) -> int:
             interrupts.watch_outputs([], note="the download stopped (complete files stay in the cache)")
         else:
             interrupts.watch_outputs([getattr(args, "output", None)])
+        if args.command == "screenshot":  # (Qt calls into Python there, and drops what is raised: held to the end)
+            with interrupts.noted() as received:
+                status = args.func(args)
+            if received:
+                raise interrupts.Interrupted(received[0])
+            return status
         return args.func(args)
     except TokvizError as exc:
         print(f"tokviz: error: {exc}", file=sys.stderr)
