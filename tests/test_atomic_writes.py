@@ -449,3 +449,24 @@ def test_a_full_disk_leaves_the_old_set(tiny_tmpfs, tmp_path):
     with pytest.raises(TokvizError, match="No space left"):
         save_files(new, tiny_tmpfs / "fresh", format="vocab-merges")
     assert not (tiny_tmpfs / "fresh").exists() and temporaries(tiny_tmpfs) == []
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-device"])
+def test_only_a_regular_file_is_replaced(kind, tmp_path):
+    """A pipe or device in the target's place is refused by name, not renamed over (as root, a
+    rename would put a file where /dev/null was)."""
+    target = tmp_path / "out.json"
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to(os.devnull)
+    with pytest.raises(TokvizError, match="not a regular file") as err:
+        write_files_atomic([(target, "{}")])
+    assert err.value.path is not None and str(target) in str(err.value)
+    assert (target.is_fifo() if kind == "fifo" else target.is_symlink())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+    completed = subprocess.run([sys.executable, "-m", "tokviz", "export", "-t", str(default_tokenizer_path()),
+                                "--format", "hf-json", "-o", str(target), "--force"],
+                               capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 2 and "not a regular file" in completed.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]

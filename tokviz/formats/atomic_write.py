@@ -42,6 +42,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import TokvizError
+from ..paths import kind_of
 
 STALE_AFTER_S = 3600.0  # a temporary file this old is stale even when its process id is in use
 COMMITTED_ATTR = "tokviz_committed_files"
@@ -129,6 +130,10 @@ class FileTransaction:
         if os.path.isdir(target):
             self.abort()
             raise IsADirectoryError(errno.EISDIR, "is a folder", str(target))
+        mode = _mode_of(target)
+        if mode is not None and not stat.S_ISREG(mode):  # (a rename would put a file in a device's place)
+            self.abort()
+            raise TokvizError(f"is {kind_of(mode)}, not a regular file; only a file is replaced by a new one", target)
         part = _Part(target)
         self._parts.append(part)
         try:
@@ -276,6 +281,14 @@ class _Part:
         self.target = target
         self.temp: str | None = None
         self.backup: str | None = None
+
+
+def _mode_of(path: Path) -> int | None:
+    """st_mode of what `path` names, links followed (None: nothing there, or a dangling link)."""
+    try:
+        return os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
 
 
 def _exists(path) -> TokvizError:
