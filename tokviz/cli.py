@@ -809,14 +809,14 @@ def main(argv: list[str] | None = None) -> int:
                     import PySide6.QtWidgets  # noqa: F401
                 except ImportError:
                     pass
-        if args.command is None:
-            from .gui.app import run
-
-            return run(args.tokenizer, args.text)
         if args.command == "fetch":
             interrupts.watch_outputs([], note="the download stopped (complete files stay in the cache)")
         else:
             interrupts.watch_outputs([getattr(args, "output", None)])
+        if args.command is None:
+            from .gui.app import run
+
+            return run(args.tokenizer, args.text)
         if args.command == "screenshot":  # (Qt calls into Python there, and drops what is raised: held to the end)
             with interrupts.noted() as received:
                 status = args.func(args)
