@@ -6,7 +6,7 @@ import os
 
 from tokviz.defaults import resource_path
 from tokviz.train import TrainOptions, train
-from tokviz.train.inputs import distinct_files
+from tokviz.paths import distinct_files
 
 
 def _first_merge_count(files) -> str:

@@ -72,10 +72,10 @@ def _read_input(source: str | None) -> str:
     else:
         name = source
         pipe_hint = "; give a stream on standard input ('-') instead"
-        size = check_regular_file(Path(source), "a text file", pipe_hint=pipe_hint).st_size
+        size = check_regular_file(source, "a text file", pipe_hint=pipe_hint).st_size
         if size <= MAX_TEXT_INPUT:  # (a larger one is refused by read_limited, with its advice)
             check_fits_in_memory(size, TEXT_MEMORY_FACTOR, source, "encoding it whole")
-        data = read_limited(Path(source), MAX_TEXT_INPUT, "a text file", hint=_TOO_LARGE_HINT, pipe_hint=pipe_hint)
+        data = read_limited(source, MAX_TEXT_INPUT, "a text file", hint=_TOO_LARGE_HINT, pipe_hint=pipe_hint)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -545,7 +545,13 @@ def cmd_train(args) -> int:
         collapse_whitespace=args.collapse_whitespace,
         pad_to_multiple_of=args.pad_to_multiple_of,
     )
-    out = Path(args.output).expanduser()
+    import os
+
+    from .paths import check_output_path
+
+    output = os.path.expanduser(args.output)
+    existing = check_output_path(output, file_only=True)  # (a path that cannot be written is refused before training)
+    out = Path(output)
     if out.suffix.lower() not in (".json", ".txt"):
         raise TokvizError("the output name must end in .json (tokenizer.json) or .txt (WordPiece vocab.txt)", out)
     if out.suffix.lower() == ".txt" and args.model != "wordpiece":
@@ -558,7 +564,7 @@ def cmd_train(args) -> int:
         model_options["end_of_word"] = args.end_of_word
     elif args.end_of_word != "separate":
         raise TokvizError("--end-of-word applies to --model bpe only")
-    if out.exists() and not args.force:  # (said before training, not after)
+    if existing is not None and not args.force:  # (said before training, not after)
         raise TokvizError("the file exists: use --force to replace it", out)
     cluster = _cluster(args)
     bar = None if args.quiet else TerminalProgress()
@@ -583,10 +589,15 @@ def cmd_train(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .formats.writers import format_for_path, save_files, write_format
+    import os
 
+    from .formats.writers import format_for_path, save_files, write_format
+    from .paths import check_output_path
+
+    output = os.path.expanduser(args.output)
+    check_output_path(output)
     tok = _load(args.tokenizer, args.pattern)
-    out = Path(args.output).expanduser()
+    out = Path(output)
     spec = write_format(args.format, out) if args.format else write_format(format_for_path(tok, out))
     files = save_files(tok, out, format=spec.name, scrub=args.scrub, overwrite=args.force)
     if args.json:

@@ -17,6 +17,7 @@ import errno
 import io
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -64,10 +65,45 @@ def os_error_reason(exc: OSError) -> str:
     return f"cannot read: {exc.strerror or exc}"
 
 
+_SEPARATORS = tuple(sep for sep in (os.sep, os.altsep) if sep)
+
+
+def _ends_in_separator(path: str | os.PathLike) -> bool:
+    """Whether the path as given ends in a separator (pathlib drops it: Path("a.txt/") is "a.txt")."""
+    text = os.fspath(path)
+    return isinstance(text, str) and text.endswith(_SEPARATORS) and text.rstrip("".join(_SEPARATORS)) != ""
+
+
+def _not_a_folder_reason(path: str | os.PathLike) -> str | None:
+    """For a path ending in a separator whose name is a file (the system's "Not a directory"):
+    the refusal, saying so; None when the path is something else."""
+    if not _ends_in_separator(path):
+        return None
+    try:
+        mode = os.stat(os.fspath(path).rstrip("".join(_SEPARATORS))).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISDIR(mode):
+        return None
+    what = "a file" if stat.S_ISREG(mode) else kind_of(mode)
+    return f"is {what}, not a folder (the path ends in '{os.fspath(path)[-1]}')"
+
+
+def check_trailing_separator(path: str | os.PathLike) -> None:
+    """Refuse a path given with a separator at its end ("tok.json/") when it names a file, as the
+    system does, before a conversion to Path drops the separator and with it what the user wrote."""
+    reason = _not_a_folder_reason(path)
+    if reason is not None:
+        raise TokvizError(reason, path)
+
+
 def stat_path(path: str | os.PathLike) -> os.stat_result:
     """os.stat of `path` (symbolic links followed), or a TokvizError saying why there is none."""
     try:
         return os.stat(path)
+    except NotADirectoryError as exc:
+        reason = _not_a_folder_reason(path) or os_error_reason(exc)
+        raise TokvizError(reason, path) from None
     except FileNotFoundError:
         if os.path.islink(path):
             raise TokvizError("is a broken symbolic link", path) from None
@@ -100,6 +136,30 @@ def check_folder(path: str | os.PathLike) -> os.stat_result:
     st = stat_path(path)
     if not stat.S_ISDIR(st.st_mode):
         raise TokvizError(f"is {kind_of(st.st_mode)}, expected a folder", path)
+    return st
+
+
+def check_output_path(path: str | os.PathLike, *, file_only: bool = False) -> os.stat_result | None:
+    """The stat of `path`, a file or folder about to be written, or None when nothing is there yet;
+    a TokvizError naming it when it cannot be looked at (a folder on the way cannot be searched),
+    when it ends in a separator but names a file (or, with `file_only`, ends in one at all), or when
+    the folder it is written into exists and cannot be written ("permission denied", said before
+    any work that would end in that write)."""
+    check_trailing_separator(path)
+    if file_only and _ends_in_separator(path):
+        raise TokvizError(f"names a folder (the path ends in '{os.fspath(path)[-1]}'); give the name of the "
+                          "file to write", path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except (OSError, ValueError):
+        stat_path(path)  # (raises, saying why)
+        raise
+    folder = path if st is not None and stat.S_ISDIR(st.st_mode) else (os.path.dirname(os.fspath(path)) or ".")
+    effective = os.access in os.supports_effective_ids
+    if os.path.isdir(folder) and not os.access(folder, os.W_OK | os.X_OK, effective_ids=effective):
+        raise TokvizError("permission denied (its folder cannot be written)", path)
     return st
 
 
@@ -198,3 +258,75 @@ def read_stream_limited(stream: BinaryIO, limit: int, name: str, *, hint: str = 
         size = len(data)
         data = None
         raise TokvizError(f"out of memory after reading {file_size_text(size)} of input{hint}", name) from None
+
+
+def distinct_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    """`paths` as Paths with each file once, at its first name.  A file reaches tokviz under several
+    names (listed alone and again inside a listed folder, through a symbolic or hard link, as
+    `dir/../dir/a.txt`); read once per name it would count or weigh double.  Two names are one file
+    when they reach the same inode (links followed).  A path that cannot be looked at is kept as
+    given (the caller's own check names it)."""
+    seen: set[tuple[int, int]] = set()
+    out: list[Path] = []
+    for p in paths:
+        path = Path(p)
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            out.append(path)
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key not in seen:
+            seen.add(key)
+            out.append(path)
+    return out
+
+
+# ---- text in another Unicode encoding ----------------------------------------------------------
+
+# Byte-order marks of the Unicode encodings other than UTF-8 (UTF-32 LE's starts with UTF-16 LE's:
+# it is looked for first).
+_OTHER_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+               (b"\xfe\xff", "UTF-16"))
+
+
+def _nul_pattern(sample: bytes, width: int) -> bool:
+    """Whether mostly-ASCII text in UTF-16 (width 2) or UTF-32 (width 4) without a byte-order mark
+    could give `sample`: one byte of each unit holds the character, the others are NUL."""
+    units = len(sample) // width
+    if units < 8:
+        return False
+    for lane in range(width):
+        chars = sample[lane::width][:units]
+        others = [sample[k::width][:units] for k in range(width) if k != lane]
+        if chars.count(0) < 0.05 * units and all(o.count(0) > 0.9 * units for o in others):
+            return True
+    return False
+
+
+def unicode_bom(head: bytes) -> str | None:
+    """"UTF-16" or "UTF-32" when `head` starts with that encoding's byte-order mark, else None."""
+    return next((name for bom, name in _OTHER_BOMS if head.startswith(bom)), None)
+
+
+def unicode_encoding(head: bytes) -> str | None:
+    """"UTF-16" or "UTF-32" when a file starting with `head` is text in that encoding (a byte-order
+    mark, or the NUL bytes ASCII-range text leaves without one), else None (UTF-8 or not text).
+
+    >>> unicode_encoding("hi".encode("utf-32"))
+    'UTF-32'
+    """
+    named = unicode_bom(head)
+    if named is not None:
+        return named
+    sample = head[:4096]
+    if _nul_pattern(sample, 4):
+        return "UTF-32"
+    if _nul_pattern(sample, 2):
+        return "UTF-16"
+    return None
+
+
+def other_unicode_message(encoding: str, reads: str = "reads") -> str:
+    """The refusal of a text file in UTF-16 or UTF-32 (`unicode_encoding`), with the command that converts it."""
+    return f"the file is {encoding} text, not UTF-8, which tokviz {reads} (convert it: iconv -f {encoding} -t UTF-8)"

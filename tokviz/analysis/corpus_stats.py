@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import regex
 
-from ..paths import check_regular_file, is_regular_file, stat_path
+from ..paths import check_regular_file, distinct_files, is_regular_file, stat_path
 
 TEXT_SUFFIXES = {".txt", ".md", ".rst", ".text", ".json", ".jsonl", ".csv", ".tsv", ".py", ".c", ".h", ".js",
                  ".ts", ".html", ".xml", ".tex", ".yaml", ".yml", ".toml", ".go", ".rs", ".java", ".cpp"}
@@ -44,16 +44,18 @@ _HAN = regex.compile(r"\p{Han}")
 
 
 def corpus_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
-    """The files of `paths`: files as given, folders searched for text files (sorted)."""
+    """The files of `paths`: files as given, folders searched for text files (sorted); each file
+    once, at its first name (`distinct_files`: a file listed alone and inside a listed folder, or
+    through a link, is counted once)."""
     out = []
-    for p in paths:
-        p = Path(p)
-        if stat.S_ISDIR(stat_path(p).st_mode):
+    for given in paths:  # (checked as given: Path drops a separator at the end, "a.txt/")
+        p = Path(given)
+        if stat.S_ISDIR(stat_path(given).st_mode):
             out.extend(sorted(f for f in p.rglob("*") if f.suffix.lower() in TEXT_SUFFIXES and is_regular_file(f)))
         else:
-            check_regular_file(p, "a text file")
+            check_regular_file(given, "a text file")
             out.append(p)
-    return out
+    return distinct_files(out)
 
 
 @dataclass

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import Cancelled, TokvizError
-from ..paths import read_limited
+from ..paths import other_unicode_message, read_limited, unicode_encoding
 
 ROLES = ("system", "user", "assistant", "tool")
 TIME_LIMIT = 5.0  # seconds a render may take
@@ -121,10 +121,14 @@ MAX_CONVERSATION_FILE = 256 << 20
 def read_conversation(path: str | Path) -> Conversation:
     """A conversation from a JSON file (see `conversation_from_json`)."""
     path = Path(path)
+    raw = read_limited(path, MAX_CONVERSATION_FILE, "a conversation file")
+    encoding = unicode_encoding(raw[:4096])
+    if encoding is not None:
+        raise TokvizError(other_unicode_message(encoding), path)
     try:
-        data = json.loads(read_limited(path, MAX_CONVERSATION_FILE, "a conversation file").decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise TokvizError(f"not UTF-8 (invalid byte at offset {exc.start})", path) from None
+        raise TokvizError(f"not UTF-8 (invalid byte 0x{raw[exc.start]:02x} at offset {exc.start})", path) from None
     except json.JSONDecodeError as exc:
         raise TokvizError(f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", path) from None
     return conversation_from_json(data, path)

@@ -68,7 +68,7 @@ import regex
 
 from .. import errors
 from ..errors import TokvizError
-from ..paths import open_regular, os_error_reason
+from ..paths import open_regular, os_error_reason, other_unicode_message, unicode_encoding
 from .encoding import Encoding
 
 __all__ = ["Cancelled", "Chunk", "encode_file", "last_cut", "stream_plan", "safe_cuts"]
@@ -325,6 +325,18 @@ def _last_cut(cuts, guard: AddedGuard, text: str) -> int:
 # ---- reading ---------------------------------------------------------------------------------------
 
 
+def _refuse_other_unicode(fh, path: str) -> None:
+    """Refuse a file that is not UTF-8 because it is UTF-16 or UTF-32 text, naming the encoding
+    (its first bytes tell, wherever in the file the reading stopped)."""
+    try:
+        head = os.pread(fh.fileno(), 4096, 0)
+    except (OSError, AttributeError):  # (no pread: Windows)
+        return
+    encoding = unicode_encoding(head)
+    if encoding is not None:
+        raise TokvizError(other_unicode_message(encoding, "encodes"), path)
+
+
 def utf8_tail(data: bytes) -> int:
     """How many bytes at the end of `data` start a UTF-8 sequence that is not complete yet."""
     n = len(data)
@@ -453,12 +465,14 @@ def encode_file(
                     block_start += 3
                     state["bytes"] += 3
             if not allow_nul and (nul := body.find(b"\x00")) >= 0:
+                _refuse_other_unicode(fh, path)
                 raise TokvizError(
                     f"this looks like a binary file, not text: a NUL byte at offset {block_start + nul}", path
                 )
             try:
                 text = body.decode("utf-8")
             except UnicodeDecodeError as exc:
+                _refuse_other_unicode(fh, path)
                 where = block_start + exc.start
                 raise TokvizError(
                     f"not UTF-8 text: byte 0x{body[exc.start]:02x} at offset {where} is not valid UTF-8", path

@@ -11,7 +11,8 @@ from ..core.gcpause import paused_gc
 from ..core.limits import check_tokenizer_ids
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
-from ..paths import check_regular_file, is_regular_file, os_error_reason, regular_file_or_none, stat_path
+from ..paths import (check_regular_file, check_trailing_separator, is_regular_file, os_error_reason,
+                     regular_file_or_none, stat_path)
 from ._util import identify_binary, open_regular_file
 from . import hub
 from .chat_templates import read_chat_templates
@@ -169,6 +170,7 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
     Face cache (formats/hub.py); nothing is downloaded.  A file of a format tokviz does not read
     (fastBPE, subword-nmt, YouTokenToMe, a fairseq dict.txt, ...) is refused naming that format.
     """
+    check_trailing_separator(path)
     if not _exists(Path(path).expanduser()):
         named = hub.parse_name(os.fspath(path))
         if named is not None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from ..core.limits import check_fits_in_memory
 from ..errors import TokvizError
 from ..paths import open_regular, os_error_reason
+from ..paths import other_unicode_message, unicode_bom, unicode_encoding  # noqa: F401 (imported from here too)
 from .serde_float import serde_f64
 
 try:  # first_bad_merge_line's checks in C, when the extension is built
@@ -87,54 +88,6 @@ def read_bytes(path: Path) -> bytes:
             return head + fh.read(max(0, size - len(head)))
         except OSError as exc:
             raise TokvizError(os_error_reason(exc), path) from None
-
-
-# Byte-order marks of the Unicode encodings other than UTF-8 (UTF-32 LE's starts with UTF-16 LE's:
-# it is looked for first).
-_OTHER_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
-               (b"\xfe\xff", "UTF-16"))
-
-
-def _nul_pattern(sample: bytes, width: int) -> bool:
-    """Whether mostly-ASCII text in UTF-16 (width 2) or UTF-32 (width 4) without a byte-order mark
-    could give `sample`: one byte of each unit holds the character, the others are NUL."""
-    units = len(sample) // width
-    if units < 8:
-        return False
-    for lane in range(width):
-        chars = sample[lane::width][:units]
-        others = [sample[k::width][:units] for k in range(width) if k != lane]
-        if chars.count(0) < 0.05 * units and all(o.count(0) > 0.9 * units for o in others):
-            return True
-    return False
-
-
-def unicode_bom(head: bytes) -> str | None:
-    """"UTF-16" or "UTF-32" when `head` starts with that encoding's byte-order mark, else None."""
-    return next((name for bom, name in _OTHER_BOMS if head.startswith(bom)), None)
-
-
-def unicode_encoding(head: bytes) -> str | None:
-    """"UTF-16" or "UTF-32" when a file starting with `head` is text in that encoding (a byte-order
-    mark, or the NUL bytes ASCII-range text leaves without one), else None (UTF-8 or not text).
-
-    >>> unicode_encoding("hi".encode("utf-32"))
-    'UTF-32'
-    """
-    named = unicode_bom(head)
-    if named is not None:
-        return named
-    sample = head[:4096]
-    if _nul_pattern(sample, 4):
-        return "UTF-32"
-    if _nul_pattern(sample, 2):
-        return "UTF-16"
-    return None
-
-
-def other_unicode_message(encoding: str, reads: str = "reads") -> str:
-    """The refusal of a text file in UTF-16 or UTF-32 (`unicode_encoding`), with the command that converts it."""
-    return f"the file is {encoding} text, not UTF-8, which tokviz {reads} (convert it: iconv -f {encoding} -t UTF-8)"
 
 
 def read_text(path: Path) -> str:

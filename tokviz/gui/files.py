@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import codecs
 import os
+import stat
 from pathlib import Path
 
 from ..core.limits import check_fits_in_memory
 from ..errors import TokvizError
 from ..formats import detect
 from ..formats._util import identify_binary, open_regular_file
+from ..paths import check_regular_file, open_regular, other_unicode_message, unicode_encoding
 
 TOKENIZER = "tokenizer"
 TEXT = "text"
@@ -29,9 +31,12 @@ def classify_path(path: str | os.PathLike) -> str:
     ``vocab.txt`` counts as a tokenizer only when its lines look like vocabulary entries (one
     token per line, no inner spaces).  A file detection refuses is a tokenizer when its name
     says so (``*.json``, ``*.model``, ...), so that the refusal is reported as a tokenizer's."""
+    try:
+        if stat.S_ISDIR(os.stat(path).st_mode):
+            return TOKENIZER
+    except (OSError, ValueError):
+        pass  # (missing, unreadable, a file named with a '/' at its end: its reader names the problem)
     path = Path(path)
-    if path.is_dir():
-        return TOKENIZER
     try:
         fmt, _ = detect(path)
     except TokvizError:
@@ -43,9 +48,9 @@ def classify_path(path: str | os.PathLike) -> str:
 
 def _looks_like_vocab(path: Path, sample: int = 200) -> bool:
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             lines = [line.rstrip(b"\r\n") for _, line in zip(range(sample), fh)]
-    except OSError:
+    except (OSError, TokvizError):
         return False
     lines = [line for line in lines if line]
     if len(lines) < 5:
@@ -55,34 +60,23 @@ def _looks_like_vocab(path: Path, sample: int = 200) -> bool:
 
 
 def _existing_file(path: str | os.PathLike) -> Path:
-    path = Path(path).expanduser()
-    if not path.exists():
-        if path.is_symlink():
-            raise TokvizError("is a broken symbolic link or a loop of symbolic links", path)
-        raise TokvizError("no such file", path)
-    if path.is_dir():
-        raise TokvizError("is a folder, not a text file", path)
-    return path
-
-
-def _looks_like_utf16(head: bytes) -> bool:
-    """UTF-16 without a byte-order mark: ASCII-range text leaves a NUL in every other byte."""
-    sample = head[:4096]
-    if len(sample) < 16:
-        return False
-    evens, odds = sample[0::2], sample[1::2]
-    return max(evens.count(0), odds.count(0)) > 0.4 * len(odds) and min(evens.count(0), odds.count(0)) < 0.05 * len(odds)
+    """`path` (~ expanded) when it is a regular file, else a TokvizError naming it and what it is
+    (missing, a folder, a pipe or device, unreadable, a file named with a '/' at its end)."""
+    path = os.path.expanduser(os.fspath(path))
+    check_regular_file(path, "a text file")
+    return Path(path)
 
 
 def _decode(data: bytes, path: Path, *, final: bool = True) -> str:
     """UTF-8 text of `data` (a byte-order mark dropped), or a TokvizError saying why it is not
-    text: UTF-16, binary, or not UTF-8 (with the offending byte, offset and line).  With
+    text: UTF-16 or UTF-32, binary, or not UTF-8 (with the offending byte, offset and line).  With
     final=False a character cut at the end of `data` is left out."""
     why = identify_binary(data[:64])
     if why is not None:
         raise TokvizError(why, path)
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or _looks_like_utf16(data):
-        raise TokvizError("the file is UTF-16 text; tokviz opens UTF-8 text (convert it with iconv -f UTF-16 -t UTF-8)", path)
+    encoding = unicode_encoding(data[:4096])
+    if encoding is not None:
+        raise TokvizError(other_unicode_message(encoding, "opens"), path)
     nul = data.find(b"\x00")
     if nul >= 0:
         raise TokvizError(f"this looks like a binary file, not text: a NUL byte at offset {nul}", path)

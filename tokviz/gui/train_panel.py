@@ -46,7 +46,7 @@ from ..analysis.corpus_stats import corpus_files
 from ..core.patterns import NAMED_PATTERNS
 from ..errors import Cancelled, TokvizError
 from ..train import TrainOptions, train
-from ..train.inputs import distinct_files
+from ..paths import distinct_files
 from .click_guard import guard_clicks
 from .run_on import RunOnBox, open_cluster
 from .style import DEFAULT_THEME, TokenTheme

@@ -24,8 +24,7 @@ from collections.abc import Sequence
 
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
-from ..paths import check_regular_file
-from .inputs import distinct_files
+from ..paths import check_regular_file, distinct_files
 from .options import CancelCheck, Progress, TrainOptions
 
 # model name -> (module, function); imported on use
