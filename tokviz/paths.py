@@ -163,6 +163,17 @@ def check_output_path(path: str | os.PathLike, *, file_only: bool = False) -> os
     return st
 
 
+def folder_entries(path: str | os.PathLike) -> list[Path]:
+    """The entries of the folder `path` (sorted), or a TokvizError naming it when it cannot be
+    listed (Path.iterdir raises PermissionError for a folder that can be looked at, not read)."""
+    check_folder(path)
+    try:
+        names = os.listdir(path)
+    except OSError as exc:
+        raise TokvizError(os_error_reason(exc), path) from None
+    return sorted(Path(path) / name for name in names)
+
+
 def regular_file_or_none(path: str | os.PathLike, what: str = "a file") -> Path | None:
     """`path` when it is a regular file, None when nothing is there, a TokvizError when something
     else is (an optional file such as tokenizer_config.json that is a pipe or a folder is refused,

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import regex
 
-from ..paths import check_regular_file, distinct_files, is_regular_file, stat_path
+from ..paths import check_regular_file, distinct_files, folder_entries, is_regular_file, stat_path
 
 TEXT_SUFFIXES = {".txt", ".md", ".rst", ".text", ".json", ".jsonl", ".csv", ".tsv", ".py", ".c", ".h", ".js",
                  ".ts", ".html", ".xml", ".tex", ".yaml", ".yml", ".toml", ".go", ".rs", ".java", ".cpp"}
@@ -51,6 +51,7 @@ def corpus_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
     for given in paths:  # (checked as given: Path drops a separator at the end, "a.txt/")
         p = Path(given)
         if stat.S_ISDIR(stat_path(given).st_mode):
+            folder_entries(given)  # (a folder that cannot be listed is named; rglob would skip it)
             out.extend(sorted(f for f in p.rglob("*") if f.suffix.lower() in TEXT_SUFFIXES and is_regular_file(f)))
         else:
             check_regular_file(given, "a text file")

@@ -46,7 +46,7 @@ import regex
 
 from ..errors import Cancelled, TokvizError
 from ..formats._util import other_unicode_message, unicode_bom
-from ..paths import check_regular_file, is_regular_file, read_limited, stat_path
+from ..paths import check_regular_file, folder_entries, is_regular_file, read_limited, stat_path
 
 UNSPACED_SCRIPTS = ("Han", "Hiragana", "Katakana", "Thai", "Lao", "Khmer", "Myanmar")
 _UNSPACED_SET = "".join(rf"\p{{scx={s}}}" for s in UNSPACED_SCRIPTS)
@@ -88,7 +88,7 @@ def parallel_files(paths: Iterable[str | os.PathLike]) -> dict[str, Path]:
     for p in paths:
         p = Path(p)
         if stat.S_ISDIR(stat_path(p).st_mode):
-            txt = sorted(f for f in p.iterdir() if f.suffix.lower() == ".txt" and is_regular_file(f))
+            txt = [f for f in folder_entries(p) if f.suffix.lower() == ".txt" and is_regular_file(f)]
             if not txt:
                 raise TokvizError("the folder has no .txt files (one file per language, e.g. de.txt)", p)
             found.extend(txt)

@@ -11,6 +11,7 @@ written without spaces, where STRR is n/a) show under the table.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,7 @@ from ..analysis.corpus_stats import table_csv, table_markdown
 from ..analysis.fairness import WORD_DEFINITION, FairnessResult, fairness_files, language_of
 from ..defaults import parallel_sample_path
 from ..errors import TokvizError
+from ..paths import folder_entries, is_regular_file
 from .click_guard import guard_clicks
 from .jobs import BackgroundJob
 from .plots import CategoryAxis, FittedAxis, make_plot, theme_plot
@@ -52,13 +54,19 @@ GROUP_WIDTH = 0.8  # of the room one language has on the x axis
 
 
 def _expand(paths) -> list[Path]:
-    """The files a list of files and folders stands for (a folder: its *.txt files)."""
+    """The files a list of files and folders stands for (a folder: its *.txt files).  Never raises
+    and never opens a file: a path that cannot be looked at or listed stands for itself (the run
+    names what is wrong with it)."""
     out = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            out.extend(sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() == ".txt"))
-        else:
-            out.append(p)
+    for given in paths:
+        p = Path(given)
+        try:
+            if stat.S_ISDIR(os.stat(given).st_mode):
+                out.extend(f for f in folder_entries(given) if f.suffix.lower() == ".txt" and is_regular_file(f))
+                continue
+        except (OSError, ValueError, TokvizError):
+            pass
+        out.append(p)
     return out
 
 

@@ -34,6 +34,7 @@ from ..analysis.token_info import token_facts
 from ..core import Tokenizer
 from ..core.gcpause import freeze_long_lived
 from ..errors import TokvizError
+from ..paths import check_trailing_separator
 from . import files
 from . import fonts
 from .about import about_html
@@ -310,7 +311,7 @@ class MainWindow(QMainWindow):
             self._on_tokenizer_ready(tokenizer)
             return
         path = tokenizer if tokenizer is not None else defaults.default_tokenizer_path()
-        if tokenizer is None and not Path(path).exists():
+        if tokenizer is None and not os.path.exists(path):
             self.token_view.set_message(
                 "No tokenizer loaded.\nOpen one with File ▸ Open tokenizer… (Ctrl+O) or drop it here.")
         elif self._tokenizer_encoding:
@@ -350,6 +351,11 @@ class MainWindow(QMainWindow):
     def open_tokenizer(self, path: str | os.PathLike) -> None:
         """Load a tokenizer file or folder on a worker (errors are reported, the window stays as it was)."""
         self._opening.pop(os.fspath(path), None)
+        try:
+            check_trailing_separator(path)  # (here: the loader's Path would drop the '/')
+        except TokvizError as exc:
+            self._on_load_failed(os.fspath(path), exc.reason)
+            return
         self.controller.load_tokenizer(path)
 
     def open_found(self, found) -> None:
@@ -974,7 +980,7 @@ class MainWindow(QMainWindow):
         if self._compare_restored:
             return
         self._compare_restored = True
-        saved = [e for e in self.settings.compare_tokenizers() if e["path"] and Path(e["path"]).exists()]
+        saved = [e for e in self.settings.compare_tokenizers() if e["path"] and os.path.exists(e["path"])]
         for entry in saved:
             self.compare_view.add_path(entry["path"], entry["name"], entry["encoding"])
         if not saved and self.controller.tokenizer is not None:

@@ -10,10 +10,10 @@ take concurrent calls, so sharing one between views and workers is safe.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import weakref
 from collections.abc import Callable
-from pathlib import Path
 
 from ..core.tokenizer import Tokenizer
 
@@ -25,9 +25,9 @@ def file_identity(path: str | os.PathLike) -> tuple:
     """What names the contents of a tokenizer file or folder: its real path and, for each
     regular file in it (a folder: those directly inside), name, inode, size and modification
     time.  Raises OSError when it cannot be looked at."""
+    st = os.stat(path)  # (the path as given: "tok.json/" is not the file, as the system says; realpath drops the '/')
     real = os.path.realpath(path)
-    st = os.stat(real)
-    if not Path(real).is_dir():
+    if not stat.S_ISDIR(st.st_mode):
         return real, st.st_ino, st.st_size, st.st_mtime_ns
     files = []
     with os.scandir(real) as entries:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..defaults import default_tokenizer_path, parallel_sample_path
 from ..errors import TokvizError
+from ..paths import check_regular_file, stat_path
 
 ANALYSIS_PAGES = ("fairness", "robustness", "overlap")  # the Analyses tab's pages, in order
 VIEWS = ("explorer", "window", "merges", "vocab", "stats", "compare", "train", "chat", "robustness", "fairness", "overlap")
@@ -102,7 +103,7 @@ def screenshot(
     if text_file is not None:  # a TokvizError naming the file, before any window exists
         from .main_window import BIG_FILE_BYTES, PREVIEW_BYTES
 
-        if Path(text_file).is_file() and Path(text_file).stat().st_size > BIG_FILE_BYTES:
+        if check_regular_file(text_file, "a text file").st_size > BIG_FILE_BYTES:
             files.read_text_head(text_file, PREVIEW_BYTES)  # opened in big-file mode: only its start is read
         else:
             files.read_text_file(text_file)
@@ -332,12 +333,18 @@ def _robustness(app, tokenizers, text_file, out: Path, width: int, height: int, 
 def _fairness(app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
     """The Fairness page on every tokenizer given (or the shipped default), run on `text_file` (a
     folder of parallel files, or one file) or the shipped parallel sample (resources/parallel)."""
+    from ..analysis.fairness import parallel_files
     from .fairness_view import FairnessView
 
     loaded = _named_tokenizers(list(tokenizers) or [str(default_tokenizer_path())])
     source = Path(text_file) if text_file else parallel_sample_path()
-    if not source.exists():
-        raise TokvizError("no parallel files: give --text a folder of them (one file per language)", source)
+    try:
+        os.stat(source)
+    except FileNotFoundError:
+        raise TokvizError("no parallel files: give --text a folder of them (one file per language)", source) from None
+    except (OSError, ValueError):
+        stat_path(source)  # (raises, naming it and why it cannot be looked at)
+    parallel_files([source])  # (a pipe, an unlistable folder: named here, before any window; nothing is read)
     view = FairnessView()
     return _analysis_png(app, view, "fairness", loaded, out, width, height, timeout,
                          before_run=lambda: view.set_files([source]))

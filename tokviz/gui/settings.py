@@ -46,7 +46,7 @@ class Settings:
         out = []
         for entry in self._list("recent/tokenizers"):
             path, name, fmt, encoding = (entry + ["", "", "", ""])[:4]
-            if path and Path(path).exists():
+            if path and os.path.exists(path):  # (False, not an error, for one in an unreadable folder)
                 out.append(Found(name or Path(path).name, Path(path), fmt, RECENT, encoding=encoding or None))
         return out
 
@@ -57,7 +57,7 @@ class Settings:
         self._set_list("recent/tokenizers", entries[:MAX_RECENT])
 
     def recent_texts(self) -> list[str]:
-        return [e[0] for e in self._list("recent/texts") if e and Path(e[0]).exists()]
+        return [e[0] for e in self._list("recent/texts") if e and os.path.exists(e[0])]
 
     def add_recent_text(self, path: str | os.PathLike) -> None:
         path = os.fspath(path)

@@ -267,7 +267,7 @@ class SessionKeeper(QObject):
             if kept.get("conversation") is not None:
                 conversation = conversation_from_json(kept["conversation"], self.store.path)
                 chat_view.set_conversation(conversation, path, modified=kept.get("modified") is not False)
-            elif path is not None and Path(path).is_file():
+            elif path is not None and os.path.isfile(path):  # (False for a pipe, or one that cannot be looked at)
                 chat_view.open_conversation(path)
             else:
                 return False
@@ -281,10 +281,10 @@ class SessionKeeper(QObject):
         if state is None:
             return None
         tokenizer = state.get("tokenizer_path")
-        if tokenizer and not Path(tokenizer).exists():
+        if tokenizer and not os.path.exists(tokenizer):  # (these never raise: False when it cannot be looked at)
             tokenizer = None
         text, text_file = state.get("text"), state.get("text_path")
-        if text is None and text_file and not Path(text_file).is_file():
+        if text is None and text_file and not os.path.isfile(text_file):
             text_file = None
         if tokenizer is None and text is None and text_file is None:
             return None

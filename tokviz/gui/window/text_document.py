@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ...errors import TokvizError
 from ...formats.atomic_write import write_bytes_atomic
+from ...paths import open_regular, os_error_reason
 from ..workers import TaskRunner
 
 SAVE_FILTER = "Text files (*.txt *.md);;All files (*)"
@@ -87,9 +88,17 @@ def write_text(path: str, text: str, line_end: str) -> int:
 def copy_file(source: str, target: str) -> int:
     """Copy `source` to `target` atomically (read whole: big-file mode has checked that several
     times its size fits in memory); the bytes written."""
-    if os.path.exists(target) and os.path.samefile(source, target):
+    try:
+        same = os.path.samefile(source, target)
+    except (OSError, ValueError):
+        same = False  # (no target yet; a source that cannot be read is named below)
+    if same:
         return os.path.getsize(target)
-    data = Path(source).read_bytes()
+    with open_regular(source, "a text file") as fh:  # (a pipe or a device in its place: refused, not read)
+        try:
+            data = fh.read()
+        except OSError as exc:
+            raise TokvizError(os_error_reason(exc), source) from None
     write_bytes_atomic(target, data)
     return len(data)
 
@@ -303,8 +312,9 @@ class TextDocument(QObject):
 
         def failed(exc: BaseException) -> None:
             reason = exc.reason if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}"
+            where = os.fspath(exc.path) if isinstance(exc, TokvizError) and exc.path is not None else path
             self.window.statusBar().showMessage(_tr("The text was not saved"), 6000)
-            self.window.report_error(_tr("Could not save text"), f"{path}\n\n{reason}", path=path, reason=reason)
+            self.window.report_error(_tr("Could not save text"), f"{where}\n\n{reason}", path=where, reason=reason)
 
         self._writer.submit(run, lambda nbytes: self._saved(path, nbytes, entry if is_text else None, edits, then), failed)
 
