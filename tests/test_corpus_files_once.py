@@ -75,3 +75,30 @@ def test_distinct_files_is_the_one_in_paths():
     import tokviz.train
 
     assert tokviz.train.distinct_files is distinct_files
+
+
+def test_a_folder_that_cannot_be_listed_is_named(tmp_path):
+    """(pathlib's rglob skips a folder it may not list: the statistics were of no file at all.)"""
+    import shutil
+
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        prefix = [setpriv, "--bounding-set", "-dac_override,-dac_read_search"] if setpriv else None
+        if prefix is None or subprocess.run(prefix + ["true"], capture_output=True).returncode != 0:
+            pytest.skip("running as root without setpriv: permissions do not apply")
+    else:
+        prefix = []
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "a.txt").write_text("some text\n", encoding="utf-8")
+    if os.geteuid() == 0:
+        os.chown(folder, 65534, 65534)  # (root without its capabilities is then an outsider)
+    folder.chmod(0o300)  # (can be looked at and passed through, not listed)
+    try:
+        done = subprocess.run(prefix + [sys.executable, "-m", "tokviz", "stats", "-t", os.fspath(TOKENIZER), "--corpus",
+                                        os.fspath(folder)], capture_output=True, text=True, timeout=120)
+    finally:
+        folder.chmod(0o700)
+        if os.geteuid() == 0:
+            os.chown(folder, 0, 0)
+    assert done.returncode == 2 and done.stderr == f"tokviz: error: {folder}: permission denied\n", done
