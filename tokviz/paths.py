@@ -1,6 +1,8 @@
 """Checking and opening the files tokviz reads, for every caller (formats, cli, train, analysis,
 the app): regular files only (a folder where one is expected), checked without blocking, with a
-TokvizError that names the file and what it is.
+TokvizError that names the file and what it is.  Also here, for the same callers: each file of a
+list once, whatever names reach it (`distinct_files`), and text in UTF-16 or UTF-32 named as such
+(`unicode_encoding`, `other_unicode_message`).
 
 A named pipe, /dev/zero or a terminal given where a file belongs would block or never end:
 
