@@ -898,11 +898,11 @@ class MainWindow(QMainWindow):
     @Slot(str, str)
     def _on_load_failed(self, path: str, reason: str) -> None:
         self._opening.pop(path, None)
-        self.statusBar().showMessage("Could not load the tokenizer", 6000)
+        self.statusBar().showMessage(self.tr("Could not load the tokenizer"), 6000)
         if self.controller.tokenizer is None:
             self.token_view.set_message(
-                "No tokenizer loaded.\nOpen one with File ▸ Open tokenizer… (Ctrl+O) or drop it here.")
-        self.report_error("Could not open tokenizer", f"{path}\n\n{reason}", path=path, reason=reason)
+                self.tr("No tokenizer loaded.\nOpen one with File ▸ Open tokenizer… (Ctrl+O) or drop it here."))
+        self.report_error(self.tr("Could not open tokenizer"), f"{path}\n\n{reason}", path=path, reason=reason)
 
     @Slot(object)
     def _on_encoded(self, result: EncodeResult) -> None:
