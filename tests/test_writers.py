@@ -264,6 +264,9 @@ def test_wordpiece_vocab_refuses_what_bert_tokenizer_would_read_otherwise(tmp_pa
     other = copy.copy(tok)
     other.pre_tokenizer = pre.Whitespace()
     assert "BertPreTokenizer" in can_write(other, "wordpiece-vocab")
+    other = copy.copy(tok)
+    other.post_processor = None
+    assert "no post-processor" in can_write(other, "wordpiece-vocab")
     spaced = copy.copy(tok)
     spaced.model = copy.copy(tok.model)
     vocab = dict(tok.model.vocab)

@@ -116,6 +116,9 @@ def wordpiece_vocab_problem(tok: Tokenizer) -> str | None:
         if len(before) != 1 or len(after) != 1 or tok.post_processor.trims_offsets:
             return "BertTokenizer puts one [CLS]-like token before a text and one [SEP]-like token after it; this " \
                    "tokenizer's post-processor does otherwise"
+    elif {BERT_DEFAULTS["cls_token"], BERT_DEFAULTS["sep_token"]} <= {t.content for t in tok.added.tokens}:
+        return ("BertTokenizer puts [CLS] and [SEP] around a text when special tokens are added; this tokenizer "
+                "has both but no post-processor")
     by_id, problem = _lines_by_id(tok)
     return problem
 
