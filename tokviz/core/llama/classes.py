@@ -212,7 +212,7 @@ class LlamaClassesTokenizer(Tokenizer):
             allow = self.special_in_text if allow_special is None else allow_special
             check_text(text)
             ids, offsets, special = self._encode_python(text, allow)
-            return self._finish(text, ids, offsets, special, add_special_tokens)
+            return self._finish(text, ids, offsets, special, add_special_tokens, allow)
         return super()._encode(text, add_special_tokens, allow_special)
 
     def _encode_ids(self, text, add_special_tokens, allow_special):
