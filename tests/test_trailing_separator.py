@@ -13,6 +13,7 @@ import pytest
 
 import tokviz
 from tokviz.analysis.corpus_stats import corpus_files
+from tokviz.defaults import default_tokenizer_path
 from tokviz.errors import TokvizError
 from tokviz.paths import check_output_path, check_regular_file, open_regular, regular_file_or_none, stat_path
 
@@ -74,3 +75,22 @@ def test_commands_refuse_it(files):
     assert done.returncode == 2 and "names a folder (the path ends in '/')" in done.stderr and new in done.stderr, done
     assert not (files / "new.json").exists()
     assert run("encode", "-t", tok, text).returncode == 0
+
+
+def test_an_export_path_ending_in_a_separator_is_a_folder(files):
+    """`-o out/` writes into the folder out, never a file named out; vocab-merges makes the folder."""
+    tok = tokviz.load(files / "tok.json")
+    with pytest.raises(TokvizError, match="no such folder") as err:
+        tokviz.save(tok, f"{files / 'new.json'}/", format="hf-json")
+    assert err.value.path == f"{files / 'new.json'}/"
+    assert not (files / "new.json").exists()
+    written = tokviz.formats.writers.save_files(tok, f"{files / 'folder'}/", format="hf-json", overwrite=True)
+    assert written == [files / "folder" / "tokenizer.json"]
+    byte_level = tokviz.load(default_tokenizer_path())
+    written = tokviz.formats.writers.save_files(byte_level, f"{files / 'vm.d'}/", format="vocab-merges")
+    assert sorted(p.name for p in written) == ["merges.txt", "tokenizer_config.json", "vocab.json"]
+    assert all(p.parent == files / "vm.d" for p in written)
+    done = subprocess.run([sys.executable, "-m", "tokviz", "export", "-t", os.fspath(files / "tok.json"),
+                           "--format", "hf-json", "-o", f"{files / 'other.json'}/"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "no such folder" in done.stderr and not (files / "other.json").exists()

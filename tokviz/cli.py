@@ -599,7 +599,7 @@ def cmd_export(args) -> int:
     tok = _load(args.tokenizer, args.pattern)
     out = Path(output)
     spec = write_format(args.format, out) if args.format else write_format(format_for_path(tok, out))
-    files = save_files(tok, out, format=spec.name, scrub=args.scrub, overwrite=args.force)
+    files = save_files(tok, output, format=spec.name, scrub=args.scrub, overwrite=args.force)
     if args.json:
         print(json.dumps({"format": spec.name, "files": [str(p) for p in files]}))
     else:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
+from ..paths import check_trailing_separator
 
 
 @dataclass(frozen=True)
@@ -233,17 +234,25 @@ def save_files(
     scrub: bool = False,
     overwrite: bool = False,
 ) -> list[Path]:
-    """`save`, returning every file written."""
+    """`save`, returning every file written.  A path ending in a separator ("out/") names a folder:
+    an existing one, or for vocab-merges one to make."""
+    given = os.fspath(path)
+    as_folder = given.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep))
+    check_trailing_separator(path)
     path = Path(path).expanduser()
     name = format if format is not None else format_for_path(tokenizer, path)
     spec = write_format(name, path)
     if spec.default_name and path.is_dir():
         path = path / spec.default_name
+    elif as_folder and spec.name != "vocab-merges":
+        raise TokvizError(f"no such folder (the path ends in '{os.sep}'); {spec.label} is written into an existing "
+                          "folder or as a file name", given)
     problem = spec.problem(tokenizer)
     if problem:
         raise TokvizError(f"cannot write as {spec.label}: {problem}", path)
-    folder = path if spec.name == "vocab-merges" and not path.suffix else path.parent
-    made_folder = spec.name == "vocab-merges" and not path.suffix and not path.exists() and path.parent.is_dir()
+    in_itself = spec.name == "vocab-merges" and (as_folder or not path.suffix)
+    folder = path if in_itself else path.parent
+    made_folder = in_itself and not path.exists() and path.parent.is_dir()
     if made_folder:
         path.mkdir()
     if not folder.is_dir():
