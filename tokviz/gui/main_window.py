@@ -287,7 +287,7 @@ class MainWindow(QMainWindow):
         self._restored_from = state
         self._tokenizer_encoding = state.get("encoding")
         if state["crashed"]:
-            self._restore_note = "Restored the work of a session that did not close normally"
+            self._restore_note = self.tr("Restored the work (text and conversation) of a session that did not close normally")
             QTimer.singleShot(0, lambda: self.statusBar().showMessage(self._restore_note, 10_000))
         return state["tokenizer"], state["text"], state["text_file"]
 
