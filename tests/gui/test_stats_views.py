@@ -95,6 +95,25 @@ def _straddling_needle(rows, table):
     raise AssertionError("no straddling needle found")
 
 
+def test_a_regex_filter_survives_an_empty_table(qtbot):
+    """While another tokenizer loads the table is empty: a /regex/ filter shows no rows there (it
+    raised AttributeError inside the model's reset, leaving the reset open), then filters the new one."""
+    model, proxy = VocabModel(), VocabProxy()
+    proxy.setSourceModel(model)
+    tok = tokviz.load(DEMO)
+    model.set_table(token_table(tok))
+    proxy.set_filter("/^th/")
+    assert proxy.rowCount() > 0
+    resets = []
+    proxy.modelAboutToBeReset.connect(lambda: resets.append("begin"))
+    proxy.modelReset.connect(lambda: resets.append("end"))
+    model.set_table(None)
+    assert proxy.rowCount() == 0 and resets and resets[-1] == "end" and resets.count("begin") == resets.count("end")
+    model.set_table(token_table(tok))
+    shown = [proxy.index(k, 2).data() for k in range(proxy.rowCount())]
+    assert shown and all(t.lower().startswith("th") for t in shown)
+
+
 @pytest.mark.parametrize("name", ["demo", *SHARED_TABLES])
 def test_vocab_table_equals_the_per_row_reference(qtbot, name):
     """Every cell of every row, the figures, filters and sorts are what the per-row table showed."""

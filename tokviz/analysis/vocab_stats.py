@@ -163,6 +163,8 @@ class TokenTable:
         search = rx.search
         hit = np.fromiter(map(bool, map(search, self.tokens)), bool, len(self))  # (a match object is true)
         rest = np.flatnonzero(~hit & ~self.text_is_token)
+        if not len(rest):  # (an empty table has no tokenizer to ask)
+            return hit
         texts = map(display_string, map(self.tokenizer.token_bytes, self.ids[rest].tolist()))
         hit[rest] = np.fromiter(map(bool, map(search, texts)), bool, len(rest))
         return hit

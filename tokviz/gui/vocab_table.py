@@ -130,7 +130,6 @@ class VocabProxy(QAbstractProxyModel):
         self._apply()
 
     def _apply(self) -> None:
-        self.beginResetModel()
         t = self.sourceModel().table() if self.sourceModel() is not None else TokenTable.empty()
         text, category, lo, hi = self._filter
         keep = np.ones(len(t), bool)
@@ -157,9 +156,10 @@ class VocabProxy(QAbstractProxyModel):
             visible = visible[np.argsort(self._sort_key(column)[visible], kind="stable")]
         if order == Qt.SortOrder.DescendingOrder:
             visible = visible[::-1]
-        self._visible = visible
-        self._source_to_proxy = np.full(len(t), -1, np.int64)
-        self._source_to_proxy[visible] = np.arange(len(visible))
+        source_to_proxy = np.full(len(t), -1, np.int64)
+        source_to_proxy[visible] = np.arange(len(visible))
+        self.beginResetModel()  # (only once the rows are known: an error above leaves no reset open)
+        self._visible, self._source_to_proxy = visible, source_to_proxy
         self.endResetModel()
 
     def _sort_key(self, column: int) -> np.ndarray:
