@@ -70,6 +70,7 @@ def test_about_box_names_the_versions(qtbot, make_window):
     text = box.text()
     assert "tokviz" in text and "PySide6" in text and "native encoder" in text
     box.close()
+    qtbot.waitUntil(lambda: not window.findChildren(type(box)), timeout=5_000)  # (deleted once closed)
 
 
 def test_token_details_show_the_merge_rank_or_log_probability(qtbot, make_window):

@@ -202,3 +202,22 @@ def test_no_question_without_unsaved_tokenizers(qtbot, make_window, tmp_path):
     window = make_window(None, "hello", settings=Settings(tmp_path / "s.ini"))
     window.request_quit()  # (a question here would block the test)
     assert not window.isVisible()
+
+
+def test_filling_the_unsaved_menu_again_leaves_no_submenus_behind(qtbot, make_window, tmp_path, trained):
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    window = make_window(None, "words", settings=Settings(tmp_path / "s.ini"))
+    for tok in trained:
+        window.use_trained_tokenizer(tok)
+    _kept(qtbot, window, 2)
+
+    def submenus():
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # (the deleteLaters of earlier fills)
+        return window.unsaved_menu.findChildren(QMenu, options=Qt.FindChildOption.FindDirectChildrenOnly)
+
+    for _ in range(5):
+        window.fill_unsaved_menu()
+    assert len(submenus()) == 2
+    assert [a.text() for a in window.unsaved_menu.actions()] == [s.title() for s in submenus()]

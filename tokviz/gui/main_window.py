@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QSizePolicy,
     QSplitter,
@@ -680,7 +681,8 @@ class MainWindow(QMainWindow):
 
     def show_about(self) -> QMessageBox:
         box = QMessageBox(self)
-        box.setWindowTitle("About tokviz")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # (one per use: none left behind)
+        box.setWindowTitle(self.tr("About tokviz"))
         box.setTextFormat(Qt.TextFormat.RichText)
         box.setText(about_html())
         box.setIcon(QMessageBox.Icon.Information)
@@ -706,6 +708,8 @@ class MainWindow(QMainWindow):
 
     def fill_unsaved_menu(self) -> None:
         menu = self.unsaved_menu
+        for sub in menu.findChildren(QMenu, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            sub.deleteLater()  # (clear() removes their actions, not the submenus themselves)
         menu.clear()
         kept = self.unsaved.entries()
         for entry in kept:
