@@ -50,7 +50,7 @@ from ..formats.atomic_write import write_bytes_atomic
 from .click_guard import guard_clicks
 from .style import DEFAULT_THEME, TokenTheme, mono_font
 from .token_view import TokenView
-from .window.text_document import ask_save_changes
+from .window.text_document import ask_before_replacing, ask_save_changes
 from .workers import TaskRunner
 
 CONVERSATION_FILTER = "Conversations (*.json);;All files (*)"
@@ -393,16 +393,7 @@ class ChatView(QWidget):
         """Run `then` (which replaces the conversation) unless that would lose a modified one: asks
         Save / Discard / Cancel first.  Returns "now" (`then` ran), "after save" (it runs once the
         save succeeded and if the conversation was not edited meanwhile) or "cancelled"."""
-        if not self.is_modified():
-            then()
-            return "now"
-        answer = self.ask()
-        if answer == "discard":
-            then()
-            return "now"
-        if answer == "save" and self.save(then=then):
-            return "after save"
-        return "cancelled"
+        return ask_before_replacing(self, then)
 
     def save(self, *, then: Callable[[], object] | None = None) -> bool:
         """Save to the conversation's file (asking for one when it has none), on the worker; `then`

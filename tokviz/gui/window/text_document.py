@@ -126,6 +126,22 @@ def ask_save_changes(parent, name: str, *, quitting: bool = False, conversation:
     return {Button.Save: "save", Button.Discard: "discard"}.get(Button(answer), "cancel")
 
 
+def ask_before_replacing(work, then: Callable[[], object]) -> str:
+    """Run `then`, which replaces `work` (a text document or a chat conversation: is_modified(),
+    ask() and save(then=)), unless that would lose changes: asks Save / Discard / Cancel first.
+    Returns "now" (`then` ran), "after save" (it runs once the save succeeded) or "cancelled"."""
+    if not work.is_modified():
+        then()
+        return "now"
+    answer = work.ask()
+    if answer == "discard":
+        then()
+        return "now"
+    if answer == "save" and work.save(then=then):
+        return "after save"
+    return "cancelled"
+
+
 def ask_save_path(parent, start: str) -> str:
     """Ask where to save the text; "" when cancelled."""
     path, _ = QFileDialog.getSaveFileName(parent, _tr("Save text as"), start, _tr(SAVE_FILTER))
@@ -246,16 +262,7 @@ class TextDocument(QObject):
         """Run `then` (which replaces the text) unless that would lose modified text: asks Save /
         Discard / Cancel first.  Returns "now" (`then` ran), "after save" (it runs once the save
         succeeded and if the text was not edited meanwhile) or "cancelled"."""
-        if not self.is_modified():
-            then()
-            return "now"
-        answer = self.ask()
-        if answer == "discard":
-            then()
-            return "now"
-        if answer == "save" and self.save(then=then):
-            return "after save"
-        return "cancelled"
+        return ask_before_replacing(self, then)
 
     # ---- saving ---------------------------------------------------------------------------------
     def can_save(self) -> bool:
