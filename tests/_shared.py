@@ -103,3 +103,37 @@ def write_hf_cache(hub: Path, repo_id: str, files: dict[str, bytes], commit: str
         (repo / "refs" / ref).parent.mkdir(parents=True, exist_ok=True)
         (repo / "refs" / ref).write_text(commit)
     return snapshot
+
+
+def without_permissions() -> list[str] | None:
+    """A command prefix under which file permissions apply to the process it runs (root ignores
+    them: it runs without the capabilities that bypass them), or None when that is not possible."""
+    import os
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return None
+    drop = [setpriv, "--bounding-set", "-dac_override,-dac_read_search"]
+    return drop if subprocess.run(drop + ["true"], capture_output=True).returncode == 0 else None
+
+
+HANG_LIMIT_S = 30
+
+
+@pytest.fixture
+def no_hang():
+    """Turn a blocked call into a failure: SIGALRM interrupts a blocking open() or read()."""
+    import signal
+
+    def blocked(*_):
+        raise AssertionError(f"blocked for {HANG_LIMIT_S} s")
+
+    old = signal.signal(signal.SIGALRM, blocked)
+    signal.alarm(HANG_LIMIT_S)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)

@@ -16,6 +16,8 @@ from tokviz.analysis.corpus_stats import corpus_files, corpus_stats
 from tokviz.defaults import resource_path
 from tokviz.paths import distinct_files
 
+from _shared import without_permissions
+
 TOKENIZER = Path(__file__).resolve().parent / "data" / "real" / "tortoise-tokenizer.json"
 
 
@@ -79,15 +81,9 @@ def test_distinct_files_is_the_one_in_paths():
 
 def test_a_folder_that_cannot_be_listed_is_named(tmp_path):
     """(pathlib's rglob skips a folder it may not list: the statistics were of no file at all.)"""
-    import shutil
-
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        prefix = [setpriv, "--bounding-set", "-dac_override,-dac_read_search"] if setpriv else None
-        if prefix is None or subprocess.run(prefix + ["true"], capture_output=True).returncode != 0:
-            pytest.skip("running as root without setpriv: permissions do not apply")
-    else:
-        prefix = []
+    prefix = without_permissions()
+    if prefix is None:
+        pytest.skip("running as root without setpriv: permissions do not apply")
     folder = tmp_path / "corpus"
     folder.mkdir()
     (folder / "a.txt").write_text("some text\n", encoding="utf-8")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -19,26 +18,15 @@ from tokviz import cli
 from tokviz.errors import TokvizError
 from tokviz.paths import check_folder, check_regular_file, open_regular, read_limited, read_stream_limited
 
+from _shared import HANG_LIMIT_S, no_hang, without_permissions  # noqa: F401 (no_hang: used by pytestmark)
+
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "tests" / "data" / "real"
 TOKENIZER = REAL / "tortoise-tokenizer.json"  # a 4 KB HF BPE tokenizer.json
 GPT2_FOLDER = REAL / "robbert-1000"  # vocab.json + merges.txt
-LIMIT_S = 30
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system")
-
-
-@pytest.fixture(autouse=True)
-def no_hang():
-    """Turn a blocked call into a failure: SIGALRM interrupts a blocking open() or read()."""
-    def blocked(*_):
-        raise AssertionError(f"blocked for {LIMIT_S} s")
-
-    old = signal.signal(signal.SIGALRM, blocked)
-    signal.alarm(LIMIT_S)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
+pytestmark = [pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system"),
+              pytest.mark.usefixtures("no_hang")]  # (a blocked call fails the test instead of hanging it)
 
 
 @pytest.fixture
@@ -167,20 +155,8 @@ def test_corpus_readers_refuse_special_files(fifo):
 
 # ---- unreadable folders -----------------------------------------------------------------------
 
-def _without_permissions() -> list[str] | None:
-    """A command prefix under which permissions apply to this process (root ignores them: it runs
-    without the capabilities that bypass them), or None when that is not possible here."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return None
-    probe = subprocess.run([setpriv, "--bounding-set", "-dac_override,-dac_read_search", "true"], capture_output=True)
-    return [setpriv, "--bounding-set", "-dac_override,-dac_read_search"] if probe.returncode == 0 else None
-
-
 def test_file_in_an_unreadable_folder(tmp_path):
-    prefix = _without_permissions()
+    prefix = without_permissions()
     if prefix is None:
         pytest.skip("running as root without setpriv: permissions do not apply")
     locked = tmp_path / "locked"
@@ -220,7 +196,7 @@ def test_file_in_an_unreadable_folder(tmp_path):
 def _run(argv, stdin=subprocess.DEVNULL, **kw) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.fspath(ROOT), os.environ.get("PYTHONPATH", "")]),
                QT_QPA_PLATFORM="offscreen")
-    return subprocess.run(argv, stdin=stdin, capture_output=True, text=True, timeout=LIMIT_S, env=env, **kw)
+    return subprocess.run(argv, stdin=stdin, capture_output=True, text=True, timeout=HANG_LIMIT_S, env=env, **kw)
 
 
 def tokviz_cli(*args, **kw) -> subprocess.CompletedProcess:
@@ -342,4 +318,3 @@ def test_utf8_text_is_not_taken_for_utf16():
     assert unicode_encoding("hello world, plain text\n".encode()) is None
     assert unicode_encoding("日本語のテキスト".encode()) is None
     assert unicode_encoding(b"") is None
-

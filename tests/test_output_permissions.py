@@ -5,29 +5,20 @@ capabilities that bypass permissions (setpriv), as tests/test_hostile_paths.py d
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from _shared import without_permissions
+
 TOKENIZER = Path(__file__).resolve().parent / "data" / "real" / "tortoise-tokenizer.json"
-
-
-def _without_permissions() -> list[str] | None:
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return None
-    drop = [setpriv, "--bounding-set", "-dac_override,-dac_read_search"]
-    return drop if subprocess.run(drop + ["true"], capture_output=True).returncode == 0 else None
 
 
 @pytest.fixture
 def folders(tmp_path):
-    prefix = _without_permissions()
+    prefix = without_permissions()
     if prefix is None:
         pytest.skip("running as root without setpriv: permissions do not apply")
     locked, read_only = tmp_path / "locked", tmp_path / "read-only"

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -17,25 +16,13 @@ from pathlib import Path
 import pytest
 
 import tokviz
+from _shared import HANG_LIMIT_S, no_hang, without_permissions  # noqa: F401 (no_hang: used by pytestmark)
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 TOKENIZER = REAL / "tortoise-tokenizer.json"  # a 4 KB HF BPE tokenizer.json
-LIMIT_S = 30
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system")
-
-
-@pytest.fixture(autouse=True)
-def no_hang():
-    """A blocked open() or read() on the UI thread fails the test instead of hanging it."""
-    def blocked(*_):
-        raise AssertionError(f"blocked for {LIMIT_S} s")
-
-    old = signal.signal(signal.SIGALRM, blocked)
-    signal.alarm(LIMIT_S)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
+pytestmark = [pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system"),
+              pytest.mark.usefixtures("no_hang")]  # (a blocked call fails the test instead of hanging it)
 
 
 @pytest.fixture
@@ -216,18 +203,8 @@ print(json.dumps(out))
 '''
 
 
-def _without_permissions() -> list[str] | None:
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return None
-    drop = [setpriv, "--bounding-set", "-dac_override,-dac_read_search"]
-    return drop if subprocess.run(drop + ["true"], capture_output=True).returncode == 0 else None
-
-
 def test_files_in_an_unreadable_folder(tmp_path):
-    prefix = _without_permissions()
+    prefix = without_permissions()
     if prefix is None:
         pytest.skip("running as root without setpriv: permissions do not apply")
     locked = tmp_path / "locked"
