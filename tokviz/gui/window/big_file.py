@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Slot
-from PySide6.QtWidgets import QPlainTextEdit
 
 from ...core.gcpause import freeze_long_lived
 from ...core.streaming import last_cut
@@ -174,10 +173,10 @@ class BigFileMode(QObject):
         window, big = self.window, self.current
         big.region_start, big.region_text = start, region
         # The window's own change of the read-only text: not an edit, nothing to encode, no undo
-        # step (Qt's own setPlainText, whatever the editor adds to it).
+        # step.
         window._setting_text = True
         try:
-            QPlainTextEdit.setPlainText(window.editor, window.current_text() if region is None else region)
+            window.editor.load_text(window.current_text() if region is None else region)
             window.editor.document().setModified(False)
         finally:
             window._setting_text = False

@@ -4,11 +4,24 @@ from __future__ import annotations
 import bisect
 import re
 
-from PySide6.QtCore import Qt, Signal
+import regex
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTextCursor, QTextOption
 from PySide6.QtWidgets import QPlainTextEdit
 
 _NON_BMP = re.compile("[\U00010000-\U0010ffff]")
+
+# Qt's word wrapping rescans an unbreakable run for every line it wraps, so its cost grows with the
+# square of the run: a 100,000-character line of comma-separated numbers took 0.2 s to lay out per
+# keystroke.  Texts with a run this long wrap anywhere instead (at most a few ms).
+LONG_RUN = 1000
+_UNBREAKABLE_RUN = regex.compile(r"[^\s\p{Line_Break=Ideographic}]{%d}" % LONG_RUN)
+_RECHECK_MS = 500
+
+
+def has_long_run(text: str) -> bool:
+    """Whether `text` holds LONG_RUN characters in a row with no white space or ideograph."""
+    return _UNBREAKABLE_RUN.search(text) is not None
 
 
 class TextEditor(QPlainTextEdit):
@@ -27,8 +40,33 @@ class TextEditor(QPlainTextEdit):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # long runs of spaces overhang
         self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
         self.document().setDocumentMargin(10)
-        self.setPlaceholderText("Type or paste text here, or drop a text file…")
+        self.setPlaceholderText(self.tr("Type or paste text here, or drop a text file…"))
         self.set_text_font(font)
+        self._wrap_recheck = QTimer(self, singleShot=True, interval=_RECHECK_MS)
+        self._wrap_recheck.timeout.connect(lambda: self._wrap_for(self.document().toRawText()))
+        self.document().contentsChange.connect(self._on_contents_change)
+
+    def wraps_anywhere(self) -> bool:
+        """Whether lines wrap at any character (the text has a long unbreakable run) rather than
+        at word boundaries."""
+        return self.wordWrapMode() == QTextOption.WrapMode.WrapAnywhere
+
+    def _wrap_for(self, text: str, *, only_anywhere: bool = False) -> None:
+        anywhere = has_long_run(text)
+        if anywhere == self.wraps_anywhere() or (only_anywhere and not anywhere):
+            return
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAnywhere if anywhere
+                             else QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+
+    def _on_contents_change(self, position: int, removed: int, added: int) -> None:
+        if self.wraps_anywhere():
+            self._wrap_recheck.start()  # (an edit may have broken the last long run)
+        else:  # (an insertion, or a deletion joining two runs, may make a long run)
+            block = self.document().findBlock(position)
+            if block.length() > LONG_RUN:  # (a new run holds the edit: look only around it)
+                at = position - block.position()
+                around = block.text()[max(at - LONG_RUN, 0):at + added + LONG_RUN]
+                self._wrap_for(around, only_anywhere=True)
 
     def set_text_font(self, font) -> None:
         self.setFont(font)
@@ -36,9 +74,11 @@ class TextEditor(QPlainTextEdit):
 
     def load_text(self, text: str) -> None:
         """Qt's setPlainText: the text, unmodified, with no undo history."""
+        self._wrap_for(text)
         super().setPlainText(text)
 
     def setPlainText(self, text: str) -> None:
+        self._wrap_for(text)
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()
         cursor.select(QTextCursor.SelectionType.Document)
@@ -57,6 +97,11 @@ class TextEditor(QPlainTextEdit):
     def focusOutEvent(self, event) -> None:
         super().focusOutEvent(event)
         self.focusChanged.emit(False)
+
+    def insertFromMimeData(self, source) -> None:
+        if source.hasText() and not source.hasUrls():
+            self._wrap_for(source.text(), only_anywhere=True)  # (before Qt lays the pasted text out)
+        super().insertFromMimeData(source)
 
     def canInsertFromMimeData(self, source) -> bool:
         if source.hasUrls():
