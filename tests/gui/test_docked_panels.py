@@ -46,6 +46,7 @@ def _merges(qtbot, tokenizer, token: str, text: str) -> MergesPanel:
     panel.set_tokenizer(tokenizer)
     assert panel.show_token(token)
     panel.trace_text(text)
+    qtbot.waitUntil(lambda: not panel.is_indexing(), timeout=60_000)  # (the tree waits for its tables)
     return panel
 
 

@@ -20,6 +20,11 @@ def qwen():
     return tokviz.load(shared_tokenizer("qwen2.5/tokenizer.json"))
 
 
+def indexed(qtbot, panel):
+    """Wait for the merge tables the panel asked a worker for (it shows "indexing…" meanwhile)."""
+    qtbot.waitUntil(lambda: not panel.is_indexing(), timeout=60_000)
+
+
 @pytest.fixture
 def panel(qtbot):
     p = MergesPanel()
@@ -30,9 +35,10 @@ def panel(qtbot):
     p.shutdown()
 
 
-def test_stepping_through_a_bpe_trace(panel, qwen):
+def test_stepping_through_a_bpe_trace(qtbot, panel, qwen):
     panel.set_tokenizer(qwen)
     assert panel.trace_text(" lower") == 1
+    indexed(qtbot, panel)
     trace = trace_bpe(qwen.model, "Ġlower")
     assert panel.step_count() == len(trace.steps) > 2
     assert panel.step() == panel.step_count()  # it opens on the result
@@ -57,6 +63,7 @@ def test_stepping_through_a_bpe_trace(panel, qwen):
 def test_navigating_the_merge_tree(qtbot, panel, qwen):
     panel.set_tokenizer(qwen)
     assert panel.show_token("Ġtokenizer")
+    indexed(qtbot, panel)
     view = panel.tree_view
     items = view.node_items()
     assert items[0].node.token == "Ġtokenizer" and items[0].label == panel.label_of("Ġtokenizer")
@@ -161,6 +168,8 @@ def test_clicking_a_token_in_the_explorer_shows_its_tree(qtbot, make_window, qwe
     panel = window.merges_panel
     assert panel.current_token() == "Ġtokenizer"
     assert panel.word_box.currentData() == "Ġtokenizer"
+    indexed(qtbot, panel)
+    assert panel.tree_view.tree().token == "Ġtokenizer"
 
 
 # ---- the tree in a side dock --------------------------------------------------------------------
@@ -193,6 +202,7 @@ def test_a_small_tree_fits_the_docked_view_whole(qtbot, demo):
     try:
         token = next(t for t in demo.model.vocab if len(merge_tree(demo.model, t).leaves()) == 3)
         assert panel.show_token(token)
+        indexed(qtbot, panel)
         view = panel.tree_view
         visible = _visible_scene(view)
         for item in view.node_items():
@@ -211,6 +221,7 @@ def test_a_wide_tree_stays_legible_and_scrolls_then_fits_when_the_dock_widens(qt
     panel, window, dock = _docked_panel(qtbot, demo, 340)
     try:
         assert panel.show_token("Ġtokenizer")
+        indexed(qtbot, panel)
         view = panel.tree_view
         scene = view.scene().sceneRect()
         assert scene.width() * view.legible_scale() > view.viewport().width()  # (it cannot fit legibly)
@@ -233,6 +244,7 @@ def test_the_build_tab_gives_the_tree_the_larger_share(qtbot, demo):
     try:
         assert panel.show_token("Ġtokenizer")
         panel.trace_text(" tokenizer")
+        indexed(qtbot, panel)
         tree_h = panel.tree_view.height()
         assert tree_h >= MIN_TREE_HEIGHT
         assert tree_h > panel.trace_scroll.height()
@@ -251,6 +263,7 @@ def test_zoom_and_fit(qtbot, demo):
     panel, window, dock = _docked_panel(qtbot, demo, 420)
     try:
         assert panel.show_token("Ġtokenizer")
+        indexed(qtbot, panel)
         view = panel.tree_view
         fitted = view.scale_factor()
         assert view.is_fitting()
@@ -276,6 +289,7 @@ def test_used_by_is_folded_under_the_tree(qtbot, demo):
     panel, window, dock = _docked_panel(qtbot, demo, 360)
     try:
         assert panel.show_token("Ġtoken")
+        indexed(qtbot, panel)
         users = used_by(demo.model, "Ġtoken")
         assert users and panel.used_by.count() == min(500, len(users))
         assert f"Used by {len(users)} merge" in panel.used_toggle.text()

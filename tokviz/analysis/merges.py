@@ -15,12 +15,16 @@ its own string never produces it); `listed_tree` then shows the tree its listed 
 
 `merges_making`, `used_by` and `token_info.merge_rank` read one index per model, built on first
 use from the merge list and kept while the model lives: numpy arrays by token id, not dicts (see
-`_MergeIndex`).
+`_MergeIndex`).  Building it takes a second or more for a large vocabulary, so a view asks
+`built_merge_index` (never builds) and has `merge_index` run on a worker; `trace_ready` /
+`prepare_trace` do the same for the rank table a trace reads.  Any thread may build: each model's
+index is built once.
 
 Plain data, no Qt: the merges view draws these.
 """
 from __future__ import annotations
 
+import threading
 import weakref
 from array import array
 from collections.abc import Iterator, Mapping
@@ -174,6 +178,16 @@ def _node(model, token: str, rank=None, left=None, right=None, reachable=True) -
 def merge_tree(model: BPE | SentencePieceBPE, token: str) -> MergeNode:
     """The tree BPE builds for `token` from its own string; for an unreachable token, the tree its
     listed merges imply (`listed_tree`), its root marked reachable=False."""
+    tree = traced_tree(model, token)
+    if tree is None:
+        tree = listed_tree(model, token)
+        tree.reachable = False
+    return tree
+
+
+def traced_tree(model: BPE | SentencePieceBPE, token: str) -> MergeNode | None:
+    """The tree BPE builds for `token` from its own string, None for an unreachable token (unlike
+    `merge_tree`, it never reads the merge index)."""
     trace = trace_bpe(model, token, whole_words=False)
     nodes = [_node(model, s) for s in trace.initial]
     for step in trace.steps:
@@ -181,9 +195,7 @@ def merge_tree(model: BPE | SentencePieceBPE, token: str) -> MergeNode:
         nodes[step.position : step.position + 2] = [_node(model, step.merged, step.rank, left, right)]
     if len(nodes) == 1 and nodes[0].token == token:
         return nodes[0]
-    tree = listed_tree(model, token)
-    tree.reachable = False
-    return tree
+    return None
 
 
 def listed_tree(model: BPE, token: str, _depth: int = 0) -> MergeNode:
@@ -232,15 +244,63 @@ def used_by(model: BPE, token: str) -> list[tuple[int, str]]:
     return merge_index(model).users(model, token)
 
 
+def trace_ready(model: BPE | SentencePieceBPE) -> bool:
+    """Whether `trace_bpe` and `traced_tree` run at once on `model`: a BPE with a merge list builds
+    its {merge: rank} table on the first trace (tens of milliseconds for 150k merges)."""
+    return not (isinstance(model, BPE) and model.has_merge_list) or model._ranks is not None
+
+
+_RANKS_PER_STEP = 20_000
+
+
+def prepare_trace(model: BPE | SentencePieceBPE) -> None:
+    """Build what `trace_ready` waits for: the table `BPE.ranks` builds, the same entries, but a
+    slice of the merges at a time.  (One dict(zip(...)) over 280k merges is a single call that
+    holds the interpreter lock for 60 ms: a worker building it would stall the UI thread as long.)"""
+    if not isinstance(model, BPE) or trace_ready(model):
+        return
+    merges = model._merge_lines if model._merge_lines is not None else model._merges
+    ranks: dict = {}
+    for start in range(0, len(merges), _RANKS_PER_STEP):
+        stop = start + _RANKS_PER_STEP
+        ranks.update(zip(merges[start:stop], range(start, stop)))  # (a later duplicate keeps its rank)
+    if model._ranks is None:
+        model._ranks = ranks
+
+
+# model -> its _MergeIndex.  Weak keys: the index holds no reference to its model, so a dropped
+# tokenizer takes its index with it.
 _INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_BUILDING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> lock held while it is built
+_GUARD = threading.Lock()  # over _INDEX and _BUILDING
 
 
 def merge_index(model: BPE | SentencePieceBPE) -> _MergeIndex:
-    """The model's merge index, built on first use and kept as long as the model lives."""
+    """The model's merge index, built on first use and kept as long as the model lives.  Threads
+    that ask while another builds it wait for that build."""
     index = _INDEX.get(model)
-    if index is None:
-        index = _INDEX[model] = _MergeIndex(model)
+    if index is not None:
+        return index
+    with _GUARD:
+        index = _INDEX.get(model)
+        if index is not None:
+            return index
+        building = _BUILDING.get(model)
+        if building is None:
+            building = _BUILDING[model] = threading.Lock()
+    with building:
+        index = _INDEX.get(model)
+        if index is None:
+            index = _MergeIndex(model)
+            with _GUARD:
+                _INDEX[model] = index
+                _BUILDING.pop(model, None)
     return index
+
+
+def built_merge_index(model: BPE | SentencePieceBPE) -> _MergeIndex | None:
+    """The model's merge index if it is built, else None (never builds: for the UI thread)."""
+    return _INDEX.get(model)
 
 
 class _MergeIndex:

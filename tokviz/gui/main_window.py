@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
 )
 
 from .. import defaults
-from ..analysis.token_info import token_facts
 from ..core import Tokenizer
 from ..core.gcpause import freeze_long_lived
 from ..errors import TokvizError
@@ -48,6 +47,7 @@ from .compare_view import CompareView
 from .export_dialog import ExportDialog
 from .fairness_view import FairnessView
 from .library_panel import LibraryPanel
+from .merge_tables import token_details
 from .open_tokenizers import open_found
 from .overlap_view import OverlapView
 from .robustness_view import RobustnessView
@@ -890,7 +890,7 @@ class MainWindow(QMainWindow):
         self._push_analysis_set()
         self._vocab_stale = True
         self._fill_vocab_view(self.vocab_dock.isVisible())
-        self.token_view.set_details_provider(lambda token_id: token_facts(tok, token_id))
+        self.token_view.set_details_provider(token_details(tok, self.merges_panel.tables))
         self.controller.set_allow_special(None)  # each format's own default again
         self.action_allow_special.setChecked(tok.special_in_text)
         self.set_color_mode(self.token_view.color_mode())  # ranks and the unknown id are per tokenizer

@@ -10,6 +10,11 @@
   or for a Unigram model the lattice with the best path and the N best segmentations with their
   probabilities.
 
+The tables these read (a trace's rank table, the merge index of "used by" and of unreachable
+trees) are built on a worker the first time they are needed (`MergeTables`): meanwhile the tree,
+the list or the trace reads "indexing…", and the token or word asked for last is drawn when they
+arrive.
+
 "Health" tab: `analysis.token_health.full_health` (`vocab_health` and `token_health`) on a
 worker, with a progress bar and Cancel; a bar chart of the count per finding (log scale: a few
 split specials beside 50k bad merges) and the findings in a tree (unreachable tokens, bad merges,
@@ -51,7 +56,7 @@ from PySide6.QtWidgets import (
 
 from ..analysis.health import HealthReport
 from ..analysis.token_health import full_health
-from ..analysis.merges import merge_tree, trace_bpe, used_by
+from ..analysis.merges import built_merge_index, listed_tree, trace_bpe, trace_ready, traced_tree
 from ..analysis.segments import unigram_lattice, word_spans, wordpiece_trace, words_of
 from ..core.bytelevel import unicode_to_bytes
 from ..core.encoding import display_string
@@ -61,6 +66,7 @@ from ..core.models.wordpiece import WordPiece
 from ..core.sentencepiece import SentencePieceBPE
 from .click_guard import guard_clicks
 from .jobs import BackgroundJob
+from .merge_tables import MergeTables
 from .merge_tree_view import MergeTreeView
 from .plots import MIN_PLOT_HEIGHT, CategoryAxis, FittedAxis, make_plot, theme_plot
 from .style import DEFAULT_THEME, TokenTheme
@@ -92,8 +98,13 @@ class MergesPanel(QWidget):
     def __init__(self, parent=None, theme: TokenTheme = DEFAULT_THEME):
         super().__init__(parent)
         self._tokenizer = None
+        self._token: str | None = None  # the token asked for: shown, or shown once its tables are built
         self._history: list[str] = []
         self._trace_rows: list[TraceRow] = []
+        self._tree_waits = self._used_waits = self._trace_waits = False  # for the merge tables (see MergeTables)
+        self.tables = MergeTables(self)
+        self.tables.built.connect(self._tables_built)
+        self.tables.failed.connect(self._tables_failed)
         self.report: HealthReport | None = None
         self.theme = theme
 
@@ -288,6 +299,8 @@ class MergesPanel(QWidget):
     def set_tokenizer(self, tokenizer) -> None:
         self.cancel_health()
         self._tokenizer = tokenizer
+        self._token = None
+        self._tree_waits = self._used_waits = self._trace_waits = False
         self._history = []
         self.report = None
         self.health_tree.clear()
@@ -333,10 +346,11 @@ class MergesPanel(QWidget):
 
     # ---- merge tree ---------------------------------------------------------------------------------
     def show_token(self, token_or_id, *, remember: bool = True) -> bool:
-        """Show the merge tree of a token (its string in the model's alphabet, or its id)."""
+        """Show the merge tree of a token (its string in the model's alphabet, or its id): at once,
+        or "indexing…" and the tree once the tables it needs are built (the last token asked for
+        then)."""
         if not self.is_bpe():
             return False
-        model = self._tokenizer.model
         token = self._resolve(str(token_or_id).strip())
         if token is None:
             self.tree_info.setText(wrappable(f"{token_or_id!r} is not a token of this model."))
@@ -345,11 +359,33 @@ class MergesPanel(QWidget):
         if remember and current is not None and current != token:
             self._history.append(current)
         self.back_button.setEnabled(bool(self._history))
-        tree = merge_tree(model, token)
-        self.tree_view.set_tree(tree, self.label_of)
+        self._token = token
         self.token_input.setText(token)
-        facts = [f"<b>{self._html(wrappable(self.label_of(token)))}</b>",
-                 f"id {tree.id}" if tree.id is not None else ""]
+        self._draw_token()
+        return True
+
+    def _draw_token(self) -> None:
+        """Draw `_token`'s tree and fill "used by" from the tables built so far; ask for the others."""
+        self._draw_tree()
+        self._fill_used_by()
+
+    def _draw_tree(self) -> None:
+        model, token = self._tokenizer.model, self._token
+        tree = None
+        if trace_ready(model):
+            tree = traced_tree(model, token)
+            if tree is None and built_merge_index(model) is not None:
+                tree = listed_tree(model, token)  # (unreachable: its own string never encodes to it)
+                tree.reachable = False
+        self._tree_waits = tree is None
+        name = f"<b>{self._html(wrappable(self.label_of(token)))}</b>"
+        if tree is None:
+            self.tables.request(model)
+            self.tree_view.set_tree(None)
+            self.tree_info.setText(f"{name} · {self.tr('indexing…')}")
+            return
+        self.tree_view.set_tree(tree, self.label_of)
+        facts = [name, f"id {tree.id}" if tree.id is not None else ""]
         if tree.rank is not None:
             facts.append(f"merge #{tree.rank}")
         facts.append(f"{len(tree.leaves())} symbols, depth {tree.depth()}")
@@ -357,15 +393,49 @@ class MergesPanel(QWidget):
             facts.append("<span style='color:#c0392b'>unreachable: its own string never encodes to it "
                          "(the tree its listed merges imply)</span>")
         self.tree_info.setText(" · ".join(f for f in facts if f))
-        users = used_by(model, token)
+
+    def _fill_used_by(self) -> None:
+        model, token = self._tokenizer.model, self._token
+        index = built_merge_index(model)
+        self._used_waits = index is None
         self.used_by.clear()
+        if index is None:
+            self.tables.request(model)
+            self.used_toggle.setText(self.tr("Used by: indexing…"))
+            self.used_by.setToolTip("")
+            return
+        users = index.users(model, token)
         for rank, merged in users[:500]:
             item = QListWidgetItem(f"#{rank}  {self.label_of(merged)}")
             item.setData(Qt.ItemDataRole.UserRole, merged)
             self.used_by.addItem(item)
         self.used_toggle.setText(f"Used by {len(users):,} merge{'s' if len(users) != 1 else ''}")
         self.used_by.setToolTip(f"The first 500 of {len(users):,}" if len(users) > 500 else "")
-        return True
+
+    def is_indexing(self) -> bool:
+        """Whether the tree, "used by" or the trace waits for merge tables being built."""
+        return self._tree_waits or self._used_waits or self._trace_waits
+
+    def _tables_built(self) -> None:
+        if self._tokenizer is None:
+            return
+        if self._token is not None:
+            if self._tree_waits:
+                self._draw_tree()
+            if self._used_waits:
+                self._fill_used_by()
+        if self._trace_waits:
+            self._trace_current_word()
+
+    def _tables_failed(self, reason: str) -> None:
+        message = self.tr("Could not index the merges: {0}").format(reason)
+        if self._tree_waits:
+            self.tree_info.setText(self._html(message))
+        if self._used_waits:
+            self.used_toggle.setText(self.tr("Used by: not indexed"))
+        if self._trace_waits:
+            self._set_trace([TraceRow(message, ())])
+        self._tree_waits = self._used_waits = self._trace_waits = False
 
     def _resolve(self, text: str) -> str | None:
         model = self._tokenizer.model
@@ -379,8 +449,8 @@ class MergesPanel(QWidget):
         return None
 
     def current_token(self) -> str | None:
-        tree = self.tree_view.tree()
-        return tree.token if tree is not None else None
+        """The token shown, or asked for and shown once the merge tables are built."""
+        return self._token
 
     def go_back(self) -> None:
         if self._history:
@@ -421,7 +491,12 @@ class MergesPanel(QWidget):
         """Trace one word in the model's alphabet."""
         model = self._tokenizer.model
         self.nbest.hide()
-        if isinstance(model, (BPE, SentencePieceBPE)):
+        self._trace_waits = False
+        if isinstance(model, (BPE, SentencePieceBPE)) and not trace_ready(model):
+            self._trace_waits = True
+            self.tables.request(model)
+            self._set_trace([TraceRow(self.tr("indexing…"), ())])
+        elif isinstance(model, (BPE, SentencePieceBPE)):
             trace = trace_bpe(model, word)
             rows = [TraceRow("initial symbols" if not trace.whole_word else "the word is a token: taken whole",
                              tuple(self.label_of(s) for s in trace.initial))]
@@ -476,6 +551,7 @@ class MergesPanel(QWidget):
     def _trace_current_word(self) -> None:
         word = self.word_box.currentData()
         if self._tokenizer is None or word is None:
+            self._trace_waits = False
             self._set_trace([])
             return
         self.trace_word(word)
@@ -634,6 +710,7 @@ class MergesPanel(QWidget):
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
         self.health_job.shutdown(timeout_ms)
+        self.tables.shutdown(timeout_ms)
 
     @staticmethod
     def _html(s: str) -> str:
