@@ -173,3 +173,9 @@ def test_docked_panel_fits_a_narrow_dock(qtbot, dock_width):
         assert panel.details.height() >= 300
     finally:
         panel.shutdown()
+
+
+def test_the_highest_merge_rank_is_the_merge_count_of_a_real_bpe(qtbot, panel, qwen_path):
+    tok = tokviz.load(qwen_path)
+    panel.set_tokenizer(tok)
+    assert panel.rank.maximum() == tok.model.merge_count == len(tok.model.merges) > 100_000

@@ -256,8 +256,9 @@ class EditPanel(QWidget):
 
     def _tokenizer_changed(self) -> None:
         """Inputs that depend on the tokenizer: the padding note, the highest merge rank."""
-        merges = getattr(getattr(self._tokenizer, "model", None), "merges", None)
-        self.rank.setMaximum(len(merges) if merges is not None else 10_000_000)
+        model = getattr(self._tokenizer, "model", None)
+        count = getattr(model, "merge_count", None)  # (BPE's; not building its 150k pairs here)
+        self.rank.setMaximum(count if count is not None else 10_000_000)
         self._update_pad_note()
 
     def set_text(self, text: str) -> None:

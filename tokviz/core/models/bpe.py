@@ -78,6 +78,12 @@ class BPE(Model):
         return self._merges
 
     @property
+    def merge_count(self) -> int | None:
+        """len(merges), without building the pairs (None for a tiktoken-style ranking)."""
+        held = self._merges if self._merges is not None else self._merge_lines
+        return None if held is None else len(held)
+
+    @property
     def has_merge_list(self) -> bool:
         """Whether pairs are ranked by a merge list (False: tiktoken-style, by the merged token's
         id).  Unlike `merges is not None`, this does not build the list of pairs."""
