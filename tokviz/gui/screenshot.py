@@ -252,6 +252,7 @@ def _merges(app, tokenizers: list[str], text_file: str | None, out: Path, width:
             else:
                 word, source = max(words, key=lambda w: len(w[0]))
             panel.trace_text(source)
+            wait_until(lambda: not panel.is_indexing())  # (the tree, used-by and trace fill in)
             panel.set_step(max(1, panel.step_count() // 2))
         return _save_png(app, panel, out)
     finally:
