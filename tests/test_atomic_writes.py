@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -23,8 +24,14 @@ import pytest
 
 import tokviz
 from tokviz.defaults import default_tokenizer_path, resource_path
-from tokviz.errors import TokvizError
-from tokviz.formats.atomic_write import FileTransaction, committed_files, remove_stale_temporaries, write_files_atomic
+from tokviz.errors import Cancelled, TokvizError
+from tokviz.formats.atomic_write import (
+    FileTransaction,
+    committed_files,
+    remove_stale_temporaries,
+    stop_on,
+    write_files_atomic,
+)
 from tokviz.formats.writers import save_files
 from tokviz.train import train
 from tokviz.train.options import TrainOptions
@@ -470,3 +477,35 @@ def test_only_a_regular_file_is_replaced(kind, tmp_path):
                                capture_output=True, text=True, timeout=120)
     assert completed.returncode == 2 and "not a regular file" in completed.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+
+
+def test_a_stopped_write_keeps_the_old_files_and_leaves_no_temporary(tmp_path):
+    """stop_on: a write whose event is set stops with Cancelled, before its first file or between
+    the temporary files and the renames; outside the block the event has no effect."""
+    old, new = _bytelevel(300), _bytelevel(330)
+    folder = tmp_path / "set"
+    folder.mkdir()
+    save_files(old, folder, format="vocab-merges")
+    before = snapshot(folder)
+    stop = threading.Event()
+    stop.set()
+    with stop_on(stop), pytest.raises(Cancelled):
+        save_files(new, folder, format="vocab-merges", overwrite=True)
+    assert snapshot(folder) == before and temporaries(folder) == []
+
+    running = threading.Event()
+    with stop_on(running):
+        tx = FileTransaction()
+        tx.add(folder / "vocab.json", "{}")
+        tx.add(folder / "merges.txt", "#version: 0.2\n")
+        assert len(temporaries(folder)) == 2
+        running.set()  # (after the temporary files are written, before the renames)
+        with pytest.raises(Cancelled):
+            tx.commit()
+    assert snapshot(folder) == before and temporaries(folder) == []
+
+    save_files(new, folder, format="vocab-merges", overwrite=True)  # (the set event no longer applies)
+    expected = tmp_path / "expected"
+    expected.mkdir()
+    save_files(new, expected, format="vocab-merges")
+    assert snapshot(folder) == snapshot(expected) != before

@@ -24,6 +24,10 @@ What each failure leaves:
 
 overwrite=False never replaces a file, also one that appears while writing.  A new file gets the
 usual permissions (0666 less the umask); a replaced file keeps its own.
+
+Work on a thread inside `stop_on(event)` (an export a person may cancel) stops with `Cancelled`
+at the next file a transaction adds or before its renames, once `event` is set: the old files
+stay and no temporary file is left.
 """
 from __future__ import annotations
 
@@ -41,7 +45,7 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import TokvizError
+from ..errors import Cancelled, TokvizError
 from ..paths import kind_of
 
 STALE_AFTER_S = 3600.0  # a temporary file this old is stale even when its process id is in use
@@ -53,6 +57,7 @@ _OWN_NAME = re.compile(r"\..*\.tokviz-(\d+)-[0-9a-f]{12}\.(tmp|bak|journal)", re
 _LEGACY_NAME = re.compile(r"\.(.+)\.[0-9a-f]{12}\.tmp", re.DOTALL)
 _NAME_MAX = 255
 _DEFERRED_SIGNALS = tuple(s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None)) if s)
+_stop = threading.local()  # .event: the stop_on event of the work on this thread
 
 
 def write_text_atomic(path: str | os.PathLike, text: str, *, overwrite: bool = True) -> None:
@@ -84,6 +89,23 @@ def write_files_atomic(files: Iterable[tuple[str | os.PathLike, bytes | str]], *
         raise
 
 
+@contextmanager
+def stop_on(event: threading.Event):
+    """Transactions on this thread inside the block stop with `Cancelled` once `event` is set:
+    as they add a file or before their renames (the old files stay, no temporary file is left)."""
+    outer = getattr(_stop, "event", None)
+    _stop.event = event
+    try:
+        yield
+    finally:
+        _stop.event = outer
+
+
+def _stop_requested() -> bool:
+    event = getattr(_stop, "event", None)
+    return event is not None and event.is_set()
+
+
 def committed_files(exc: BaseException) -> list[Path]:
     """The files a transaction wrote before `exc` (a signal held back during its renames) was
     raised; [] when `exc` left the old files as they were."""
@@ -112,6 +134,9 @@ class FileTransaction:
         """Write `data` to a temporary file beside `path` (fsynced); `path` is written on commit."""
         if self._done:
             raise RuntimeError("the transaction is already committed or aborted")
+        if _stop_requested():
+            self.abort()
+            raise Cancelled("the write was cancelled")
         target = Path(path)
         if isinstance(data, str):
             data = data.encode("utf-8")
@@ -158,6 +183,8 @@ class FileTransaction:
             raise RuntimeError("the transaction is already committed or aborted")
         renamed = False
         try:
+            if _stop_requested():
+                raise Cancelled("the write was cancelled")
             if len(self._parts) > 1:
                 self._prepare_backups()
                 self._write_journal()

@@ -727,10 +727,10 @@ class MainWindow(QMainWindow):
         """Open the export dialog for the current tokenizer (File ▸ Export tokenizer…)."""
         tok = self.controller.tokenizer
         if tok is None:
-            self.statusBar().showMessage("No tokenizer to export", 4000)
+            self.statusBar().showMessage(self.tr("No tokenizer to export"), 4000)
             return None
-        dialog = ExportDialog(tok, self)
-        dialog.accepted.connect(lambda: self._exported(tok, dialog))
+        dialog = ExportDialog(tok, self)  # (deleted when it closes)
+        dialog.exported.connect(self._exported)
         dialog.open()
         return dialog
 
@@ -780,14 +780,14 @@ class MainWindow(QMainWindow):
 
         self._workers.submit(lambda: self.unsaved.keep(tok, origin), done, failed)
 
-    def _exported(self, tok: Tokenizer, dialog: ExportDialog) -> None:
-        written = dialog.written
-        self.statusBar().showMessage("Written: " + ", ".join(str(p) for p in written), 8000)
-        if not written or dialog.written_format in NOT_TOKENIZER_FORMATS:
+    def _exported(self, tok: Tokenizer, written: list[Path], fmt: str) -> None:
+        """`tok` was written to `written` as `fmt` (ExportDialog.exported)."""
+        self.statusBar().showMessage(self.tr("Written: {paths}").format(paths=", ".join(str(p) for p in written)), 8000)
+        if not written or fmt in NOT_TOKENIZER_FORMATS:
             return
         kept = self.unsaved.find(tok.source.path)
         self._unkept.pop(id(tok), None)
-        new_path = os.fspath(written[0].parent if dialog.written_format == "vocab-merges" else written[0])
+        new_path = os.fspath(written[0].parent if fmt == "vocab-merges" else written[0])
         if kept is None:
             if id(tok) in self._keeping:  # (still being kept: _keep's done() discards it)
                 self._exported_while_kept[id(tok)] = new_path
