@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .style import DEFAULT_THEME, TokenTheme
+from .style import DEFAULT_THEME, TokenTheme, set_theme_when_shown
 
 
 class AnalysesView(QWidget):
@@ -100,8 +100,8 @@ class AnalysesView(QWidget):
 
     def set_theme(self, theme: TokenTheme) -> None:
         self.theme = theme
-        for page in self.pages:
-            page.set_theme(theme)
+        for page in self.pages:  # (the pages not shown are redrawn when they are)
+            set_theme_when_shown(page, theme, defer=self.isVisible())
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
         for page in self.pages:

@@ -52,7 +52,8 @@ from .open_tokenizers import open_found
 from .overlap_view import OverlapView
 from .robustness_view import RobustnessView
 from .settings import Settings
-from .style import DARK, LIGHT, chrome_qss, dark_palette, mono_font, system_prefers_dark
+from .style import (DARK, LIGHT, dark_palette, mono_font, set_chrome_theme, set_theme_when_shown,
+                    system_prefers_dark)
 from .token_view import TokenView
 from .window.actions import build_menus
 from .window.big_file import BIG_FILE_BYTES, PREVIEW_BYTES, BigFileMode
@@ -578,17 +579,20 @@ class MainWindow(QMainWindow):
         if name == "system":
             app.setPalette(self._system_palette)
         elif dark:
-            app.setStyle("Fusion")  # (native styles may ignore a custom palette)
+            if app.style().name().lower() != "fusion":  # (a new style re-polishes every widget)
+                app.setStyle("Fusion")  # (native styles may ignore a custom palette)
             app.setPalette(dark_palette())
         else:
             app.setPalette(app.style().standardPalette())
         token_theme = DARK if dark else LIGHT
-        self.setStyleSheet(chrome_qss(dark))
-        for view in (self.token_view, self.merges_panel, self.vocab_view, self.stats_view, self.train_panel,
-                     self.compare_view, self.chat_view, self.analyses_view, self.ids_panel.decoded_tokens,
-                     self.legend):
+        set_chrome_theme(self, "dark" if dark else "light")
+        # token views only drop their cached fills; the panels with plots and tables redraw, so one
+        # out of sight (a hidden tab, a dock tabbed behind another) does that when it comes into sight
+        for view in (self.token_view, self.compare_view, self.chat_view, self.ids_panel.decoded_tokens, self.legend):
             view.set_theme(token_theme)
-        self.roundtrip_panel.set_theme(token_theme)
+        for view in (self.merges_panel, self.vocab_view, self.stats_view, self.train_panel, self.roundtrip_panel,
+                     self.analyses_view):
+            set_theme_when_shown(view, token_theme, defer=self.isVisible())
         for action in self.theme_actions.actions():
             action.setChecked(action.data() == name)
         self.settings.set_value("view/theme", name)

@@ -419,8 +419,8 @@ class StatsView(QWidget):
     def set_theme(self, theme: TokenTheme) -> None:
         self.theme = theme
         theme_plot(self.zipf, theme)
-        if self.result is not None:
-            self._show(self.result)
+        for curve in self.zipf.listDataItems():  # (the curve _show draws, in the new colour)
+            curve.setPen(pg.mkPen(theme.hover_outline, width=2))
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
         self.job.shutdown(timeout_ms)

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from PySide6.QtCore import QEvent, QObject, Qt, Slot
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QFontInfo
+from PySide6.QtWidgets import QApplication, QDockWidget, QFrame, QLabel, QSplitter, QStatusBar, QWidget
 
 # Families tried in order for the monospace views; fontconfig fills in CJK and emoji glyphs
 # (WenQuanYi Micro Hei, Noto Color Emoji) from whatever is installed.
@@ -101,25 +103,136 @@ DARK = TokenTheme(
 THEMES = {"light": LIGHT, "dark": DARK}
 
 
-def chrome_qss(dark: bool) -> str:
-    """Qt style sheet for the chrome around the views (pane headers, status bar, splitters)."""
-    header_bg, border, text, sep = ("#252a33", "#363c47", "#dfe3ea", "#4a515e") if dark else \
-        ("#f1f3f6", "#dde1e6", "#2b3340", "#cfd5dc")
-    return f"""
-QLabel#PaneHeader {{
+# (header background, border, text, status separator) of the chrome in each theme
+CHROME_COLOURS = {"light": ("#f1f3f6", "#dde1e6", "#2b3340", "#cfd5dc"),
+                  "dark": ("#252a33", "#363c47", "#dfe3ea", "#4a515e")}
+CHROME_THEME_PROPERTY = "chromeTheme"
+
+
+def chrome_qss(root: str = "#TokvizMainWindow") -> str:
+    """Qt style sheet for the chrome around the views (pane headers, status bar, splitters) in both
+    themes: set once on the widget `root` selects, whose CHROME_THEME_PROPERTY ('light' or 'dark')
+    picks the colours (`set_chrome_theme`), so that a theme switch re-styles only the chrome."""
+    rules = []
+    for name, (header_bg, border, text, sep) in CHROME_COLOURS.items():
+        scope = f'{root}[{CHROME_THEME_PROPERTY}="{name}"]'
+        rules.append(f"""
+{scope} QLabel#PaneHeader {{
     background: {header_bg};
     border-bottom: 1px solid {border};
     padding: 5px 10px;
     color: {text};
 }}
-QStatusBar {{ border-top: 1px solid {border}; }}
-QStatusBar QLabel {{ padding: 0 6px; color: {text}; }}
-QFrame#StatusSeparator {{ color: {sep}; margin: 4px 0; }}
-QSplitter::handle {{ background: {border}; }}
-"""
+{scope} QStatusBar {{ border-top: 1px solid {border}; }}
+{scope} QStatusBar QLabel {{ padding: 0 6px; color: {text}; }}
+{scope} QFrame#StatusSeparator {{ color: {sep}; margin: 4px 0; }}
+{scope} QSplitter::handle {{ background: {border}; }}
+""")
+    return "".join(rules)
 
 
-CHROME_QSS = chrome_qss(False)
+def chrome_widgets(root: QWidget) -> list[QWidget]:
+    """The widgets under `root` that chrome_qss styles (and the splitters' handles)."""
+    out: list[QWidget] = list(root.findChildren(QLabel, "PaneHeader"))
+    for bar in root.findChildren(QStatusBar):
+        out += [bar, *bar.findChildren(QFrame)]  # (its labels and separators)
+    for splitter in root.findChildren(QSplitter):
+        out += [splitter, *(splitter.handle(i) for i in range(splitter.count()))]
+    return out
+
+
+def set_chrome_theme(root: QWidget, name: str) -> None:
+    """Give `root` (styled with chrome_qss) the chrome colours of theme `name` ('light' or 'dark').
+    Only the widgets the sheet styles are polished again: setting a style sheet on the window
+    would re-polish every widget in it."""
+    if root.property(CHROME_THEME_PROPERTY) == name:
+        return
+    root.setProperty(CHROME_THEME_PROPERTY, name)
+    if not root.styleSheet():
+        # Without this attribute a style sheet gives every widget under `root` a palette of its own,
+        # which an application palette set later (the next theme's) would not reach.
+        QApplication.setAttribute(Qt.ApplicationAttribute.AA_UseStyleSheetPropagationInWidgetStyles, True)
+        root.setStyleSheet(chrome_qss(f"#{root.objectName()}" if root.objectName() else root.metaObject().className()))
+        return
+    for widget in chrome_widgets(root):
+        style = widget.style()
+        style.unpolish(widget)
+        style.polish(widget)
+        widget.update()
+
+
+class _PendingTheme(QObject):
+    """The theme a view out of sight takes when it comes into sight: when it is shown, or when its
+    dock's tab is picked (Qt moves a tabbed dock that is not current out of sight without hiding
+    it).  An event filter only while a theme waits."""
+
+    def __init__(self, view: QWidget):
+        super().__init__(view)
+        self.setObjectName(_PENDING_THEME)
+        self.theme: TokenTheme | None = None
+        dock = dock_of(view)
+        if dock is not None:
+            dock.visibilityChanged.connect(self._dock_visibility_changed)
+
+    def wait(self, theme: TokenTheme) -> None:
+        if self.theme is None:
+            self.parent().installEventFilter(self)
+        self.theme = theme
+
+    def take(self) -> TokenTheme | None:
+        theme, self.theme = self.theme, None
+        if theme is not None:
+            self.parent().removeEventFilter(self)
+        return theme
+
+    def apply(self) -> None:
+        theme = self.take()
+        if theme is not None:
+            self.parent().set_theme(theme)
+
+    @Slot(bool)
+    def _dock_visibility_changed(self, visible: bool) -> None:
+        if visible:
+            self.apply()
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Show and watched is self.parent():
+            self.apply()
+        return False
+
+
+_PENDING_THEME = "tokvizPendingTheme"
+
+
+def dock_of(widget: QWidget) -> QDockWidget | None:
+    """The dock widget `widget` is in, if any."""
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, QDockWidget):
+        parent = parent.parentWidget()
+    return parent
+
+
+def in_sight(widget: QWidget) -> bool:
+    """Whether `widget` can be seen: shown, and not in a tabbed dock whose tab is not the current
+    one (Qt moves such a dock off the window rather than hiding it)."""
+    if not widget.isVisible():
+        return False
+    dock = dock_of(widget)
+    return dock is None or not dock.visibleRegion().isEmpty()
+
+
+def set_theme_when_shown(view: QWidget, theme: TokenTheme, *, defer: bool = True) -> None:
+    """view.set_theme(theme) now if the view is in sight (or not `defer`), else just before it comes
+    into sight: a hidden view's plots and tables are redrawn once, in the theme it is seen in."""
+    pending = view.findChild(QObject, _PENDING_THEME, Qt.FindChildOption.FindDirectChildrenOnly)
+    if not defer or in_sight(view):
+        if pending is not None:
+            pending.take()
+        view.set_theme(theme)
+        return
+    if pending is None:
+        pending = _PendingTheme(view)
+    pending.wait(theme)
 
 
 def system_prefers_dark() -> bool:
