@@ -287,3 +287,101 @@ def test_a_name_the_cache_lacks_offers_a_download(qtbot, tmp_path, monkeypatch):
     with qtbot.waitSignal(panel.nameProblem, timeout=5_000) as blocker:
         panel.open_name("not a name at all")
     assert "not a Hub name" in blocker.args[0] and not panel.download_button.isVisible()
+
+
+# ---- a long recent list ---------------------------------------------------------------------------
+
+def _long_recent_list(tmp_path, count: int = 40):
+    """`count` recent entries, each its own path (a link): Qwen2.5, Llama 3 and cl100k_base among
+    them, the rest small files; and a folder holding one of the recent files."""
+    from tokviz.formats.discover import RECENT, Found
+
+    sources = [(shared_tokenizer("qwen2.5/tokenizer.json"), "hf-json", None),
+               (shared_tokenizer("llama3/tokenizer.json"), "hf-json", None),
+               (shared_tokenizer("cl100k_base.tiktoken"), "tiktoken", "cl100k_base")]
+    small = [(shared_tokenizer("sentencepiece/bpe_8k.model"), "sentencepiece", None),
+             (shared_tokenizer("sentencepiece/unigram_8k.model"), "sentencepiece", None),
+             (shared_tokenizer("bert-minilm/vocab.txt"), "wordpiece-vocab", None)]
+    sources += [small[i % len(small)] for i in range(count - len(sources))]
+    recent = []
+    for i, (source, fmt, encoding) in enumerate(sources):
+        link = tmp_path / "recent" / f"{i:02d}" / source.name
+        link.parent.mkdir(parents=True)
+        link.symlink_to(source)
+        recent.append(Found(f"{source.stem}-{i}", link, fmt, RECENT, encoding=encoding))
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    shutil.copy(small[0][0], folder / "in_folder.model")
+    recent[-1] = Found("in_folder", folder / "in_folder.model", "sentencepiece", RECENT)
+    return recent, folder
+
+
+def test_a_long_recent_list_is_read_on_the_worker_and_its_rows_kept(qtbot, tmp_path):
+    import threading
+
+    from tokviz.formats.discover import FOLDER, RECENT, Found
+    from tokviz.gui.library_panel import tokenizer_details
+
+    recent, folder = _long_recent_list(tmp_path)
+    threads: list[threading.Thread] = []
+    reads: list[Path] = []
+
+    def details(found):
+        threads.append(threading.current_thread())
+        reads.append(found.path)
+        return tokenizer_details(found)
+
+    panel = LibraryPanel([str(folder)], env={"HF_HOME": str(tmp_path / "none"), "TIKTOKEN_CACHE_DIR": ""},
+                         recent=lambda: list(recent), details=details)
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.detailsFinished, timeout=120_000):
+        panel.refresh()
+    assert [f for f in panel.entries() if f.origin == RECENT] == recent
+    # each row shows what loading its file gives, every file was read once, on the worker
+    expected: dict[Path, tuple[str, str]] = {}
+    for f in recent:
+        if f.path.resolve() not in expected:
+            tok = f.load()
+            expected[f.path.resolve()] = (tok.model.kind, f"{tok.vocab_size:,}")
+        item = panel.item_for(f)
+        assert (item.text(2), item.text(3)) == expected[f.path.resolve()], f.name
+    listed = [f.path for f in panel.entries() if f.origin != RECENT and f.path.name != "in_folder.model"]
+    assert sorted(map(str, reads)) == sorted(map(str, [f.path for f in recent] + listed))  # (once each)
+    assert threads and all(t is not threading.main_thread() for t in threads)
+
+    # the same list again: the same rows, nothing read
+    rows = [panel.item_for(f) for f in recent]
+    read_before = len(reads)
+    panel.refresh_recent()
+    assert all(panel.item_for(f) is row for f, row in zip(recent, rows))
+    assert len(reads) == read_before
+
+    # a file opened (at the top) and the oldest one dropped: Recent lists exactly the new list at once
+    opened = Found("opened", tmp_path / "opened.model", "sentencepiece", RECENT)
+    shutil.copy(shared_tokenizer("sentencepiece/unigram_8k.model"), opened.path)
+    recent.insert(0, opened)
+    recent.pop(-2)
+    with qtbot.waitSignal(panel.detailsFinished, timeout=30_000):
+        panel.refresh_recent()
+        assert [f for f in panel.entries() if f.origin == RECENT] == recent
+        assert panel.item_for(opened).text(2) == "…"
+        assert panel.tree.topLevelItem(0).text(0) == f"Recent ({len(recent)})"
+    assert reads[read_before:] == [opened.path]
+    assert all(t is not threading.main_thread() for t in threads)
+    assert (panel.item_for(opened).text(2), panel.item_for(opened).text(3)) == ("Unigram", "8,000")
+
+    # Refresh with nothing changed keeps the rows; the Refresh button reads every file again and
+    # fills both rows of the file listed in Recent and in the folder
+    in_folder = [f for f in panel.entries() if f.origin == FOLDER]
+    folder_rows = [panel.item_for(f) for f in in_folder]
+    with qtbot.waitSignal(panel.refreshed, timeout=30_000):
+        panel.refresh()
+    assert all(panel.item_for(f) is row for f, row in zip(in_folder, folder_rows))
+    with qtbot.waitSignal(panel.detailsFinished, timeout=120_000):
+        panel.refresh(fresh=True)
+    assert [f for f in panel.entries() if f.origin == RECENT] == recent
+    twice = [panel.item_for(recent[-1]), panel.item_for(next(f for f in in_folder if f.name == "in_folder"))]
+    assert twice[0] is not twice[1]
+    assert all((item.text(2), item.text(3)) == ("BPE", "8,000") for item in twice)
+    assert all(t is not threading.main_thread() for t in threads)
+    panel.shutdown()

@@ -5,17 +5,22 @@ Finding them and reading each one's details run on a worker thread, one file at 
 fills in as results arrive, and details already read are kept (Refresh reads them again).  The box
 above the list filters it; Enter opens the one entry left, or a Hub name (`owner/model[@revision]`)
 from the Hugging Face cache.  Nothing is downloaded unless the user asks: a name the cache does not
-have offers Download, which fetches only the tokenizer's files.  `refresh_recent()` redraws only the Recent group (the window calls it after opening
-a tokenizer).  Columns: Name stretches and keeps at least NAME_MIN_SHARE of the width; Vocab, Model
-and Format (in that order) fit their contents while they fit beside it, else are hidden (each row's
-tooltip says them all).
+have offers Download, which fetches only the tokenizer's files.  `refresh_recent()` redraws only
+the Recent group (the window calls it after opening a tokenizer).
+
+The UI thread only builds rows, and only those that changed: a group whose entries are the same
+keeps its rows (a Refresh, a recent list that did not change), each file's rows are found by its
+key rather than by a walk over the tree, and the columns are fitted at most every FIT_DELAY_MS
+while details come in.  Columns: Name stretches and keeps at least NAME_MIN_SHARE of the width;
+Vocab, Model and Format (in that order) fit their contents while they fit beside it, else are hidden
+(each row's tooltip says them all).
 """
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -46,6 +51,9 @@ OPTIONAL_COLUMNS = (3, 2, 1)  # shown in this order while they fit beside the na
 NAME_MIN_SHARE = 0.4
 NAME_MIN_PX = 110
 COLUMN_GAP = 12  # beside each fitted column, so neighbouring values do not touch
+ROW_FLAGS = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsDragEnabled
+VOCAB_ALIGNMENT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+FIT_DELAY_MS = 100  # columns fitted at most this often while details arrive (each fit measures every row)
 
 
 def _key(found: Found) -> str:
@@ -97,6 +105,11 @@ class LibraryPanel(QWidget):
         self._generation = 0
         self._in_flight: dict[str, int] = {}  # file key -> the generation reading its details
         self._known: dict[str, tuple[str, int] | str] = {}  # file key -> (model, size) or an error
+        self._rows: dict[str, list[QTreeWidgetItem]] = {}  # file key -> its rows (Recent and another group)
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(FIT_DELAY_MS)
+        self._fit_timer.timeout.connect(self._fit_columns)
         self.tree = _LibraryTree()
         self.tree.setObjectName("LibraryTree")
         self.tree.setDragEnabled(True)
@@ -186,17 +199,22 @@ class LibraryPanel(QWidget):
             return
         path = getattr(getattr(opened, "source", None), "path", None)
         if path:
-            self._known[os.path.normcase(os.path.abspath(path))] = (opened.model.kind, opened.vocab_size)
+            key = os.path.normcase(os.path.abspath(path))
+            self._known[key] = (opened.model.kind, opened.vocab_size)
+            for item in self._rows.get(key, ()):
+                self._fill(item, self._known[key])
         recent = self._recent()
         old = self._group(RECENT)
-        if old is not None:
-            self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(old))
-        if recent:
-            self._add_group(RECENT, recent, 0)
-        self._filter(self.name_box.text())
-        self._update_status()
+        if old is None or not self._same_entries(old, recent):  # (else the rows shown are right already)
+            if old is not None:
+                self._forget_rows(old)
+                self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(old))
+            if recent:
+                self._add_group(RECENT, recent, 0)
+            self._filter(self.name_box.text())
+            self._update_status()
+            self._fit_columns()
         self._fetch_details(self._generation, recent)
-        self._fit_columns()
 
     def add_folder(self, folder: str | os.PathLike) -> None:
         folder = os.fspath(folder)
@@ -323,30 +341,44 @@ class LibraryPanel(QWidget):
         self._say("Download cancelled.")
 
     def _filter(self, text: str) -> None:
-        needle = text.strip().lower()
         for g in range(self.tree.topLevelItemCount()):
-            group = self.tree.topLevelItem(g)
-            for k in range(group.childCount()):
-                item = group.child(k)
-                found = item.data(0, FOUND_ROLE)
-                item.setHidden(bool(needle) and needle not in found.name.lower() and needle not in str(found.path).lower())
+            self._filter_group(self.tree.topLevelItem(g), text)
         if not text.strip():
             self._wanted = None
             if not self._downloading:
                 self._say("")
 
+    @staticmethod
+    def _filter_group(group: QTreeWidgetItem, text: str) -> None:
+        needle = text.strip().lower()
+        for k in range(group.childCount()):
+            item = group.child(k)
+            found = item.data(0, FOUND_ROLE)
+            item.setHidden(bool(needle) and needle not in found.name.lower() and needle not in str(found.path).lower())
+
     # ---- internals ------------------------------------------------------------------------------
     def _show(self, gen: int, found: list[Found]) -> None:
-        self.tree.clear()
+        """Show what a look found: a group whose entries are the same keeps its rows, the others
+        are built again."""
         if self._recent is not None:
             found = self._recent() + found
         by_origin: dict[str, list[Found]] = {}
         for f in found:
             by_origin.setdefault(f.origin, []).append(f)
-        for origin, _title in GROUPS:
-            items = by_origin.get(origin, [])
-            if items or origin == FOLDER:
-                self._add_group(origin, items, self.tree.topLevelItemCount())
+        wanted = {origin: by_origin.get(origin, []) for origin, _title in GROUPS
+                  if by_origin.get(origin) or origin == FOLDER}
+        kept: set[str] = set()
+        for g in reversed(range(self.tree.topLevelItemCount())):
+            group = self.tree.topLevelItem(g)
+            origin = group.data(0, GROUP_ROLE)
+            if origin in wanted and self._same_entries(group, wanted[origin]):
+                kept.add(origin)
+            else:
+                self._forget_rows(group)
+                self.tree.takeTopLevelItem(g)
+        for index, (origin, items) in enumerate(wanted.items()):
+            if origin not in kept:
+                self._add_group(origin, items, index)
         self._update_status()
         self._filter(self.name_box.text())
         self.refreshed.emit()
@@ -363,28 +395,55 @@ class LibraryPanel(QWidget):
                 return self.tree.topLevelItem(g)
         return None
 
-    def _add_group(self, origin: str, items: list[Found], index: int) -> None:
+    def _add_group(self, origin: str, items: list[Found], index: int) -> QTreeWidgetItem:
         title = dict(GROUPS)[origin]
         group = QTreeWidgetItem([f"{title} ({len(items)})"])
         group.setData(0, GROUP_ROLE, origin)
         group.setFlags(Qt.ItemFlag.ItemIsEnabled)
-        self.tree.insertTopLevelItem(index, group)
+        rows = []
         for f in items:
             item = QTreeWidgetItem([f.name, f.format, "…", ""])
             item.setData(0, FOUND_ROLE, f)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsDragEnabled)
-            item.setTextAlignment(3, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            group.addChild(item)
-            known = self._known.get(_key(f))
+            item.setFlags(ROW_FLAGS)
+            item.setTextAlignment(3, VOCAB_ALIGNMENT)
+            key = _key(f)
+            self._rows.setdefault(key, []).append(item)
+            known = self._known.get(key)
             if known is not None:
                 self._fill(item, known)
             else:
                 self._set_tip(item)
+            rows.append(item)
+        group.addChildren(rows)  # (before the group is in the tree: the view hears of it once)
+        self.tree.insertTopLevelItem(index, group)
         group.setFirstColumnSpanned(True)  # the group title may use the whole row
         group.setExpanded(True)
+        return group
+
+    @staticmethod
+    def _same_entries(group: QTreeWidgetItem, items: list[Found]) -> bool:
+        """Whether `group` lists exactly `items`, in order (with the same detail line)."""
+        if group.childCount() != len(items):
+            return False
+        for k, f in enumerate(items):
+            shown = group.child(k).data(0, FOUND_ROLE)
+            if shown != f or shown.detail != f.detail:
+                return False
+        return True
+
+    def _forget_rows(self, group: QTreeWidgetItem) -> None:
+        """Drop `group`'s rows from the index of rows by file (before the group is taken away)."""
+        for k in range(group.childCount()):
+            item = group.child(k)
+            key = _key(item.data(0, FOUND_ROLE))
+            rows = [r for r in self._rows.get(key, ()) if r is not item]
+            if rows:
+                self._rows[key] = rows
+            else:
+                self._rows.pop(key, None)
 
     def _update_status(self) -> None:
-        n = len(self.entries())
+        n = sum(self.tree.topLevelItem(g).childCount() for g in range(self.tree.topLevelItemCount()))
         self.status.setText(f"{n} tokenizers" if n else "No tokenizers found: add a folder")
 
     def _fetch_details(self, gen: int, found: list[Found]) -> None:
@@ -403,12 +462,7 @@ class LibraryPanel(QWidget):
 
     def _items_of(self, found: Found) -> list[QTreeWidgetItem]:
         """Every row of the file `found` (it may be in Recent and in a folder's group)."""
-        key, out = _key(found), []
-        for g in range(self.tree.topLevelItemCount()):
-            group = self.tree.topLevelItem(g)
-            out += [group.child(k) for k in range(group.childCount())
-                    if _key(group.child(k).data(0, FOUND_ROLE)) == key]
-        return out
+        return list(self._rows.get(_key(found), ()))
 
     def _fill(self, item: QTreeWidgetItem, known: tuple[str, int] | str) -> None:
         if isinstance(known, str):
@@ -443,9 +497,13 @@ class LibraryPanel(QWidget):
         self._in_flight.pop(_key(found), None)
         if gen != self._generation:
             return
+        if self._in_flight:
+            if not self._fit_timer.isActive():
+                self._fit_timer.start()
+            return
+        self._fit_timer.stop()
         self._fit_columns()
-        if not self._in_flight:
-            self.detailsFinished.emit()
+        self.detailsFinished.emit()
 
     # ---- columns --------------------------------------------------------------------------------
     def column_widths(self) -> list[int]:
