@@ -22,6 +22,14 @@ def test_long_run_detection():
     assert not has_long_run(("word " * 10_000))
     assert not has_long_run("中文分词" * 2_000)  # (ideographs break anywhere already)
     assert has_long_run("the start " + numbers_line(5_000) + " the end")
+    assert has_long_run("中" + "x" * LONG_RUN)
+    assert not has_long_run("x" * (LONG_RUN // 2) + "中" + "x" * (LONG_RUN // 2 + 10))
+
+
+def test_runs_just_short_of_the_limit_do_not_count():
+    text = " ".join("x" * (LONG_RUN - 1) for _ in range(20))
+    assert not has_long_run(text)
+    assert has_long_run(text + "x")
 
 
 def test_editor_wraps_long_runs_anywhere(qtbot):

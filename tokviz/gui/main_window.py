@@ -50,6 +50,7 @@ from .library_panel import LibraryPanel
 from .merge_tables import token_details
 from .open_tokenizers import open_found
 from .overlap_view import OverlapView
+from .platform import tune_allocator, tune_thread_switching
 from .robustness_view import RobustnessView
 from .settings import Settings
 from .style import (DARK, LIGHT, dark_palette, mono_font, set_chrome_theme, set_theme_when_shown,
@@ -118,6 +119,9 @@ class MainWindow(QMainWindow):
         parent: QWidget | None = None,
     ):
         super().__init__(parent)
+        # The process set-up a long session needs, whoever opens the window (the app, a script, tests).
+        tune_allocator()
+        tune_thread_switching()
         self.setObjectName("TokvizMainWindow")
         self.setAcceptDrops(True)
         self._error_handler = error_handler

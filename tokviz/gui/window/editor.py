@@ -15,7 +15,9 @@ _NON_BMP = re.compile("[\U00010000-\U0010ffff]")
 # square of the run: a 100,000-character line of comma-separated numbers took 0.2 s to lay out per
 # keystroke.  Texts with a run this long wrap anywhere instead (at most a few ms).
 LONG_RUN = 1000
-_UNBREAKABLE_RUN = regex.compile(r"[^\s\p{Line_Break=Ideographic}]{%d}" % LONG_RUN)
+# (the look-behind starts a match only where a run starts, so each run is read once: without it a
+# text of runs just short of LONG_RUN took seconds)
+_UNBREAKABLE_RUN = regex.compile(r"(?<![^\s\p{Line_Break=Ideographic}])[^\s\p{Line_Break=Ideographic}]{%d}" % LONG_RUN)
 _RECHECK_MS = 500
 
 
