@@ -221,3 +221,37 @@ def test_filling_the_unsaved_menu_again_leaves_no_submenus_behind(qtbot, make_wi
         window.fill_unsaved_menu()
     assert len(submenus()) == 2
     assert [a.text() for a in window.unsaved_menu.actions()] == [s.title() for s in submenus()]
+
+
+def test_the_unsaved_menu_keeps_no_submenus_while_hidden_and_its_actions_still_work(qtbot, make_window, tmp_path,
+                                                                                     trained):
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    window = make_window(None, "words", settings=Settings(tmp_path / "s.ini"))
+    for tok in trained:
+        window.use_trained_tokenizer(tok)
+    _kept(qtbot, window, 2)
+    menu = window.unsaved_menu
+
+    def submenus():
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        return menu.findChildren(QMenu, options=Qt.FindChildOption.FindDirectChildrenOnly)
+
+    top_level = len(QApplication.topLevelWidgets())
+    for _ in range(10):
+        menu.aboutToShow.emit()
+        assert len(submenus()) == 2
+        menu.aboutToHide.emit()
+        qtbot.waitUntil(lambda: not submenus(), timeout=2_000)
+    assert len(QApplication.topLevelWidgets()) <= top_level
+
+    # An entry's Open, chosen as the menu hides (Qt hides the menus, then triggers the action).
+    menu.aboutToShow.emit()
+    current = window.tokenizer()
+    other = next(sub for sub in submenus() if current.source.name not in sub.title())
+    entry_name = other.title()
+    menu.aboutToHide.emit()
+    other.actions()[0].trigger()
+    qtbot.waitUntil(lambda: window.tokenizer() is not current and window.tokenizer().source.name in entry_name,
+                    timeout=30_000)

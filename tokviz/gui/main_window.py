@@ -715,17 +715,23 @@ class MainWindow(QMainWindow):
             menu.addAction("Nothing opened yet").setEnabled(False)
 
     def fill_unsaved_menu(self) -> None:
+        """File ▸ Unsaved tokenizers, filled when shown: a submenu per tokenizer kept."""
+        self.empty_unsaved_menu()
+        menu = self.unsaved_menu
+        kept = self.unsaved.entries()
+        for entry in kept:
+            sub = menu.addMenu(entry.describe())
+            sub.addAction(self.tr("&Open"), lambda e=entry: self.open_kept(e))
+            sub.addAction(self.tr("&Discard…"), lambda e=entry: self.discard_kept(e, ask=True))
+        if not kept:
+            menu.addAction(self.tr("Every tokenizer trained or edited here has been exported")).setEnabled(False)
+
+    def empty_unsaved_menu(self) -> None:
+        """Delete the submenus (each a window of its own) until the menu is shown again."""
         menu = self.unsaved_menu
         for sub in menu.findChildren(QMenu, options=Qt.FindChildOption.FindDirectChildrenOnly):
             sub.deleteLater()  # (clear() removes their actions, not the submenus themselves)
         menu.clear()
-        kept = self.unsaved.entries()
-        for entry in kept:
-            sub = menu.addMenu(entry.describe())
-            sub.addAction("&Open", lambda e=entry: self.open_kept(e))
-            sub.addAction("&Discard…", lambda e=entry: self.discard_kept(e, ask=True))
-        if not kept:
-            menu.addAction("Every tokenizer trained or edited here has been exported").setEnabled(False)
 
     def show_compare(self) -> None:
         """Switch to the Compare tab (on the text being edited)."""
