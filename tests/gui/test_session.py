@@ -255,3 +255,19 @@ def test_the_unsaved_menu_keeps_no_submenus_while_hidden_and_its_actions_still_w
     other.actions()[0].trigger()
     qtbot.waitUntil(lambda: window.tokenizer() is not current and window.tokenizer().source.name in entry_name,
                     timeout=30_000)
+
+
+def test_find_names_a_kept_tokenizer_by_its_path_only(tmp_path, trained):
+    from tokviz.gui.window.session import UnsavedTokenizers
+
+    unsaved = UnsavedTokenizers(tmp_path / "kept")
+    kept = [unsaved.keep(tok, "trained") for tok in trained]
+    assert unsaved.entries() == kept
+    for k in kept:
+        assert unsaved.find(k.path) == k
+        assert unsaved.find(tmp_path / "kept" / ".." / "kept" / k.key / k.path.name) == k
+        assert unsaved.find(k.path.parent / "meta.json") is None
+        assert unsaved.find(k.path.parent) is None or k.path == k.path.parent
+    assert unsaved.find(tmp_path / "kept") is None
+    assert unsaved.find(tmp_path / "elsewhere.json") is None
+    assert unsaved.find(None) is None

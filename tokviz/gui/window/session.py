@@ -168,27 +168,31 @@ class UnsavedTokenizers:
 
     def entries(self) -> list[KeptTokenizer]:
         """Every kept tokenizer, oldest first (folders without a readable meta.json are skipped)."""
-        out = []
         try:
             homes = sorted(p for p in self.folder.iterdir() if p.is_dir())
         except OSError:
             return []
-        for home in homes:
-            try:
-                meta = json.loads((home / "meta.json").read_text(encoding="utf-8"))
-                path = (home / meta["path"]).resolve()
-                out.append(KeptTokenizer(home.name, path, str(meta["name"]), str(meta["origin"]),
-                                         float(meta["created"])))
-            except (OSError, ValueError, KeyError, TypeError):
-                continue
-        return sorted(out, key=lambda k: k.created)
+        return sorted((k for k in map(self._read, homes) if k is not None), key=lambda k: k.created)
+
+    @staticmethod
+    def _read(home: Path) -> KeptTokenizer | None:
+        try:
+            meta = json.loads((home / "meta.json").read_text(encoding="utf-8"))
+            path = (home / meta["path"]).resolve()
+            return KeptTokenizer(home.name, path, str(meta["name"]), str(meta["origin"]), float(meta["created"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
 
     def find(self, path: str | os.PathLike | None) -> KeptTokenizer | None:
-        """The kept tokenizer stored at `path`, if it is one."""
+        """The kept tokenizer stored at `path`, if it is one (only its own folder is read: the
+        window asks for every tokenizer it shows)."""
         if not path:
             return None
-        resolved = Path(path).resolve()
-        return next((k for k in self.entries() if k.path == resolved), None)
+        resolved, folder = Path(path).resolve(), self.folder.resolve()
+        if resolved == folder or not resolved.is_relative_to(folder):
+            return None
+        kept = self._read(folder / resolved.relative_to(folder).parts[0])
+        return kept if kept is not None and kept.path == resolved else None
 
     def discard(self, key: str) -> None:
         if key and "/" not in key and key not in (".", ".."):
