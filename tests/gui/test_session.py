@@ -204,27 +204,8 @@ def test_no_question_without_unsaved_tokenizers(qtbot, make_window, tmp_path):
     assert not window.isVisible()
 
 
-def test_filling_the_unsaved_menu_again_leaves_no_submenus_behind(qtbot, make_window, tmp_path, trained):
-    from PySide6.QtCore import QEvent, Qt
-    from PySide6.QtWidgets import QApplication, QMenu
-
-    window = make_window(None, "words", settings=Settings(tmp_path / "s.ini"))
-    for tok in trained:
-        window.use_trained_tokenizer(tok)
-    _kept(qtbot, window, 2)
-
-    def submenus():
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # (the deleteLaters of earlier fills)
-        return window.unsaved_menu.findChildren(QMenu, options=Qt.FindChildOption.FindDirectChildrenOnly)
-
-    for _ in range(5):
-        window.fill_unsaved_menu()
-    assert len(submenus()) == 2
-    assert [a.text() for a in window.unsaved_menu.actions()] == [s.title() for s in submenus()]
-
-
-def test_the_unsaved_menu_keeps_no_submenus_while_hidden_and_its_actions_still_work(qtbot, make_window, tmp_path,
-                                                                                     trained):
+def test_the_unsaved_menu_lists_each_kept_tokenizer_with_one_submenu_however_often_filled(qtbot, make_window,
+                                                                                         tmp_path, trained):
     from PySide6.QtCore import QEvent, Qt
     from PySide6.QtWidgets import QApplication, QMenu
 
@@ -233,6 +214,7 @@ def test_the_unsaved_menu_keeps_no_submenus_while_hidden_and_its_actions_still_w
         window.use_trained_tokenizer(tok)
     _kept(qtbot, window, 2)
     menu = window.unsaved_menu
+    kept = window.unsaved_work()
 
     def submenus():
         QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
@@ -240,20 +222,19 @@ def test_the_unsaved_menu_keeps_no_submenus_while_hidden_and_its_actions_still_w
 
     top_level = len(QApplication.topLevelWidgets())
     for _ in range(10):
-        menu.aboutToShow.emit()
-        assert len(submenus()) == 2
-        menu.aboutToHide.emit()
-        qtbot.waitUntil(lambda: not submenus(), timeout=2_000)
-    assert len(QApplication.topLevelWidgets()) <= top_level
+        window.fill_unsaved_menu()
+    assert submenus() == [window.unsaved_discard_menu]
+    assert len(QApplication.topLevelWidgets()) == top_level
+    entries = [a for a in menu.actions() if not a.isSeparator() and a.menu() is None]
+    assert [a.text() for a in entries] == [k.describe() for k in kept]
+    discard = window.unsaved_discard_menu.actions()
+    assert [a.text() for a in discard] == [k.describe() + "…" for k in kept]
 
-    # An entry's Open, chosen as the menu hides (Qt hides the menus, then triggers the action).
-    menu.aboutToShow.emit()
+    # Choosing an entry opens it.
     current = window.tokenizer()
-    other = next(sub for sub in submenus() if current.source.name not in sub.title())
-    entry_name = other.title()
-    menu.aboutToHide.emit()
-    other.actions()[0].trigger()
-    qtbot.waitUntil(lambda: window.tokenizer() is not current and window.tokenizer().source.name in entry_name,
+    other = next(a for a in entries if current.source.name not in a.text())
+    other.trigger()
+    qtbot.waitUntil(lambda: window.tokenizer() is not current and window.tokenizer().source.name in other.text(),
                     timeout=30_000)
 
 

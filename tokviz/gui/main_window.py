@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QSizePolicy,
     QSplitter,
@@ -715,23 +714,22 @@ class MainWindow(QMainWindow):
             menu.addAction("Nothing opened yet").setEnabled(False)
 
     def fill_unsaved_menu(self) -> None:
-        """File ▸ Unsaved tokenizers, filled when shown: a submenu per tokenizer kept."""
-        self.empty_unsaved_menu()
-        menu = self.unsaved_menu
+        """File ▸ Unsaved tokenizers, filled when shown: each kept tokenizer (choose one to open it),
+        then Discard ▸ each of them.  Its one submenu is made once: a menu is a window of its own,
+        and one per entry would be as many windows as tokenizers trained in the session."""
+        menu, discard = self.unsaved_menu, self.unsaved_discard_menu
+        menu.clear()
+        discard.clear()
         kept = self.unsaved.entries()
         for entry in kept:
-            sub = menu.addMenu(entry.describe())
-            sub.addAction(self.tr("&Open"), lambda e=entry: self.open_kept(e))
-            sub.addAction(self.tr("&Discard…"), lambda e=entry: self.discard_kept(e, ask=True))
-        if not kept:
+            action = menu.addAction(entry.describe(), lambda e=entry: self.open_kept(e))
+            action.setStatusTip(self.tr("Open it in the explorer"))
+            discard.addAction(self.tr("{0}…").format(entry.describe()), lambda e=entry: self.discard_kept(e, ask=True))
+        if kept:
+            menu.addSeparator()
+            menu.addMenu(discard)
+        else:
             menu.addAction(self.tr("Every tokenizer trained or edited here has been exported")).setEnabled(False)
-
-    def empty_unsaved_menu(self) -> None:
-        """Delete the submenus (each a window of its own) until the menu is shown again."""
-        menu = self.unsaved_menu
-        for sub in menu.findChildren(QMenu, options=Qt.FindChildOption.FindDirectChildrenOnly):
-            sub.deleteLater()  # (clear() removes their actions, not the submenus themselves)
-        menu.clear()
 
     def show_compare(self) -> None:
         """Switch to the Compare tab (on the text being edited)."""

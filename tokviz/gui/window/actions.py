@@ -4,9 +4,9 @@ Every menu's items have different accelerator letters (checked by tests/gui/test
 Edit menu's text actions (undo, cut, copy, ...) act on whichever text field has the focus."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QTextEdit
+from PySide6.QtWidgets import QApplication, QLineEdit, QMenu, QPlainTextEdit, QTextEdit
 
 from ..coloring import MODES as COLOR_MODES
 
@@ -72,8 +72,7 @@ def _file_menu(window) -> None:
     window.recent_menu.aboutToShow.connect(window.fill_recent_menu)
     window.unsaved_menu = menu.addMenu("&Unsaved tokenizers")
     window.unsaved_menu.aboutToShow.connect(window.fill_unsaved_menu)
-    # (after the hide: an entry's action chosen is triggered once its menus have hidden)
-    window.unsaved_menu.aboutToHide.connect(lambda: QTimer.singleShot(0, window.empty_unsaved_menu))
+    window.unsaved_discard_menu = QMenu(window.tr("&Discard"), window.unsaved_menu)
     menu.addSeparator()
     menu.addAction(window.action_save_text)
     menu.addAction(window.action_save_text_as)
