@@ -115,6 +115,7 @@ class Point:
     top_level_widgets: int
     qobjects: int
     tokenizers_alive: int
+    native_cache_mb: float  # the live tokenizers' C encoder caches
     py_threads: int
     fds: int
 
@@ -132,6 +133,8 @@ class Heartbeat(QObject):
         self.stalls: list[tuple[float, str]] = []
         self.stacks: Counter = Counter()  # "innermost frames" -> stalls seen there
         self.action = "start"
+        self.context = ""
+        self.details: list[tuple[float, str, str]] = []  # (seconds, action, context) of each stall
         self._last = time.perf_counter()
         self._timer = QTimer(self, interval=20)
         self._timer.timeout.connect(self._tick)
@@ -155,6 +158,7 @@ class Heartbeat(QObject):
         self._last = now
         if gap > self.stall_s:
             self.stalls.append((gap, self.action))
+            self.details.append((gap, self.action, self.context))
 
     def _sample(self) -> None:
         sampled_for = None
@@ -168,9 +172,10 @@ class Heartbeat(QObject):
                 inner = [f for f in traceback.extract_stack(frame)[::-1] if "/benchmarks/" not in f.filename][:6]
                 self.stacks[" <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in inner) or self.action] += 1
 
-    def during(self, action: str) -> None:
-        """Name the action now running (stalls are reported with it)."""
+    def during(self, action: str, context: str = "") -> None:
+        """Name the action now running (stalls are reported with it, and in the JSON with `context`)."""
         self.action = action
+        self.context = context
 
 
 class DialogAnswerer(QObject):
@@ -235,11 +240,19 @@ class RandomUser:
     def act(self) -> str:
         fn = self.rng.choices([a for a, _ in self.actions], weights=[w for _, w in self.actions])[0]
         name = fn.__name__
-        self.heartbeat.during(name)
+        self.heartbeat.during(name, self.context())
         fn()
         self.counts[name] += 1
-        self.heartbeat.during("after " + name)
+        self.heartbeat.during("after " + name, self.context())
         return name
+
+    def context(self) -> str:
+        """What a stall's cost may depend on: the tab, the text, the font size, the wrapping, the tokenizer."""
+        w = self.window
+        tok = w.tokenizer()
+        return (f"tab {w.tabs.currentIndex()}, text {w.editor.document().characterCount():,} chars"
+                f"{' (big file)' if w.is_big_file() else ''}, font {w.editor.font().pointSizeF():g} pt"
+                f"{', wraps anywhere' if w.editor.wraps_anywhere() else ''}, {tok.source.name if tok else 'no tokenizer'}")
 
     # -- the actions ----------------------------------------------------------------------------------
     def open_tokenizer(self) -> None:
@@ -386,6 +399,7 @@ def sample(window, user: RandomUser, t0: float, actions: int) -> Point:
     return Point(t=round(time.monotonic() - t0, 1), actions=actions, rss_mb=round(soak.rss_mb(), 1),
                  top_level_widgets=len(QApplication.topLevelWidgets()),
                  qobjects=len(window.findChildren(QObject)), tokenizers_alive=len(list(user.seen)),
+                 native_cache_mb=round(sum(t.native_cache_info()["bytes"] for t in list(user.seen)) / 2**20, 1),
                  py_threads=len(soak.python_threads()), fds=soak.open_fds())
 
 
@@ -476,7 +490,7 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
                 points.append(sample(window, user, t0, actions))
                 log(f"  {points[-1].t:7.1f} s  {actions:5d} actions  RSS {points[-1].rss_mb:7.1f} MB  "
                     f"top-level {points[-1].top_level_widgets:4d}  QObjects {points[-1].qobjects:6d}  "
-                    f"tokenizers {points[-1].tokenizers_alive:3d}  stalls>1s {sum(s[0] > STALL_S for s in heartbeat.stalls)}")
+                    f"tokenizers {points[-1].tokenizers_alive:3d} (caches {points[-1].native_cache_mb:.0f} MB)  stalls>1s {sum(s[0] > STALL_S for s in heartbeat.stalls)}")
             if base is None and time.monotonic() - t0 >= base_minutes * 60:
                 heartbeat.during("base sample")
                 settle(window)
@@ -498,7 +512,7 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
         "seed": seed, "minutes": minutes, "actions": actions, "counts": dict(user.counts),
         "dialogs_answered": dict(answerer.answered), "base": asdict(base), "end": asdict(end),
         "points": [asdict(p) for p in points], "census": {"base": base_census, "end": end_census},
-        "stalls": [{"seconds": round(s, 3), "action": a} for s, a in sorted(heartbeat.stalls, reverse=True)],
+        "stalls": [{"seconds": round(s, 3), "action": a, "context": c} for s, a, c in sorted(heartbeat.details, reverse=True)],
         "stall_stacks": dict(heartbeat.stacks.most_common()), "errors": errors,
         "qt_warnings": dict(catcher.qt_warnings.most_common(20)), "python_warnings": dict(warned.most_common(20)),
     }
@@ -527,6 +541,8 @@ def report(result: dict) -> str:
     lines.append(f"UI-thread stalls over the report threshold: {len(stalls)} ({len(over)} over {STALL_S:.0f} s)")
     for action, n in by_action.most_common(12):
         lines.append(f"  {action:28s} {n:4d}  worst {worst[action]:.2f} s")
+    for s in over:
+        lines.append(f"  over {STALL_S:.0f} s: {s['seconds']:.2f} s in {s['action']} ({s.get('context', '')})")
     before, after = result["census"].get("base", {}), result["census"].get("end", {})
     for kind in ("top_level", "qobjects"):
         grown = {k: after.get(kind, {}).get(k, 0) - before.get(kind, {}).get(k, 0) for k in after.get(kind, {})}

@@ -104,3 +104,23 @@ def test_a_cancel_button_that_just_appeared_ignores_a_click(qtbot):
     qtbot.waitUntil(lambda: bool(outcomes), timeout=10_000)
     assert outcomes == ["cancelled"] and not job.is_running()
     job.shutdown()
+
+
+def test_a_token_click_queued_before_the_text_shrank_is_ignored(qtbot, make_window, default_tokenizer_path):
+    from .helpers import wait_encoded
+
+    long_text = "Tokenizers cut words into pieces. " * 20
+    window = make_window(default_tokenizer_path, long_text)
+    enc = wait_encoded(qtbot, window, long_text)
+    stale = len(enc) - 1
+    window.merges_dock.show()
+    window.editor.setPlainText("short")
+    wait_encoded(qtbot, window, "short")
+    window.editor.moveCursor(window.editor.textCursor().MoveOperation.End)
+    cursor = window.editor.textCursor().position()
+    assert cursor == len("short")
+    window.token_view.tokenClicked.emit(stale)
+    window.token_view.tokenHovered.emit(stale)
+    assert window.editor.textCursor().position() == cursor
+    window.token_view.tokenClicked.emit(0)  # (a click on a token that is there still moves the cursor)
+    assert window.editor.textCursor().position() == 0

@@ -168,7 +168,9 @@ class EditorTokenLink(QObject):
 
     def token_clicked(self, index: int) -> None:
         enc = self.view.encoding()
-        if self.window.merges_dock.isVisible() and enc is not None and not enc.special[index]:
+        if enc is None or not 0 <= index < len(enc):  # (a click queued before the view showed a shorter text)
+            return
+        if self.window.merges_dock.isVisible() and not enc.special[index]:
             self.window.merges_panel.show_in_context(enc.text, enc.offsets[index][0], enc.pieces[index])
         span = self.editor_span(enc)
         if span is None or not span[0] <= enc.offsets[index][0] <= span[1]:
