@@ -445,13 +445,11 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
         stack_after_s: float = STALL_S, log=print) -> dict:
     from tokviz.gui.app import ensure_application
     from tokviz.gui.main_window import MainWindow
-    from tokviz.gui.window import text_document
 
     rng = random.Random(seed)
     ensure_application()  # (as the app itself starts: its allocator and thread settings)
     workdir = Path(tempfile.mkdtemp(prefix="tokviz-random-soak-"))
     os.environ.setdefault("TOKVIZ_SETTINGS", str(workdir / "settings"))
-    text_document.ask_save_changes = lambda *a, **k: "discard"  # the user's answer to Save / Discard / Cancel
     catcher = soak.ErrorCatcher()
     warned: Counter = Counter()
 

@@ -381,3 +381,30 @@ def test_replaced_texts_kept_for_undo_are_bounded(qtbot, make_window, monkeypatc
     assert window.editor.document().isUndoAvailable()
     assert window.open_text_file(files[1])  # "text of a\n" would make 22: the history starts again
     assert not window.editor.document().isUndoAvailable() and window.text_path() == str(files[1])
+
+
+def test_each_save_changes_question_is_deleted_once_answered(qtbot, make_window):
+    from PySide6.QtCore import QEvent, QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    window = make_window(None, "some text")
+
+    def answer(button):
+        def click():
+            box = QApplication.activeModalWidget()
+            if isinstance(box, QMessageBox):
+                box.button(button).click()
+            else:
+                QTimer.singleShot(20, click)
+        QTimer.singleShot(20, click)
+
+    def boxes():
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        return [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox)]
+
+    before = len(boxes())
+    for k in range(10):
+        button = (QMessageBox.StandardButton.Discard, QMessageBox.StandardButton.Cancel)[k % 2]
+        answer(button)
+        assert text_document.ask_save_changes(window, "notes.txt") == ("discard", "cancel")[k % 2]
+    assert len(boxes()) == before
