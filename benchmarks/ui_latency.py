@@ -3,6 +3,10 @@
     QT_QPA_PLATFORM=offscreen python3 benchmarks/ui_latency.py [--tokenizer PATH ...] [--sizes 1,5,10,50]
                                                                [--keys 25] [--json [FILE]]
 
+Long lines (--long-lines): the same, at the end of texts that are one 100,000-character line
+(comma-separated numbers, prose, base64; 42,000 characters of emoji and combining marks), a key every
+150 ms.
+
 Typing: a real `MainWindow(tokenizer_path, text)` is given the first 1, 5, 10 and 50 KB of each
 ../shared/corpus file (en, zh, code), the cursor is put at the end and characters are inserted
 into `window.editor` at a steady rate: --keys keystrokes every 80 ms ("steady"), then as many every
@@ -232,6 +236,39 @@ def typing_rows(app, tokenizer: str, sizes: list[float], keys: int) -> list[dict
     return rows
 
 
+def long_lines() -> dict[str, str]:
+    """Texts that are one very long line, of the kinds people open: numbers, prose, base64, emoji."""
+    import base64
+    import random
+
+    rng = random.Random(1)
+    prose = " ".join((SHARED / "corpus" / "en.txt").read_text(encoding="utf-8").split())
+    marks = ["😀", "👍🏽", "e\u0301", "a\u0308\u0323", "🇫🇷", "👨‍👩‍👧", "ก\u0e48"]
+    return {
+        "numbers": ",".join(str(rng.randint(0, 99_999)) for _ in range(25_000))[:100_000],
+        "prose": (prose * (1 + 100_000 // len(prose)))[:100_000],
+        "base64": base64.b64encode(rng.randbytes(75_000)).decode()[:100_000],
+        "emoji and marks": "".join(rng.choice(marks) for _ in range(16_000))[:42_000],
+    }
+
+
+def long_line_rows(app, tokenizer: str, keys: int) -> list[dict]:
+    """Keystroke -> painted tokens at the end of a text that is one 100,000-character line."""
+    window, probe = make_window(app, tokenizer, "")
+    if not run_loop(app, lambda: window.controller.tokenizer is not None and window.controller.is_up_to_date(), 60):
+        raise SystemExit(f"{tokenizer}: did not load")
+    rows = []
+    for kind, text in long_lines().items():
+        window.editor.setPlainText(text)
+        if not run_loop(app, lambda: probe.shows(window.editor_text()), 60):
+            raise SystemExit(f"{tokenizer}: the {kind} line was never shown")
+        r = type_keys(app, window, probe, "x1", keys, 150.0)
+        r.update(kind=kind, chars=len(text), wraps_anywhere=window.editor.wraps_anywhere())
+        rows.append(r)
+    close_window(app, window)
+    return rows
+
+
 def first_encode_rows(app, tokenizers: list[str]) -> list[dict]:
     text = document(SHARED / "corpus" / "en.txt", 1)
     rows = []
@@ -288,6 +325,17 @@ def print_tables(typing: dict, first: list[dict]) -> None:
             print(f"{row['tokenizer']:<32} {core} | {win}")
 
 
+def print_long_lines(long: dict) -> None:
+    for tokenizer, rows in long.items():
+        print(f"\nkeystroke -> painted tokens at the end of one long line, {tokenizer}")
+        print(f"{'line':<16} {'chars':>8} {'wraps':>9} {'median':>8} {'p95':>8} {'max':>8}")
+        for r in rows:
+            s = summary(r["latencies_ms"])
+            print(f"{r['kind']:<16} {r['chars']:>8,} {'anywhere' if r['wraps_anywhere'] else 'at words':>9} "
+                  f"{s['median_ms']:>6.1f}ms {s['p95_ms']:>6.1f}ms {s['max_ms']:>6.1f}ms"
+                  + (f"  ({r['never_shown']} never shown)" if r["never_shown"] else ""))
+
+
 def _groups(rows):
     out: dict = {}
     for r in rows:
@@ -302,6 +350,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="1,5,10,50", help="text sizes in KB")
     ap.add_argument("--keys", type=int, default=25, help="keystrokes per phase")
     ap.add_argument("--skip-typing", action="store_true")
+    ap.add_argument("--long-lines", action="store_true", help="also type at the end of 100,000-character lines")
     ap.add_argument("--skip-first", action="store_true")
     ap.add_argument("--json", nargs="?", const="-", help="write the figures as JSON (to FILE, or stdout)")
     args = ap.parse_args(argv)
@@ -319,6 +368,7 @@ def main(argv=None) -> int:
     tokenizers = args.tokenizer or [str(SHARED / "tokenizers" / "qwen2.5" / "tokenizer.json"), demo]
     sizes = [float(s) for s in args.sizes.split(",")]
     typing = {} if args.skip_typing else {t: typing_rows(app, t, sizes, args.keys) for t in tokenizers}
+    long = {t: long_line_rows(app, t, args.keys) for t in tokenizers} if args.long_lines else {}
     first = [] if args.skip_first else first_encode_rows(
         app, [str(SHARED / "tokenizers" / p) for p in SHARED_TOKENIZERS] + [demo])
     for row in first:
@@ -326,10 +376,11 @@ def main(argv=None) -> int:
     if args.json != "-":
         print_tables({Path(t).parent.name if t.endswith(".json") else Path(t).name: rows
                       for t, rows in typing.items()}, first)
+        print_long_lines({Path(t).parent.name if t.endswith(".json") else Path(t).name: rows for t, rows in long.items()})
     if args.json:
         report = {"typing": {t: [{k: v for k, v in r.items()} for r in rows] for t, rows in typing.items()},
-                  "first_encode": first}
-        for rows in report["typing"].values():
+                  "long_lines": {t: [dict(r) for r in rows] for t, rows in long.items()}, "first_encode": first}
+        for rows in [*report["typing"].values(), *report["long_lines"].values()]:
             for r in rows:
                 r.update(summary(r.pop("latencies_ms")))
         data = json.dumps(report, indent=2)
