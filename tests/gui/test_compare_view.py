@@ -197,3 +197,28 @@ def test_long_texts_are_encoded_in_pieces_with_the_same_result():
         assert list(pieces.ids) == whole.ids, rel
         assert list(pieces.offsets) == [tuple(o) for o in whole.offsets], rel
         assert list(pieces.special) == list(whole.special) and pieces.text == text
+
+
+def test_idle_cleanup_frees_the_caches_of_tokenizers_not_in_the_explorer(qtbot, make_window, tmp_path):
+    from .helpers import wait_encoded
+
+    explorer_path = default_tokenizer_path()
+    pane_path = shared_tokenizer("llama3/tokenizer.json")
+    text = "Caches fill as text is encoded: unaffable words, 乌鲁木齐, and numbers 12345. " * 50
+    window = make_window(explorer_path, text)
+    wait_encoded(qtbot, window, text)
+    window.show_compare()  # (it opens with the explorer's tokenizer)
+    qtbot.waitUntil(lambda: len(window.compare_view.panes) == 1, timeout=10_000)
+    window.compare_view.add_path(pane_path)
+    qtbot.waitUntil(lambda: len(window.compare_view.panes) == 2
+                    and all(p.encoding is not None for p in window.compare_view.panes), timeout=60_000)
+    explorer = window.tokenizer()
+    pane = next(t for t in window.compare_view.tokenizers().values() if t is not explorer)
+    assert pane.native_cache_info()["bytes"] > 0 and explorer.native_cache_info()["bytes"] > 0
+    before = pane.encode(text).ids
+
+    window.idle.needed()
+    qtbot.waitUntil(lambda: not window.idle.pending(), timeout=30_000)
+    assert pane.native_cache_info()["bytes"] == 0
+    assert explorer.native_cache_info()["bytes"] > 0  # (the one being typed in keeps its own)
+    assert pane.encode(text).ids == before == tokviz.load(pane_path).encode(text).ids

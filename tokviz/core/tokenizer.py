@@ -214,6 +214,16 @@ class Tokenizer:
         if native is not None:
             native.clear_cache()
 
+    def release_caches(self) -> None:
+        """Free the memoised pieces (Python and native) without building anything: for a tokenizer
+        that rests (the next encode starts cold, and fills them again)."""
+        cache = getattr(self.model, "_cache", None)
+        if cache is not None:
+            cache.clear()
+        native = self._native if self._use_native else None
+        if native:
+            native.clear_cache()
+
     def native_cache_info(self) -> dict:
         """{caches, bytes, entries} of the native encoder's caches (all zero when it has none or
         the Python path is in use); it looks only at an encoder already built."""

@@ -160,7 +160,7 @@ class MainWindow(QMainWindow):
         self.session = SessionKeeper(self, SessionStore(self.settings.session_path()), self.unsaved)
         self.session.restore_chat()  # (the conversation is work of its own, whatever text is given)
         self.idle = IdleCleanup(lambda: (self.is_busy() or self.compare_view.is_busy() or self.chat_view.is_busy()
-                                         or self.analyses_view.is_busy()), self)
+                                         or self.analyses_view.is_busy()), self, resting=self._resting_tokenizers)
         self._font_timer = QTimer(self)
         self._font_timer.setSingleShot(True)
         self._font_timer.setInterval(FONT_CHECK_MS)
@@ -730,6 +730,12 @@ class MainWindow(QMainWindow):
             menu.addMenu(discard)
         else:
             menu.addAction(self.tr("Every tokenizer trained or edited here has been exported")).setEnabled(False)
+
+    def _resting_tokenizers(self) -> list[Tokenizer]:
+        """The tokenizers open here other than the explorer's (its caches serve the typing)."""
+        current = self.controller.tokenizer
+        others = {id(t): t for t in (*self.compare_view.tokenizers().values(), self.train_panel.result)}
+        return [t for t in others.values() if t is not None and t is not current]
 
     def show_compare(self) -> None:
         """Switch to the Compare tab (on the text being edited)."""
