@@ -84,3 +84,19 @@ def test_ids_panel_keeps_a_small_minimum_and_fits_a_side_dock(qtbot):
     assert repr(TEXT) in panel.decoded_text.text()
     assert "shown" in panel.count_label.text()
     assert clipped_widgets(panel) == []
+
+
+def test_ids_changed_while_the_dock_is_closed_are_shown_when_it_opens(qtbot, make_window):
+    from .helpers import wait_encoded
+
+    window = make_window(None, "first text")
+    wait_encoded(qtbot, window, "first text")
+    panel = window.ids_panel
+    window.ids_dock.close()
+    window.editor.setPlainText(TEXT)
+    encoding = wait_encoded(qtbot, window, TEXT)
+    assert parse_ids(panel.ids_view.toPlainText()) != encoding.ids  # (not laid out while closed)
+    window.ids_dock.show()
+    qtbot.waitUntil(panel.isVisible)
+    assert parse_ids(panel.ids_view.toPlainText()) == encoding.ids
+    assert panel.count_label.text() == f"{len(encoding.ids)} ids"

@@ -46,6 +46,7 @@ class IdsPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("IdsPanel")
         self._ids: list[int] = []
+        self._ids_stale = False  # the ids changed while the panel was hidden
         self._tokenizer: Tokenizer | None = None
         font = mono_font()
 
@@ -124,7 +125,15 @@ class IdsPanel(QWidget):
 
     def set_encoding(self, encoding: Encoding | None) -> None:
         self._ids = encoding.ids if encoding is not None else []  # (a big document's stay an array)
-        self._show_ids()
+        if self.isVisible():
+            self._show_ids()
+        else:  # (laying out 10,000 ids on every keystroke for a closed dock: shown when it opens)
+            self._ids_stale = True
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._ids_stale:
+            self._show_ids()
 
     def style(self) -> str:
         return self.style_box.currentData()
@@ -159,6 +168,7 @@ class IdsPanel(QWidget):
 
     # ---- internals ------------------------------------------------------------------------------
     def _show_ids(self) -> None:
+        self._ids_stale = False
         ids = self._ids
         shown = [int(i) for i in ids[:MAX_SHOWN_IDS]]
         self.ids_view.setPlainText(format_ids(shown, self.style()))
