@@ -114,6 +114,35 @@ def test_a_regex_filter_survives_an_empty_table(qtbot):
     assert shown and all(t.lower().startswith("th") for t in shown)
 
 
+def test_a_new_vocabulary_is_filtered_once_and_the_same_filter_again_costs_nothing(qtbot, monkeypatch):
+    from tokviz.analysis.vocab_stats import TokenTable
+
+    searched = []
+    real_matches = TokenTable.matches
+    monkeypatch.setattr(TokenTable, "matches", lambda table, rx: searched.append(table) or real_matches(table, rx))
+    view = VocabView()
+    qtbot.addWidget(view)
+    view.filter_input.setText("/^t/")
+    with qtbot.waitSignal(view.ready, timeout=60_000):
+        view.set_tokenizer(tokviz.load(DEMO))
+    table = view.model.table()
+    assert searched == [table]
+    rows = view.proxy.visible_rows().copy()
+    assert len(rows) and all(table.token(r).lower().startswith("t") or table.text(r).lower().startswith("t")
+                             for r in rows)
+    view.apply_filter()  # (the same filter on the same table)
+    assert searched == [table]
+    view.filter_input.setText("/e$/")
+    view.apply_filter()
+    assert searched == [table, table]
+    assert all(table.token(r).lower().endswith("e") or table.text(r).lower().endswith("e")
+               for r in view.proxy.visible_rows())
+    view.table.sortByColumn(3, Qt.SortOrder.DescendingOrder)  # (another order: rows made again)
+    lengths = [int(view.proxy.index(k, 3).data()) for k in range(view.proxy.rowCount())]
+    assert lengths == sorted(lengths, reverse=True) and len(searched) == 3
+    view.shutdown()
+
+
 @pytest.mark.parametrize("name", ["demo", *SHARED_TABLES])
 def test_vocab_table_equals_the_per_row_reference(qtbot, name):
     """Every cell of every row, the figures, filters and sorts are what the per-row table showed."""

@@ -119,6 +119,7 @@ class TokenTable:
     text_is_token: np.ndarray  # bool: text(row) == token(row) (a regex need not look at the text)
     haystack: np.ndarray  # uint32 code points: (token + '\x00' + text).lower() + '\n', row after row
     starts: np.ndarray  # int64: where each row begins in haystack, then len(haystack)
+    other_texts: list[str] = field(default_factory=list)  # text(row) of each row where it is not the token, in order
 
     @classmethod
     def empty(cls) -> TokenTable:
@@ -162,11 +163,9 @@ class TokenTable:
         """A mask of the rows whose token or text (each on its own) `rx.search` finds something in."""
         search = rx.search
         hit = np.fromiter(map(bool, map(search, self.tokens)), bool, len(self))  # (a match object is true)
-        rest = np.flatnonzero(~hit & ~self.text_is_token)
-        if not len(rest):  # (an empty table has no tokenizer to ask)
-            return hit
-        texts = map(display_string, map(self.tokenizer.token_bytes, self.ids[rest].tolist()))
-        hit[rest] = np.fromiter(map(bool, map(search, texts)), bool, len(rest))
+        others = np.flatnonzero(~self.text_is_token)
+        if len(others):
+            hit[others] |= np.fromiter(map(bool, map(search, self.other_texts)), bool, len(others))
         return hit
 
 
@@ -213,8 +212,15 @@ def token_table(tokenizer) -> TokenTable:
     text_is_token = _same_rows(token_cp, token_starts, token_lengths, display, display_starts)
     haystack, starts = _haystack(token_cp, token_starts, token_lengths, display, display_starts)
     rank, rank_is_int = _rank_column(model, ids)
+    other_texts = _rows_as_strings(display, display_starts, np.flatnonzero(~text_is_token))
     return TokenTable(tokenizer, ids, tokens, n_bytes, n_chars, category, special, rank, rank_is_int,
-                      byte_name, reserved, single_han, text_is_token, haystack, starts)
+                      byte_name, reserved, single_han, text_is_token, haystack, starts, other_texts)
+
+
+def _rows_as_strings(cp: np.ndarray, starts: np.ndarray, rows: np.ndarray) -> list[str]:
+    """The strings of `rows` of code points laid out from `starts`."""
+    joined = cp.astype(np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
+    return [joined[a:b] for a, b in zip(starts[rows].tolist(), starts[rows + 1].tolist())]
 
 
 _CODE = {name: code for code, name in enumerate(CATEGORIES)}
