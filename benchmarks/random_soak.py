@@ -35,6 +35,7 @@ import gc
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import threading
@@ -445,11 +446,11 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
         stack_after_s: float = STALL_S, log=print) -> dict:
     from tokviz.gui.app import ensure_application
     from tokviz.gui.main_window import MainWindow
+    from tokviz.gui.settings import Settings
 
     rng = random.Random(seed)
     ensure_application()  # (as the app itself starts: its allocator and thread settings)
     workdir = Path(tempfile.mkdtemp(prefix="tokviz-random-soak-"))
-    os.environ.setdefault("TOKVIZ_SETTINGS", str(workdir / "settings"))
     catcher = soak.ErrorCatcher()
     warned: Counter = Counter()
 
@@ -460,7 +461,8 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
 
     shown_before = warnings.showwarning
     warnings.showwarning = note_warning
-    window = MainWindow(REPO / "resources" / "tokviz-demo.model", None, error_handler=catcher.dialog)
+    settings = Settings(workdir / "settings.ini")  # (its own: never the user's session, recent files or kept tokenizers)
+    window = MainWindow(REPO / "resources" / "tokviz-demo.model", None, error_handler=catcher.dialog, settings=settings)
     window.resize(*SIZES[0])
     window.show()
     catcher.install()
@@ -518,6 +520,7 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
     window.close()
     window.deleteLater()
     soak.pump(200)
+    shutil.rmtree(workdir, ignore_errors=True)
     return result
 
 
