@@ -5,6 +5,7 @@ narrow dock."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 
@@ -129,6 +130,18 @@ def test_unigram_shows_its_em_objective_and_pruning_rounds(qtbot, panel):
     assert panel.main_plot.getAxis("left").logMode and "merge" in panel.main_plot.getPlotItem().titleLabel.text
     panel.set_model("unigram")
     assert panel.plotted()[0] == upper
+
+    # A BPE run right after: the objective's negative values never meet its log axis (pyqtgraph
+    # bounded them as all-NaN and warned on every repaint)
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        panel.set_model("bytelevel-bpe")
+        panel.vocab_size.setValue(500)
+        with qtbot.waitSignal(panel.trained, timeout=60_000):
+            assert panel.start()
+            panel.grab()
+        panel.grab()
+    assert [str(w.message) for w in warned] == []
 
 
 def test_log_count_axis_labels_keep_apart():

@@ -523,6 +523,8 @@ class TrainPanel(QWidget):
         kind = plots_for(model)
         if kind != self._shown:
             self._shown = kind
+            for curve in (self._main_curve, self._size_curve):
+                curve.setData([], [])  # (the other kind's points, negative log-likelihoods say, have no place on a log axis)
             for plot, (title, x, y, log_y) in zip((self.main_plot, self.size_plot), PLOTS[kind]):
                 plot.setTitle(title, color=self.theme.text)
                 plot.setLabel("bottom", x)
