@@ -243,3 +243,26 @@ def test_vocabulary_dock_fills_when_shown(qtbot, make_window, default_tokenizer_
     with qtbot.waitSignal(window.vocab_view.ready, timeout=60_000):
         window.vocab_dock.show()
     assert window.vocab_view.model.rowCount() > 0
+
+
+def test_a_closed_vocabulary_dock_lets_go_of_the_tokenizer_it_showed(qtbot, make_window, default_tokenizer_path,
+                                                                      tmp_path):
+    import gc
+    import shutil
+    import weakref
+
+    copy = tmp_path / "other.model"
+    shutil.copy(default_tokenizer_path, copy)
+    window = make_window(copy, "hello")
+    shown = weakref.ref(window.tokenizer())
+    with qtbot.waitSignal(window.vocab_view.ready, timeout=60_000):
+        window.vocab_dock.show()
+    window.vocab_dock.close()
+    window.open_tokenizer(default_tokenizer_path)
+    qtbot.waitUntil(lambda: window.tokenizer() is not shown(), timeout=30_000)
+    assert window.vocab_view.tokenizer() is None and window.vocab_view.model.rowCount() == 0
+    gc.collect()
+    assert shown() is None
+    with qtbot.waitSignal(window.vocab_view.ready, timeout=60_000):
+        window.vocab_dock.show()  # (shown again: the explorer's tokenizer)
+    assert window.vocab_view.tokenizer() is window.tokenizer()

@@ -1031,6 +1031,8 @@ class MainWindow(QMainWindow):
         if visible and self._vocab_stale and self.controller.tokenizer is not None:
             self._vocab_stale = False
             self.vocab_view.set_tokenizer(self.controller.tokenizer)
+        elif not visible and self._vocab_stale and self.vocab_view.tokenizer() is not None:
+            self.vocab_view.set_tokenizer(None)  # (a closed dock keeps neither the old tokenizer nor its table)
 
     # ---- header, title ----------------------------------------------------------------------------
     @staticmethod

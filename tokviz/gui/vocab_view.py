@@ -221,6 +221,10 @@ class VocabView(QWidget):
 
         self._runner.submit(work, done, failed)
 
+    def tokenizer(self):
+        """The tokenizer whose vocabulary is shown (or being read), None for none."""
+        return self._tokenizer
+
     def is_busy(self) -> bool:
         return self._runner.pending() > 0 or self.health_job.is_pending()
 
