@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import json
+import shutil
 import weakref
 
 import pytest
@@ -118,8 +119,10 @@ def test_a_tokenizer_switched_away_is_released(qtbot, panel):
     assert [r() for r in refs] == [None] * 20
 
 
-def test_a_tooltip_reads_indexing_until_the_index_is_built(qtbot, make_window, qwen_path):
-    window = make_window(qwen_path, "The tokenizer works")
+def test_a_tooltip_reads_indexing_until_the_index_is_built(qtbot, make_window, qwen_path, tmp_path):
+    private = tmp_path / "tokenizer.json"  # (a tokenizer no earlier test has opened, and indexed)
+    shutil.copy(qwen_path, private)
+    window = make_window(private, "The tokenizer works")
     enc = wait_encoded(qtbot, window, "The tokenizer works")
     tok = window.controller.tokenizer
     assert built_merge_index(tok.model) is None
