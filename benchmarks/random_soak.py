@@ -25,8 +25,11 @@ Measured:
   Qt critical messages (soak.py's ErrorCatcher).
 
 "base" is the sample at --base-minutes (2 by default), "end" after the last action with the window
-idle.  The verdict (exit status 1 when it fails): no error, no stall over 1 s, top-level widgets at
-the end within +5 of the base and RSS within 1.5x of it.
+idle.  Both hold whatever the session had open then (a Compare tab of Llama 3, Qwen2.5 and cl100k is
+some 300 MB more than one of small tokenizers), so after each the window is also brought "home" (no
+Compare pane, the shipped tokenizer, docks closed, idle clean-up done) and the RSS there is reported:
+what a session leaves behind.  The verdict (exit status 1 when it fails): no error, no stall over
+1 s, top-level widgets at the end within +5 of the base and RSS within 1.5x of it.
 """
 from __future__ import annotations
 
@@ -428,6 +431,27 @@ def settle(window, timeout_s: float = 120) -> None:
     soak.pump(100)
 
 
+def home_rss(window) -> float:
+    """RSS in the same state whenever asked: every Compare pane removed, the shipped tokenizer and a
+    short text in the explorer, the docks closed, the window idle and its idle clean-up done.  Base
+    and end compare what the session had open; these two compare what it left behind."""
+    w = window
+    while w.compare_view.panes:
+        w.compare_view.remove_pane(0)
+    w.open_tokenizer(REPO / "resources" / "tokviz-demo.model")
+    w.set_text("A short text.")
+    for dock in (w.merges_dock, w.vocab_dock, w.stats_dock, w.train_dock, w.edit_dock):
+        dock.close()
+    w.tabs.setCurrentWidget(w.splitter)
+    soak.wait_until(lambda: w.tokenizer() is not None and w.tokenizer().source.name == "tokviz-demo", 60,
+                    "the shipped tokenizer in the explorer")
+    settle(window)
+    w.idle.needed()
+    soak.wait_until(lambda: not w.idle.pending(), 60, "the idle clean-up")
+    soak.pump(300)
+    return round(soak.rss_mb(), 1)
+
+
 def verdict(base: Point, end: Point, stalls: list[tuple[float, str]], errors: list[str]) -> list[str]:
     problems = []
     if errors:
@@ -443,7 +467,7 @@ def verdict(base: Point, end: Point, stalls: list[tuple[float, str]], errors: li
 
 
 def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float = 200, stacks: bool = False,
-        stack_after_s: float = STALL_S, log=print) -> dict:
+        stack_after_s: float = STALL_S, home: bool = True, log=print) -> dict:
     from tokviz.gui.app import ensure_application
     from tokviz.gui.main_window import MainWindow
     from tokviz.gui.settings import Settings
@@ -496,22 +520,27 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
                 settle(window)
                 base = sample(window, user, t0, actions)
                 base_census = census(window, user)
-                log(f"  base at {base.t:.0f} s: RSS {base.rss_mb:.1f} MB, top-level widgets {base.top_level_widgets}")
+                base_home = home_rss(window) if home else None
+                log(f"  base at {base.t:.0f} s: RSS {base.rss_mb:.1f} MB (at home {base_home} MB), "
+                    f"top-level widgets {base.top_level_widgets}")
         heartbeat.during("settling at the end")
         settle(window)
         end = sample(window, user, t0, actions)
         end_census = census(window, user)
+        heartbeat.during("going home at the end")
+        end_home = home_rss(window) if home else None
     finally:
         heartbeat.stop()
         catcher.uninstall()
         warnings.showwarning = shown_before
     if base is None:
-        base, base_census = points[0], {}
+        base, base_census, base_home = points[0], {}, None
     errors = catcher.errors + [f"action raised: {f}" for f in failures]
     result = {
         "seed": seed, "minutes": minutes, "actions": actions, "counts": dict(user.counts),
         "dialogs_answered": dict(answerer.answered), "base": asdict(base), "end": asdict(end),
         "points": [asdict(p) for p in points], "census": {"base": base_census, "end": end_census},
+        "home_rss_mb": {"base": base_home, "end": end_home},
         "stalls": [{"seconds": round(s, 3), "action": a, "context": c} for s, a, c in sorted(heartbeat.details, reverse=True)],
         "stall_stacks": dict(heartbeat.stacks.most_common()), "errors": errors,
         "qt_warnings": dict(catcher.qt_warnings.most_common(20)), "python_warnings": dict(warned.most_common(20)),
@@ -538,6 +567,10 @@ def report(result: dict) -> str:
     for label, p in (("start", result["points"][0]), ("base", base), ("end", end)):
         lines.append(f"{label + ' (' + format(p['t'], '.0f') + ' s)':12s} {p['rss_mb']:8.1f} {p['top_level_widgets']:10d} "
                      f"{p['qobjects']:9d} {p['tokenizers_alive']:11d} {p['py_threads']:8d} {p['fds']:5d}")
+    home = result.get("home_rss_mb") or {}
+    if home.get("base") is not None and home.get("end") is not None:
+        lines.append(f"RSS at home (every pane removed, the shipped tokenizer, idle): {home['base']:.1f} MB after "
+                     f"the base, {home['end']:.1f} MB at the end")
     over = [s for s in stalls if s["seconds"] > STALL_S]
     lines.append(f"UI-thread stalls over the report threshold: {len(stalls)} ({len(over)} over {STALL_S:.0f} s)")
     for action, n in by_action.most_common(12):
