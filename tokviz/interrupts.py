@@ -24,6 +24,7 @@ from __future__ import annotations
 import _thread
 import os
 import signal
+import stat
 import sys
 import time
 
@@ -203,6 +204,10 @@ def _identity(path: str) -> tuple | None:
         st = os.lstat(path)
     except OSError:
         return None
+    if stat.S_ISDIR(st.st_mode):
+        # (a folder's entries are watched one by one; its own size and times change with any
+        # temporary file made and removed in it, which writes nothing the user sees)
+        return (st.st_mode, st.st_ino)
     return (st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
