@@ -8,26 +8,15 @@ import json
 import shutil
 import weakref
 
-import pytest
 from PySide6.QtCore import Qt
 
 import tokviz
 import tokviz.defaults
 from tokviz.analysis.merges import built_merge_index, merge_tree, trace_bpe, trace_ready, used_by
 from tokviz.analysis.token_info import token_facts
-from tokviz.gui.merges_panel import MergesPanel
 
 from .helpers import shared_tokenizer, wait_encoded
-
-
-@pytest.fixture
-def panel(qtbot):
-    p = MergesPanel()
-    qtbot.addWidget(p)
-    p.resize(1000, 800)
-    p.show()
-    yield p
-    p.shutdown()
+from .test_merges_panel import panel  # noqa: F401  (the shown MergesPanel fixture)
 
 
 def _fresh_qwen():
