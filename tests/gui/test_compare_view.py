@@ -222,3 +222,21 @@ def test_idle_cleanup_frees_the_caches_of_tokenizers_not_in_the_explorer(qtbot, 
     assert pane.native_cache_info()["bytes"] == 0
     assert explorer.native_cache_info()["bytes"] > 0  # (the one being typed in keeps its own)
     assert pane.encode(text).ids == before == tokviz.load(pane_path).encode(text).ids
+
+
+def test_a_removed_pane_lets_go_of_its_tokenizer(qtbot, view):
+    import weakref
+
+    a, b = _tokenizers()
+    view.set_text("abcd dd " * 50)
+    with qtbot.waitSignal(view.compared, timeout=30_000):
+        view.add_tokenizer(a, "A")
+        view.add_tokenizer(b, "B")
+    gone = weakref.ref(b)
+    del b
+    view.remove_pane(1)  # (the last comparison covered B's tokens: it must not keep them)
+    qtbot.waitUntil(lambda: not view.is_busy(), timeout=10_000)
+    qtbot.wait(50)  # (the pane's deleteLater)
+    gc.collect()
+    assert gone() is None
+    assert view.table_rows() == []

@@ -322,6 +322,7 @@ class CompareView(QWidget):
         pane = self.panes.pop(index)
         pane.setParent(None)
         pane.deleteLater()
+        self.comparison = None  # (it holds the removed pane's tokenizer and tokens)
         self._update_empty()
         self.panesChanged.emit()
         self._diff_timer.start()
@@ -393,6 +394,7 @@ class CompareView(QWidget):
             return
         ready = [p for p in self.panes if p.encoding is not None]
         if len(ready) != len(self.panes) or len(ready) < 2:
+            self.comparison = None
             self.summary.setText("" if len(ready) >= 2 or not self.panes else "Add another tokenizer to compare.")
             self._show_table([])
             return
