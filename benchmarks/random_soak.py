@@ -39,6 +39,7 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -130,8 +131,10 @@ class Heartbeat(QObject):
     `stack_after_s` (it needs the GIL, which Qt's calls release: the innermost Python frame is the
     one that called the slow Qt function or holds the GIL itself)."""
 
-    def __init__(self, stall_s: float, sample_stacks: bool = False, stack_after_s: float = STALL_S):
+    def __init__(self, stall_s: float, sample_stacks: bool = False, stack_after_s: float = STALL_S,
+                 native: bool = False):
         super().__init__()
+        self.native = native and shutil.which("py-spy") is not None
         self.stall_s = stall_s
         self.stack_after_s = stack_after_s
         self.stalls: list[tuple[float, str]] = []
@@ -171,10 +174,29 @@ class Heartbeat(QObject):
             if time.perf_counter() - last < self.stack_after_s or sampled_for == last:
                 continue
             sampled_for = last
+            if self.native:
+                self.stacks[self._native_stack()] += 1
+                continue
             frame = sys._current_frames().get(self._ui_thread)
             if frame is not None:
                 inner = [f for f in traceback.extract_stack(frame)[::-1] if "/benchmarks/" not in f.filename][:6]
                 self.stacks[" <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in inner) or self.action] += 1
+
+    def _native_stack(self) -> str:
+        """The UI thread's stack with Qt's and Python's C frames (py-spy), and what the other
+        threads that are running Python do: where a stall outside tokviz's Python code is."""
+        try:
+            dump = subprocess.run(["py-spy", "dump", "--native", "--pid", str(os.getpid())],
+                                  capture_output=True, text=True, timeout=20).stdout
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"py-spy failed: {exc}"
+        threads = dump.split("\nThread ")[1:]
+        ui = next((t for t in threads if '"MainThread"' in t.splitlines()[0]), "")
+        frames = [line.strip() for line in ui.splitlines()[1:] if line.strip() and "/benchmarks/" not in line
+                  and not line.strip().startswith("0x")]
+        busy = [t.splitlines()[1].strip() for t in threads[1:] if "(active" in t.splitlines()[0] and len(t.splitlines()) > 1
+                and '"MainThread"' not in t.splitlines()[0]]
+        return " <- ".join(frames[:14]) + (f"  || other active threads at: {'; '.join(busy[:4])}" if busy else "")
 
     def during(self, action: str, context: str = "") -> None:
         """Name the action now running (stalls are reported with it, and in the JSON with `context`)."""
@@ -467,7 +489,7 @@ def verdict(base: Point, end: Point, stalls: list[tuple[float, str]], errors: li
 
 
 def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float = 200, stacks: bool = False,
-        stack_after_s: float = STALL_S, home: bool = True, log=print) -> dict:
+        stack_after_s: float = STALL_S, native_stacks: bool = False, home: bool = True, log=print) -> dict:
     from tokviz.gui.app import ensure_application
     from tokviz.gui.main_window import MainWindow
     from tokviz.gui.settings import Settings
@@ -490,7 +512,7 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
     window.resize(*SIZES[0])
     window.show()
     catcher.install()
-    heartbeat = Heartbeat(stall_ms / 1000, stacks, stack_after_s)
+    heartbeat = Heartbeat(stall_ms / 1000, stacks, stack_after_s, native_stacks)
     answerer = DialogAnswerer()
     user = RandomUser(window, rng, workdir, heartbeat)
     settle(window)
@@ -600,11 +622,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-minutes", type=float, default=2.0, help="when the base sample is taken")
     parser.add_argument("--stall-ms", type=float, default=200.0, help="report UI-thread gaps longer than this")
     parser.add_argument("--stacks", action="store_true", help="sample the UI thread's stack in stalls over --stack-after")
+    parser.add_argument("--native-stacks", action="store_true",
+                        help="with --stacks: take them with py-spy (if installed), Qt's C++ frames included")
     parser.add_argument("--stack-after", type=float, default=STALL_S, help="seconds (default 1)")
     parser.add_argument("--json", type=Path, help="write the whole result (samples, stalls, errors) here")
     args = parser.parse_args(argv)
     result = run(args.minutes, args.seed, base_minutes=args.base_minutes, stall_ms=args.stall_ms, stacks=args.stacks,
-                 stack_after_s=args.stack_after)
+                 stack_after_s=args.stack_after, native_stacks=args.native_stacks)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
     print(report(result))
