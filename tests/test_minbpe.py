@@ -156,3 +156,17 @@ def test_save_load_with_special_tokens(tmp_path):
                                                         ("<|endoftext|>", "<|endoftext|>", "<|endoftext|>",
                                                          "<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>",
                                                          "<|endoftext|>", "<|endofprompt|>")]
+
+
+def test_digits_int_cannot_read_are_refused_by_line(tmp_path):
+    import pytest
+
+    from tokviz.errors import TokvizError
+
+    _, path = _trained(tmp_path, resource_path("training.txt").read_text(encoding="utf-8"), 4, ["<|endoftext|>"])
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for where, line in ((3, "<|endoftext|> ¹"), (4, "¹ 32")):  # (str.isdigit is true for "¹"; int() fails)
+        bad = tmp_path / f"bad{where}.model"
+        bad.write_text("\n".join(lines[:where] + [line] + lines[where + 1:]), encoding="utf-8")
+        with pytest.raises(TokvizError, match=f"line {where + 1}: expected"):
+            tokviz.load(bad)

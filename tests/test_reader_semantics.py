@@ -126,6 +126,9 @@ def test_gpt2_folder_default_specials_not_in_vocab(config, tmp_path):
     ({"tokenizer_class": "RobertaTokenizer", "add_bos_token": True}, ["add_bos_token"]),
     ({"tokenizer_class": "GPT2Tokenizer",
       "clean_up_tokenization_spaces_for_bpe_even_though_it_will_corrupt_output": True}, ["clean_up"]),
+    # (str.isdigit is true for "¹", and int() does not read it: transformers fails with a ValueError)
+    ({"tokenizer_class": "GPT2Tokenizer", "added_tokens_decoder": {"¹": {"content": "<z>"}}},
+     ["added_tokens_decoder.¹", "token id"]),
 ])
 def test_gpt2_folder_refuses(config, words, tmp_path):
     folder = write_gpt2_folder(tmp_path / "f", config, ["<|endoftext|>", "<s>", "</s>"])

@@ -354,3 +354,12 @@ def test_health_tab_adds_token_health_and_charts_the_counts(qtbot, panel, tmp_pa
                     if isinstance(i, pg.TextItem))
     assert labels == sorted(f"{v:,}" for v in counts.values())
     assert math.isclose(panel.health_plot.getViewBox().viewRange()[0][0], math.log10(0.5))
+
+
+def test_a_token_typed_as_digits_int_cannot_read_is_not_taken_for_an_id(qtbot, panel):
+    tok = tokviz.load(tokviz.defaults.default_tokenizer_path())
+    panel.set_tokenizer(tok)
+    indexed(qtbot, panel)
+    for text in ("¹", "²³"):  # (str.isdigit is true for both, and int() reads neither)
+        assert panel.show_token(text) is (text in tok.model.vocab)  # (raised ValueError from a click on "¹")
+    assert panel.show_token("300") and panel.current_token() == tok.id_to_token(300)

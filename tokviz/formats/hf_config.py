@@ -84,9 +84,9 @@ def added_tokens(config: Fields | None, vocab: dict[str, int], defaults: dict[st
 
     if config is not None:
         decoder = config.get("added_tokens_decoder", dict, {}) or {}
-        for key in sorted(decoder, key=lambda k: (not k.isdigit(), int(k) if k.isdigit() and len(k) <= 10 else 0)):
+        for key in sorted(decoder, key=lambda k: (not k.isdecimal(), int(k) if k.isdecimal() and len(k) <= 10 else 0)):
             f = Fields(decoder[key], config.path, f"added_tokens_decoder.{key}")
-            if not key.isdigit():
+            if not key.isdecimal():
                 f.fail("key must be a token id")
             if len(key) > 10 or int(key) > max_sane_id(len(vocab)):
                 f.fail(f"token id {key} is out of range for a vocabulary of {len(vocab)} tokens")

@@ -36,7 +36,7 @@ def read_minbpe(path: Path) -> Tokenizer:
     for k in range(n_special):
         line = lines[3 + k]
         content, _, num = line.rpartition(" ")
-        if not content or not num.isdigit():
+        if not content or not num.isdecimal():
             raise TokvizError(f"line {4 + k}: expected 'token id', got {line[:60]!r}", path)
         if len(num) > 10 or int(num) > MAX_ID:
             raise TokvizError(f"line {4 + k}: special token id {num[:40]} is too large (ids must be below 2**31)", path)
@@ -50,7 +50,7 @@ def read_minbpe(path: Path) -> Tokenizer:
         if not line.strip():
             continue
         parts = line.split()
-        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        if len(parts) != 2 or not all(p.isdecimal() for p in parts):
             raise TokvizError(f"line {lineno}: expected two token ids, got {line[:60]!r}", path)
         if max(map(len, parts)) > 10:
             raise TokvizError(f"line {lineno}: merge uses id {max(parts, key=len)[:40]}, which is not defined yet", path)

@@ -200,7 +200,7 @@ class EditPanel(QWidget):
 
     def _pad_multiple(self) -> int:
         text = self.pad_box.currentText().strip()
-        if not text.isdigit() or int(text) < 1:
+        if not text.isdecimal() or int(text) < 1:
             raise TokvizError(f"pad to a multiple of a whole number (64, 128...), not {text!r}")
         return int(text)
 

@@ -441,8 +441,9 @@ class MergesPanel(QWidget):
         model = self._tokenizer.model
         if text in model.vocab:
             return text
-        if text.isdigit():
-            return self._tokenizer.id_to_token(int(text)) if self._tokenizer.id_to_token(int(text)) in model.vocab else None
+        if text.isdecimal():  # (an id; not isdigit: "¹" is a digit int() does not read)
+            token = self._tokenizer.id_to_token(int(text))
+            return token if token in model.vocab else None
         words = [w for w, _ in words_of(self._tokenizer, text)] if text else []
         if len(words) == 1 and words[0] in model.vocab:
             return words[0]  # typed as text ("lower" -> "Ġlower" is not guessed, but "中" -> its bytes is)

@@ -136,7 +136,7 @@ class RunOnBox(QWidget):
         parts = (text or "").split()
         if len(parts) == 3 and parts[0] in LABELS:
             self.address.setText(parts[1])
-            if parts[2].isdigit():
+            if parts[2].isdecimal():
                 self.workers.setValue(int(parts[2]))
             self.set_choice(parts[0])
 
