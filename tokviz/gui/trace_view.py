@@ -9,6 +9,7 @@ and every matching piece as a bar under the characters it covers, the best path'
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt
@@ -34,6 +35,27 @@ class LatticeBar:
     best: bool
 
 
+def lattice_lanes(bars: list[LatticeBar]) -> list[list[LatticeBar]]:
+    """The bars in lanes, the best path's first: each bar in the first lane where it overlaps
+    nothing (each lane's spans kept sorted, so a check is a bisection, not a walk of the lane)."""
+    lanes: list[list[LatticeBar]] = []
+    spans: list[tuple[list[int], list[int]]] = []  # per lane: its bars' starts and ends, by start
+    for bar in sorted(bars, key=lambda b: (not b.best, b.start, -(b.end - b.start))):
+        for lane, (starts, ends) in zip(lanes, spans):
+            k = bisect.bisect_right(starts, bar.start)
+            if (k == 0 or ends[k - 1] <= bar.start) and (k == len(starts) or starts[k] >= bar.end):
+                break
+        else:
+            lane, (starts, ends) = [], ([], [])
+            lanes.append(lane)
+            spans.append((starts, ends))
+            k = 0
+        lane.append(bar)
+        starts.insert(k, bar.start)
+        ends.insert(k, bar.end)
+    return lanes
+
+
 class TraceView(QWidget):
     MARGIN = 10.0
     PAD = 4.0
@@ -46,6 +68,7 @@ class TraceView(QWidget):
         self._rows: list[TraceRow] = []
         self._current = -1
         self._lattice: tuple[list[LatticeBar], str] | None = None
+        self._lanes: list[list[LatticeBar]] = []  # the lattice's bars in lanes (lattice_lanes)
         self._font = mono_font()
         self._small = QFont(self._font)
         self._small.setPointSizeF(max(6.0, self._font.pointSizeF() * 0.82))
@@ -63,6 +86,7 @@ class TraceView(QWidget):
     def set_rows(self, rows: list[TraceRow], current: int = -1) -> None:
         self._rows = list(rows)
         self._lattice = None
+        self._lanes = []
         self._current = current
         self.updateGeometry()
         self.adjustSize()
@@ -81,6 +105,7 @@ class TraceView(QWidget):
     def set_lattice(self, bars: list[LatticeBar], text: str) -> None:
         self._rows = []
         self._lattice = (list(bars), text)
+        self._lanes = lattice_lanes(self._lattice[0])
         self.updateGeometry()
         self.adjustSize()
         self.update()
@@ -94,25 +119,12 @@ class TraceView(QWidget):
     def _row_h(self) -> float:
         return QFontMetricsF(self._small).height() + QFontMetricsF(self._font).height() + 2 * self.PAD + 2
 
-    def _lanes(self) -> list[list[LatticeBar]]:
-        """Lattice bars in lanes: each bar in the first lane where it overlaps nothing."""
-        lanes: list[list[LatticeBar]] = []
-        bars, _ = self._lattice
-        for bar in sorted(bars, key=lambda b: (not b.best, b.start, -(b.end - b.start))):
-            for lane in lanes:
-                if all(bar.end <= b.start or bar.start >= b.end for b in lane):
-                    lane.append(bar)
-                    break
-            else:
-                lanes.append([bar])
-        return lanes
-
     def sizeHint(self) -> QSize:
         fm = QFontMetricsF(self._font)
         if self._lattice is not None:
             _, text = self._lattice
             cell = self._cell_w(text)
-            lanes = len(self._lanes())
+            lanes = len(self._lanes)
             return QSize(int(2 * self.MARGIN + cell * max(1, len(text))),
                          int(2 * self.MARGIN + (lanes + 1) * (fm.height() + 2 * self.PAD + self.GAP)))
         width = 0.0
@@ -194,13 +206,18 @@ class TraceView(QWidget):
         fm = QFontMetricsF(self._font)
         cell = self._cell_w(text)
         h = fm.height() + 2 * self.PAD
+        shown = painter.clipBoundingRect()  # (a long word's lattice is far wider than the view)
+        first = max(0, int((shown.left() - self.MARGIN) // cell)) if not shown.isEmpty() else 0
+        last = int((shown.right() - self.MARGIN) // cell) + 1 if not shown.isEmpty() else len(text)
         painter.setFont(self._font)
         painter.setPen(QColor(theme.text))
-        for i, ch in enumerate(text):
-            painter.drawText(QRectF(self.MARGIN + i * cell, self.MARGIN, cell, h), Qt.AlignmentFlag.AlignCenter, ch)
-        for lane_no, lane in enumerate(self._lanes()):
+        for i in range(first, min(last + 1, len(text))):
+            painter.drawText(QRectF(self.MARGIN + i * cell, self.MARGIN, cell, h), Qt.AlignmentFlag.AlignCenter, text[i])
+        for lane_no, lane in enumerate(self._lanes):
             y = self.MARGIN + (lane_no + 1) * (h + self.GAP)
             for bar in lane:
+                if bar.end < first or bar.start > last:
+                    continue
                 rect = QRectF(self.MARGIN + bar.start * cell + 1, y, (bar.end - bar.start) * cell - 2, h)
                 if bar.best:
                     fill = QColor(theme.palette[bar.start % len(theme.palette)])
