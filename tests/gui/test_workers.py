@@ -326,3 +326,22 @@ def test_pool_threads_leave_no_dummy_thread_in_threading(qtbot):
     assert runner.pool.waitForDone(5_000)  # (the pool's threads end)
     assert threading.active_count() == before
     runner.shutdown()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+def test_background_tasks_run_below_the_ui_threads_priority(qtbot):
+    import os
+
+    from tokviz.gui.platform import BACKGROUND_NICE
+
+    def nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    ui = nice()
+    seen = {}
+    for name, runner in (("background", TaskRunner(1)), ("foreground", TaskRunner(1, foreground=True))):
+        with qtbot.waitSignal(runner.taskFinished, timeout=10_000):
+            runner.submit(nice, lambda value, name=name: seen.__setitem__(name, value))
+        runner.shutdown()
+    assert seen == {"background": max(ui, BACKGROUND_NICE), "foreground": ui}
+    assert nice() == ui  # (the UI thread itself is never lowered)

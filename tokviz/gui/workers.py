@@ -31,12 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, QThread, QThreadPool, QTimer, Signal, Slot
 
 from ..core import Encoding, Tokenizer
 from ..core.token_array import TokenArrayBuilder, encode_to_array
 from ..errors import Cancelled, TokvizError
 from .open_tokenizers import open_tokenizer
+from .platform import lower_this_thread
 from .token_view import TokenView
 
 # Texts up to LIVE_CHARS characters are encoded on every change while the last update (encode on the
@@ -62,7 +63,8 @@ class _Relay(QObject):
 
 
 class _Task(QRunnable):
-    def __init__(self, task_id: int, fn: Callable[[], Any], relay: _Relay, is_current: Callable[[], bool] | None):
+    def __init__(self, task_id: int, fn: Callable[[], Any], relay: _Relay, is_current: Callable[[], bool] | None,
+                 background: bool):
         super().__init__()
         # The pool deletes the task once it has run; until PySide lets go of the Python side (not
         # always at once) it must not hold the work's closure, tokenizer and text: run() drops them.
@@ -71,8 +73,11 @@ class _Task(QRunnable):
         self.fn = fn
         self.relay = relay
         self.is_current = is_current
+        self.background = background
 
     def run(self) -> None:  # on a pool thread
+        if self.background and not lower_this_thread():
+            QThread.currentThread().setPriority(QThread.Priority.LowPriority)  # (elsewhere than Linux)
         fn, is_current = self.fn, self.is_current
         self.fn = self.is_current = None
         if is_current is not None and not is_current():
@@ -108,12 +113,16 @@ def _forget_dummy_thread() -> None:
 
 
 class TaskRunner(QObject):
-    """Run callables on a private thread pool; `on_done(result)` / `on_error(exc)` run on the UI thread."""
+    """Run callables on a private thread pool; `on_done(result)` / `on_error(exc)` run on the UI thread.
+
+    Its threads run below the UI thread's CPU priority (`platform.lower_this_thread`), unless it is
+    a `foreground` runner: the explorer's, whose result the user is waiting for after a keystroke."""
 
     taskFinished = Signal()  # after every task has reported (done, failed or skipped)
 
-    def __init__(self, max_threads: int = 1, parent: QObject | None = None):
+    def __init__(self, max_threads: int = 1, parent: QObject | None = None, *, foreground: bool = False):
         super().__init__(parent)
+        self.foreground = foreground
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(max_threads)
         self._relay = _Relay(self)
@@ -134,7 +143,7 @@ class TaskRunner(QObject):
             raise RuntimeError("TaskRunner is shut down")
         task_id = next(self._ids)
         self._tasks[task_id] = (on_done, on_error)
-        self.pool.start(_Task(task_id, fn, self._relay, is_current))
+        self.pool.start(_Task(task_id, fn, self._relay, is_current, not self.foreground))
         return task_id
 
     def pending(self) -> int:
@@ -230,8 +239,8 @@ class EncodeController(QObject):
                  max_wait_ms: int = MAX_WAIT_MS, live_chars: int = LIVE_CHARS,
                  live_budget_ms: float = LIVE_BUDGET_MS):
         super().__init__(parent)
-        self._encoder = TaskRunner(1, self)
-        self._loader = TaskRunner(2, self)
+        self._encoder = TaskRunner(1, self, foreground=True)
+        self._loader = TaskRunner(2, self, foreground=True)
         self._timer = QTimer(self)  # the debounce of long texts
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._request)
