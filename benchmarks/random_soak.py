@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seeded random use of the desktop app: does a long session stay fast and small?
 
-    python3 benchmarks/random_soak.py [--minutes 10] [--seed 1] [--json out.json] [--stacks]
+    python3 benchmarks/random_soak.py [--minutes 10] [--seed 1] [--json out.json] [--stacks [--native-stacks]]
 
 Where benchmarks/soak.py repeats one fixed cycle, this one drives a real MainWindow with actions
 drawn at random (seeded, so a run can be repeated) from what people do in a session: open
@@ -11,14 +11,16 @@ undo, compare, the Analyses and Chat tabs, the Merges dock with a token clicked 
 Vocabulary dock with a filter, statistics and training started and cancelled, File › Export
 tokenizer (cancelled, or written), Help › About, File › Unsaved tokenizers, themes, zoom and
 window resizes.  The Qt event loop runs between actions for a random 20-400 ms; any dialog that
-opens is answered by the "user" (Cancel or Discard) after a moment, as the dialog would be.
+opens is answered by the "user" (Cancel or Discard) after a moment, as the dialog would be.  The
+process runs as `tokviz` runs the app: with glibc's allocator for Python objects (tokviz/launch.py;
+--default-allocator keeps Python's own) and the window's allocator and thread settings.
 
 Measured:
 * UI-thread stalls: a 20 ms heartbeat timer on the UI thread; a gap between two of its ticks is
   time the event loop could not run (an action's own synchronous work included).  Each stall over
   --stall-ms is reported with the action that was running or had just run; with --stacks a sampler
-  thread takes the UI thread's Python stack once a stall passes --stack-after seconds, and the
-  report counts where stalls were.
+  thread takes the UI thread's Python stack once a stall passes --stack-after seconds (with
+  --native-stacks, py-spy's, with Qt's C++ frames), and the report counts where stalls were.
 * every 10 s: RSS, top-level widgets, QObjects under the window, live tokenizers (of those the window
   got), Python threads, open file descriptors;
 * errors: uncaught exceptions (UI thread and workers), tracebacks printed by workers, error dialogs,
@@ -626,7 +628,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --stacks: take them with py-spy (if installed), Qt's C++ frames included")
     parser.add_argument("--stack-after", type=float, default=STALL_S, help="seconds (default 1)")
     parser.add_argument("--json", type=Path, help="write the whole result (samples, stalls, errors) here")
+    parser.add_argument("--default-allocator", action="store_true",
+                        help="keep Python's own allocator (the app runs with glibc's: tokviz/launch.py)")
     args = parser.parse_args(argv)
+    if not args.default_allocator:
+        from tokviz.launch import run_again_in_app_environment
+
+        run_again_in_app_environment()  # (as `tokviz` starts the app)
     result = run(args.minutes, args.seed, base_minutes=args.base_minutes, stall_ms=args.stall_ms, stacks=args.stacks,
                  stack_after_s=args.stack_after, native_stacks=args.native_stacks)
     if args.json:

@@ -1,3 +1,3 @@
-from .console import main
+from .launch import main
 
 raise SystemExit(main())

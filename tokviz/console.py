@@ -1,4 +1,5 @@
-"""The `tokviz` console script (and `python -m tokviz`): the signal policy first, then the command line.
+"""The command line as the `tokviz` console script and `python -m tokviz` run it (after `launch`):
+the signal policy first, then the command line.
 
 The policy (interrupts.py, standard library only) is installed while this module is imported,
 before the command line and the tokenizer core are, so that Ctrl+C at any moment after the
