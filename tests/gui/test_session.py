@@ -46,6 +46,33 @@ def test_unsaved_work_is_restored_after_a_crash(qtbot, make_window, tmp_path, de
     qtbot.waitUntil(lambda: "did not close normally" in second.statusBar().currentMessage(), timeout=5_000)
 
 
+def test_the_autosave_is_written_on_a_worker_and_a_save_after_it_lands_last(qtbot, make_window, tmp_path,
+                                                                            default_tokenizer_path, monkeypatch):
+    import threading
+
+    from tokviz.gui.window.session import SessionStore
+
+    settings = Settings(tmp_path / "s.ini")
+    window = make_window(default_tokenizer_path, "first text", settings=settings)
+    writers = []
+    real_save = SessionStore.save
+
+    def slow_save(store, **state):  # (a slow disk: the write takes a while)
+        writers.append(threading.current_thread() is threading.main_thread())
+        threading.Event().wait(0.3)
+        return real_save(store, **state)
+
+    monkeypatch.setattr(SessionStore, "save", slow_save)
+    window.editor.setPlainText("typed " * 100_000)
+    wait_encoded(qtbot, window, "typed " * 100_000)
+    window.session.timer.timeout.emit()  # (the autosave's moment, now)
+    assert writers == [] or writers == [False]  # (the UI thread went on: the write is the worker's)
+    window.editor.setPlainText("typed later")
+    assert window.session.save()  # (an explicit save waits for the one being written, then writes)
+    assert writers == [False, True]
+    assert json.loads(settings.session_path().read_text(encoding="utf-8"))["text"] == "typed later"
+
+
 def test_the_last_session_comes_back_after_a_normal_quit(qtbot, make_window, tmp_path, qwen_path):
     settings = Settings(tmp_path / "s.ini")
     text_file = tmp_path / "notes.txt"

@@ -34,6 +34,7 @@ from ...core.chat import conversation_from_json
 from ...formats.atomic_write import write_text_atomic
 from ...formats.writers import WRITE_FORMATS, save_files
 from ...errors import TokvizError
+from ..workers import TaskRunner
 
 MAX_SAVED_CHARS = 20_000_000  # an edited text longer than this is not copied (its file, if any, is)
 MAX_SAVED_CHAT_CHARS = 1_000_000  # a modified conversation with more JSON text is not copied (~20 ms to save)
@@ -219,7 +220,8 @@ def ask_keep_unsaved(parent, kept: list[KeptTokenizer]) -> str:
 
 
 class SessionKeeper(QObject):
-    """Saves `window`'s session after changes and on close; keeps its unsaved tokenizers."""
+    """Saves `window`'s session after changes (on a worker: a big text's file takes tens of ms to
+    write) and on close; keeps its unsaved tokenizers."""
 
     def __init__(self, window, store: SessionStore, unsaved: UnsavedTokenizers):
         super().__init__(window)
@@ -229,7 +231,8 @@ class SessionKeeper(QObject):
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(SESSION_SAVE_MS)
-        self.timer.timeout.connect(self.save)
+        self.timer.timeout.connect(self._save_in_background)
+        self._writer = TaskRunner(1, self)  # (one thread: saves are written in the order made)
         self.chat_kept = True  # the last save kept the Chat tab's work whole
         window.chat_view.conversationChanged.connect(self.changed)
 
@@ -237,18 +240,36 @@ class SessionKeeper(QObject):
         """Something worth saving changed: save a moment later."""
         self.timer.start()
 
-    def save(self, *, clean: bool = False) -> bool:
-        """Save the session now (`clean`: the window is closing normally); False when the text
-        could not be kept (see SessionStore.save)."""
-        self.timer.stop()
+    def _state(self, clean: bool) -> tuple[dict, bool]:
+        """What `SessionStore.save` is given now, and whether it holds the Chat tab's work whole."""
         w = self.window
         tok = w.controller.tokenizer
         path = os.fspath(tok.source.path) if tok is not None and tok.source.path else None
         origin = w.document.origin
         chat, chat_whole = chat_state(w.chat_view)
-        text_kept = self.store.save(text=w.unsaved_text(), text_path=w.text_path(), tokenizer_path=path,
-                                    tokenizer_encoding=w.tokenizer_encoding(), clean=clean, text_name=origin.name,
-                                    text_modified=w.document.is_modified(), line_end=origin.line_end, chat=chat)
+        return dict(text=w.unsaved_text(), text_path=w.text_path(), tokenizer_path=path,
+                    tokenizer_encoding=w.tokenizer_encoding(), clean=clean, text_name=origin.name,
+                    text_modified=w.document.is_modified(), line_end=origin.line_end, chat=chat), chat_whole
+
+    def _save_in_background(self) -> None:
+        state, chat_whole = self._state(clean=False)
+        store = self.store
+
+        def saved(_text_kept: bool) -> None:
+            self.chat_kept = chat_whole and store.written
+
+        self._writer.submit(lambda: store.save(**state), saved)
+
+    def is_saving(self) -> bool:
+        return self._writer.pending() > 0
+
+    def save(self, *, clean: bool = False) -> bool:
+        """Save the session now (`clean`: the window is closing normally); False when the text
+        could not be kept (see SessionStore.save)."""
+        self.timer.stop()
+        self._writer.pool.waitForDone()  # (a save still being written must not land after this one)
+        state, chat_whole = self._state(clean)
+        text_kept = self.store.save(**state)
         self.chat_kept = chat_whole and self.store.written
         return text_kept
 
