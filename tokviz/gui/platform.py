@@ -136,3 +136,19 @@ def trim_memory() -> None:
     libc = _glibc()
     if libc is not None:
         libc.malloc_trim(0)
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def heap_free_mb() -> float | None:
+    """MB the heaps hold free (glibc's mallinfo2: what `trim_memory` could give back, at most);
+    None where it cannot be told."""
+    libc = _glibc()
+    mallinfo2 = getattr(libc, "mallinfo2", None) if libc is not None else None
+    if mallinfo2 is None:
+        return None
+    mallinfo2.restype = _MallInfo2
+    return mallinfo2().fordblks / 2**20

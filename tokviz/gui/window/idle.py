@@ -1,11 +1,12 @@
-"""Collecting long-lived garbage once the app is quiet.
+"""Collecting long-lived garbage once the app is quiet, and giving freed memory back meanwhile.
 
 Tokenizers are frozen out of the collector's way when they arrive (core.gcpause), and a frozen
 object in a reference cycle is never collected (tokenizers hold none: tests/test_lifetime.py;
 other objects frozen with them may).  So when tokenizers may have been dropped, once nothing has
 happened for QUIET_MS, everything is collected once, frozen again, the resting tokenizers' caches
 freed and the heaps trimmed.  A full collection of a big heap takes 100+ ms: it waits for quiet,
-never right after an encode or a file job, when the user is looking at the result."""
+never right after an encode or a file job, when the user is looking at the result.  Between such
+collections the heaps are trimmed every few seconds while their free memory grows."""
 from __future__ import annotations
 
 import gc
@@ -13,9 +14,14 @@ from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QObject, QTimer
 
-from ..platform import trim_memory
+from ..platform import heap_free_mb, trim_memory
 
 QUIET_MS = 3000
+# While the app is in use, the heaps are trimmed (a few ms) every TRIM_EVERY_MS when what they hold
+# free grew by more than TRIM_FREE_MB since the last trim: the app runs on glibc's allocator
+# (tokviz/launch.py), whose heaps keep what is freed in their middle until trimmed.
+TRIM_EVERY_MS = 4000
+TRIM_FREE_MB = 32
 
 
 class IdleCleanup(QObject):
@@ -32,6 +38,11 @@ class IdleCleanup(QObject):
         self.timer.setSingleShot(True)
         self.timer.setInterval(QUIET_MS)
         self.timer.timeout.connect(self._collect)
+        self.trim_timer = QTimer(self)
+        self.trim_timer.setInterval(TRIM_EVERY_MS)
+        self.trim_timer.timeout.connect(self._trim)
+        self.trim_timer.start()
+        self._free_after_trim = 0.0
 
     def needed(self, *_args) -> None:
         """Tokenizers may have been dropped: collect once the app is quiet."""
@@ -47,6 +58,17 @@ class IdleCleanup(QObject):
 
     def stop(self) -> None:
         self.timer.stop()
+        self.trim_timer.stop()
+
+    def _trim(self) -> None:
+        free = heap_free_mb()
+        if free is None:
+            return
+        if free - self._free_after_trim > TRIM_FREE_MB:
+            trim_memory()
+            self._free_after_trim = free
+        else:
+            self._free_after_trim = min(self._free_after_trim, free)  # (reused since: the next growth counts from here)
 
     def _collect(self) -> None:
         if self._is_busy():
