@@ -131,7 +131,9 @@ class Heartbeat(QObject):
     """A timer on the UI thread; gaps between its ticks are stalls of the event loop.  With
     `sample_stacks`, a sampler thread takes the UI thread's stack when a gap passes
     `stack_after_s` (it needs the GIL, which Qt's calls release: the innermost Python frame is the
-    one that called the slow Qt function or holds the GIL itself)."""
+    one that called the slow Qt function or holds the GIL itself).  With `native`, py-spy takes it,
+    C++ frames included; py-spy stops the process while it reads, and that time is left out of the
+    gap.  A stall's entry in `details` carries the stack taken during it."""
 
     def __init__(self, stall_s: float, sample_stacks: bool = False, stack_after_s: float = STALL_S,
                  native: bool = False):
@@ -145,6 +147,8 @@ class Heartbeat(QObject):
         self.context = ""
         self.details: list[tuple[float, str, str]] = []  # (seconds, action, context) of each stall
         self._last = time.perf_counter()
+        self._paused = 0.0  # seconds of the current gap py-spy had the process stopped
+        self._stack_note = ""  # the stack taken in the current gap, for its entry in `details`
         self._timer = QTimer(self, interval=20)
         self._timer.timeout.connect(self._tick)
         self._ui_thread = threading.get_ident()
@@ -163,11 +167,13 @@ class Heartbeat(QObject):
 
     def _tick(self) -> None:
         now = time.perf_counter()
-        gap = now - self._last
+        gap = now - self._last - self._paused  # (py-spy stops the process while it reads a stack)
         self._last = now
+        self._paused = 0.0
         if gap > self.stall_s:
             self.stalls.append((gap, self.action))
-            self.details.append((gap, self.action, self.context))
+            self.details.append((gap, self.action, self.context + self._stack_note))
+        self._stack_note = ""
 
     def _sample(self) -> None:
         sampled_for = None
@@ -177,12 +183,17 @@ class Heartbeat(QObject):
                 continue
             sampled_for = last
             if self.native:
-                self.stacks[self._native_stack()] += 1
-                continue
-            frame = sys._current_frames().get(self._ui_thread)
-            if frame is not None:
+                t0 = time.perf_counter()
+                stack = self._native_stack()
+                self._paused += time.perf_counter() - t0
+            else:
+                frame = sys._current_frames().get(self._ui_thread)
+                if frame is None:
+                    continue
                 inner = [f for f in traceback.extract_stack(frame)[::-1] if "/benchmarks/" not in f.filename][:6]
-                self.stacks[" <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in inner) or self.action] += 1
+                stack = " <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in inner) or self.action
+            self.stacks[stack] += 1
+            self._stack_note = f" | stack: {stack}"
 
     def _native_stack(self) -> str:
         """The UI thread's stack with Qt's and Python's C frames (py-spy), and what the other
