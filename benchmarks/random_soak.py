@@ -26,9 +26,10 @@ Measured:
 * errors: uncaught exceptions (UI thread and workers), tracebacks printed by workers, error dialogs,
   Qt critical messages (soak.py's ErrorCatcher).
 
-"base" is the sample at --base-minutes (2 by default), "end" after the last action with the window
-idle.  Both hold whatever the session had open then (a Compare tab of Llama 3, Qwen2.5 and cl100k is
-some 300 MB more than one of small tokenizers), so after each the window is also brought "home" (no
+"base" is the sample at --base-minutes (2 by default), "end" after the last action, each with the
+window left idle for 7.5 s first (its idle clean-up and heap trim run then, as during a person's
+pause).  Both hold whatever the session had open then (a Compare tab of Llama 3, Qwen2.5 and cl100k
+is some 300 MB more than one of small tokenizers), so after each the window is also brought "home" (no
 Compare pane, the shipped tokenizer, docks closed, idle clean-up done) and the RSS there is reported:
 what a session leaves behind.  The verdict (exit status 1 when it fails): no error, no stall over
 1 s, top-level widgets at the end within +5 of the base and RSS within 1.5x of it.
@@ -449,8 +450,10 @@ def census(window, user: RandomUser) -> dict:
             "tokenizers": sorted(soak.alive_names(user.seen))}
 
 
-def settle(window, timeout_s: float = 120) -> None:
-    """Stop what is running (a training, statistics), wait for the window to be idle, collect."""
+def settle(window, timeout_s: float = 120, *, rest: bool = False) -> None:
+    """Stop what is running (a training, statistics), wait for the window to be idle, collect.
+    `rest`: then leave the window idle for as long as a person pausing would (the idle clean-up and
+    a heap trim run meanwhile, as they do for such a person), for the base and end samples."""
     if window.train_panel.is_training():
         window.train_panel.cancel_button.click()
     if window.stats_view.is_running():
@@ -464,6 +467,11 @@ def settle(window, timeout_s: float = 120) -> None:
     soak.pump(500)
     gc.collect()
     soak.pump(100)
+    if rest:
+        from tokviz.gui.window.idle import QUIET_MS, TRIM_EVERY_MS
+
+        soak.wait_until(lambda: not window.idle.pending(), 60, "the idle clean-up")
+        soak.pump(QUIET_MS + TRIM_EVERY_MS + 500)
 
 
 def home_rss(window) -> float:
@@ -552,14 +560,14 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
                     f"tokenizers {points[-1].tokenizers_alive:3d} (caches {points[-1].native_cache_mb:.0f} MB)  stalls>1s {sum(s[0] > STALL_S for s in heartbeat.stalls)}")
             if base is None and time.monotonic() - t0 >= base_minutes * 60:
                 heartbeat.during("base sample")
-                settle(window)
+                settle(window, rest=True)
                 base = sample(window, user, t0, actions)
                 base_census = census(window, user)
                 base_home = home_rss(window) if home else None
                 log(f"  base at {base.t:.0f} s: RSS {base.rss_mb:.1f} MB (at home {base_home} MB), "
                     f"top-level widgets {base.top_level_widgets}")
         heartbeat.during("settling at the end")
-        settle(window)
+        settle(window, rest=True)
         end = sample(window, user, t0, actions)
         end_census = census(window, user)
         heartbeat.during("going home at the end")
