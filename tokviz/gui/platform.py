@@ -77,17 +77,20 @@ def _glibc():
         return None
 
 
-GIL_SWITCH_SECONDS = 0.0002
+GIL_SWITCH_SECONDS = 0.00005
 
 
 def tune_thread_switching() -> None:
-    """Hand the GIL between threads every 0.2 ms rather than every 5.
+    """Hand the GIL between threads every 0.05 ms rather than every 5.
 
     A worker running Python (a vocabulary check decoding 150k tokens, say) holds the GIL up to the
-    switch interval each time the UI thread asks for it, and a table or token view being painted
-    asks once per cell it reads from Python.  Longest UI stall when the Vocabulary view's health
-    filter starts its check on Qwen2.5 (benchmarks/analyses_ui.py): 440-610 ms at 5 ms, 240-270 at
-    1 ms, 140 at 0.5 ms, 90 at 0.2 ms; the check itself takes as long (1.3 s) at each."""
+    switch interval each time the UI thread asks for it, and the UI thread asks at each call between
+    Qt and Python: a table or token view being painted asks once per cell it reads.  Longest UI stall
+    when the Vocabulary view's health filter starts its check on Qwen2.5 (benchmarks/analyses_ui.py):
+    440-610 ms at 5 ms, 240-270 at 1 ms, 140 at 0.5 ms, 90 at 0.2 ms.  Fitting the Vocabulary view's
+    columns to Qwen2.5's tokens beside two busy Python threads: 412 ms at 0.2 ms, 193 at 0.05 ms
+    (24 ms alone).  Three Python threads sharing the GIL do 67-74% of the work they do at 5 ms at
+    0.2, 0.1, 0.05 or 0.02 ms alike (2 s runs, 2 cores)."""
     sys.setswitchinterval(GIL_SWITCH_SECONDS)
 
 
