@@ -57,7 +57,10 @@ class VocabModel(QAbstractTableModel):
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        row, col = index.row(), index.column()
+        return self.row_data(index.row(), index.column(), role)
+
+    def row_data(self, row: int, col: int, role=Qt.ItemDataRole.DisplayRole):
+        """`data` of the cell at (row, col)."""
         if role == Qt.ItemDataRole.DisplayRole:
             return self.cell(row, col)
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 3, 4, 6):
@@ -208,6 +211,13 @@ class VocabProxy(QAbstractProxyModel):
 
     def parent(self, index=QModelIndex()) -> QModelIndex:
         return QModelIndex()
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        # (straight to the source's row: Qt's own would call mapToSource, one more call into Python
+        # per cell and role, each waiting for the GIL while workers run Python)
+        if not index.isValid() or self.sourceModel() is None:
+            return None
+        return self.sourceModel().row_data(int(self._visible[index.row()]), index.column(), role)
 
     def mapToSource(self, proxy: QModelIndex) -> QModelIndex:
         if not proxy.isValid() or self.sourceModel() is None:
