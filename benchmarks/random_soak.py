@@ -544,8 +544,9 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
     actions = 0
     last_sample = t0
     failures: list[str] = []
+    paused = 0.0  # (the base sample's rest and trip home are not part of the session's minutes)
     try:
-        while time.monotonic() - t0 < minutes * 60:
+        while time.monotonic() - t0 - paused < minutes * 60:
             try:
                 user.act()
             except Exception as exc:  # noqa: BLE001  (an action that raises is a finding, not the end)
@@ -559,6 +560,7 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
                     f"top-level {points[-1].top_level_widgets:4d}  QObjects {points[-1].qobjects:6d}  "
                     f"tokenizers {points[-1].tokenizers_alive:3d} (caches {points[-1].native_cache_mb:.0f} MB)  stalls>1s {sum(s[0] > STALL_S for s in heartbeat.stalls)}")
             if base is None and time.monotonic() - t0 >= base_minutes * 60:
+                sampling = time.monotonic()
                 heartbeat.during("base sample")
                 settle(window, rest=True)
                 base = sample(window, user, t0, actions)
@@ -566,6 +568,7 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
                 base_home = home_rss(window) if home else None
                 log(f"  base at {base.t:.0f} s: RSS {base.rss_mb:.1f} MB (at home {base_home} MB), "
                     f"top-level widgets {base.top_level_widgets}")
+                paused += time.monotonic() - sampling
         heartbeat.during("settling at the end")
         settle(window, rest=True)
         end = sample(window, user, t0, actions)

@@ -64,7 +64,7 @@ class _Relay(QObject):
 
 class _Task(QRunnable):
     def __init__(self, task_id: int, fn: Callable[[], Any], relay: _Relay, is_current: Callable[[], bool] | None,
-                 background: bool):
+                 *, background: bool = False):
         super().__init__()
         # The pool deletes the task once it has run; until PySide lets go of the Python side (not
         # always at once) it must not hold the work's closure, tokenizer and text: run() drops them.
@@ -143,7 +143,7 @@ class TaskRunner(QObject):
             raise RuntimeError("TaskRunner is shut down")
         task_id = next(self._ids)
         self._tasks[task_id] = (on_done, on_error)
-        self.pool.start(_Task(task_id, fn, self._relay, is_current, not self.foreground))
+        self.pool.start(_Task(task_id, fn, self._relay, is_current, background=not self.foreground))
         return task_id
 
     def pending(self) -> int:
