@@ -53,3 +53,22 @@ def test_a_long_words_lattice_paints_what_is_in_view(qtbot):
         image = area.viewport().grab().toImage()
         colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
         assert len(colours) > 3  # (bars and letters drawn at both ends, not an empty stretch)
+
+
+def test_a_long_trace_paints_the_rows_in_view(qtbot):
+    from tokviz.gui.trace_view import TraceRow
+
+    view = TraceView()
+    area = QScrollArea()
+    area.setWidget(view)
+    qtbot.addWidget(area)
+    area.resize(500, 300)
+    area.show()
+    view.set_rows([TraceRow(f"step {k}", tuple("ab" for _ in range(400 - k)), 3) for k in range(400)])
+    assert view.height() > 20 * area.height()
+    for value in (0, area.verticalScrollBar().maximum() // 2, area.verticalScrollBar().maximum()):
+        area.verticalScrollBar().setValue(value)
+        area.horizontalScrollBar().setValue(value // 4)
+        image = area.viewport().grab().toImage()
+        colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
+        assert len(colours) > 3  # (boxes drawn wherever the view is scrolled to)

@@ -156,17 +156,20 @@ class TraceView(QWidget):
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        shown = QRectF(event.rect())  # (a long word's trace or lattice is far larger than the view)
         if self._lattice is not None:
-            self._paint_lattice(painter)
+            self._paint_lattice(painter, shown)
         else:
-            self._paint_rows(painter)
+            self._paint_rows(painter, shown)
         painter.end()
 
-    def _paint_rows(self, painter: QPainter) -> None:
+    def _paint_rows(self, painter: QPainter, shown: QRectF) -> None:
         theme = self.theme
         fm, fs = QFontMetricsF(self._font), QFontMetricsF(self._small)
         palette = theme.palette
         for k, row in enumerate(self._rows):
+            if not self.row_rect(k).adjusted(0, -4, 0, 4).intersects(shown):
+                continue
             top = self.row_rect(k).top()
             dim = self._current >= 0 and k != self._current
             painter.setOpacity(0.45 if dim else 1.0)
@@ -178,6 +181,8 @@ class TraceView(QWidget):
             x = self.MARGIN
             painter.setFont(self._font)
             for i, label in enumerate(row.boxes):
+                if x > shown.right():
+                    break
                 w = fm.horizontalAdvance(label) + 2 * self.PAD
                 rect = QRectF(x, y, w, fm.height() + 2 * self.PAD)
                 fill = QColor(palette[i % len(palette)])
@@ -200,15 +205,14 @@ class TraceView(QWidget):
                 painter.drawRoundedRect(self.row_rect(k).adjusted(3, -3, -3, 3), 5, 5)
         painter.setOpacity(1.0)
 
-    def _paint_lattice(self, painter: QPainter) -> None:
+    def _paint_lattice(self, painter: QPainter, shown: QRectF) -> None:
         theme = self.theme
         _, text = self._lattice
         fm = QFontMetricsF(self._font)
         cell = self._cell_w(text)
         h = fm.height() + 2 * self.PAD
-        shown = painter.clipBoundingRect()  # (a long word's lattice is far wider than the view)
-        first = max(0, int((shown.left() - self.MARGIN) // cell)) if not shown.isEmpty() else 0
-        last = int((shown.right() - self.MARGIN) // cell) + 1 if not shown.isEmpty() else len(text)
+        first = max(0, int((shown.left() - self.MARGIN) // cell))
+        last = int((shown.right() - self.MARGIN) // cell) + 1
         painter.setFont(self._font)
         painter.setPen(QColor(theme.text))
         for i in range(first, min(last + 1, len(text))):
