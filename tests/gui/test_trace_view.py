@@ -66,9 +66,10 @@ def test_a_long_trace_paints_the_rows_in_view(qtbot):
     area.show()
     view.set_rows([TraceRow(f"step {k}", tuple("ab" for _ in range(400 - k)), 3) for k in range(400)])
     assert view.height() > 20 * area.height()
-    for value in (0, area.verticalScrollBar().maximum() // 2, area.verticalScrollBar().maximum()):
-        area.verticalScrollBar().setValue(value)
-        area.horizontalScrollBar().setValue(value // 4)
+    bottom = area.verticalScrollBar().maximum()
+    for down, right in ((0, 0), (bottom // 2, 1000), (bottom, 0)):  # (row k holds 400 - k boxes)
+        area.verticalScrollBar().setValue(down)
+        area.horizontalScrollBar().setValue(right)
         image = area.viewport().grab().toImage()
         colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
         assert len(colours) > 3  # (boxes drawn wherever the view is scrolled to)
