@@ -38,38 +38,39 @@ def test_each_bar_goes_to_the_first_lane_where_it_overlaps_nothing():
             assert all(overlaps(bar, [b for b in lanes[j] if id(b) in before]) for j in range(k))
 
 
-def test_a_long_words_lattice_paints_what_is_in_view(qtbot):
-    text = "ab" * 200
+def _scrolled_view(qtbot, width: int) -> tuple[TraceView, QScrollArea]:
     view = TraceView()
     area = QScrollArea()
     area.setWidget(view)
     qtbot.addWidget(area)
-    area.resize(400, 300)
+    area.resize(width, 300)
     area.show()
+    return view, area
+
+
+def _colours_in_view(area: QScrollArea) -> int:
+    image = area.viewport().grab().toImage()
+    return len({image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)})
+
+
+def test_a_long_words_lattice_paints_what_is_in_view(qtbot):
+    text = "ab" * 200
+    view, area = _scrolled_view(qtbot, 400)
     view.set_lattice(_bars(text, seed=2), text)
     assert view.width() > 4 * area.width()  # (the lattice is as wide as the word)
     for value in (0, area.horizontalScrollBar().maximum()):
         area.horizontalScrollBar().setValue(value)
-        image = area.viewport().grab().toImage()
-        colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
-        assert len(colours) > 3  # (bars and letters drawn at both ends, not an empty stretch)
+        assert _colours_in_view(area) > 3  # (bars and letters drawn at both ends, not an empty stretch)
 
 
 def test_a_long_trace_paints_the_rows_in_view(qtbot):
     from tokviz.gui.trace_view import TraceRow
 
-    view = TraceView()
-    area = QScrollArea()
-    area.setWidget(view)
-    qtbot.addWidget(area)
-    area.resize(500, 300)
-    area.show()
+    view, area = _scrolled_view(qtbot, 500)
     view.set_rows([TraceRow(f"step {k}", tuple("ab" for _ in range(400 - k)), 3) for k in range(400)])
     assert view.height() > 20 * area.height()
     bottom = area.verticalScrollBar().maximum()
     for down, right in ((0, 0), (bottom // 2, 1000), (bottom, 0)):  # (row k holds 400 - k boxes)
         area.verticalScrollBar().setValue(down)
         area.horizontalScrollBar().setValue(right)
-        image = area.viewport().grab().toImage()
-        colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
-        assert len(colours) > 3  # (boxes drawn wherever the view is scrolled to)
+        assert _colours_in_view(area) > 3  # (boxes drawn wherever the view is scrolled to)
