@@ -5,8 +5,9 @@ A chat template is Jinja code shipped with a tokenizer.  `render` runs it the wa
 trim_blocks and lstrip_blocks, loop controls, `{% generation %}` blocks, and the globals and filters
 templates use: `raise_exception`, `tojson`, `strftime_now`, `dict`, `namespace`), with the
 tokenizer's special tokens (`bos_token`, `eos_token`, ...) as variables.  Templates are code from a
-file, so rendering is also bounded: no attribute access to Python internals (the sandbox), no
-string or list longer than `max_chars`, and no more than `time_limit` seconds.
+file, so rendering is also bounded (`chat_sandbox`): no attribute access to Python internals, no
+string or list longer than `max_chars`, no more than `time_limit` seconds, and no more than
+chat_sandbox.MEMORY_CEILING bytes held, in a process of its own.
 
 `count` adds what a token view needs: the rendered text's ids (as transformers tokenizes a
 rendered template: no special tokens added on top) and the tokens each message adds.
@@ -14,14 +15,12 @@ rendered template: no special tokens added on top) and the tokens each message a
 from __future__ import annotations
 
 import json
-import sys
-import time
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from ..errors import Cancelled, TokvizError
 from ..paths import other_unicode_message, read_limited, unicode_encoding
+from . import chat_sandbox
 
 ROLES = ("system", "user", "assistant", "tool")
 TIME_LIMIT = 5.0  # seconds a render may take
@@ -136,120 +135,6 @@ def read_conversation(path: str | Path) -> Conversation:
 
 # ---- rendering ---------------------------------------------------------------------------------
 
-def _environment(max_chars: int):
-    """A Jinja environment like transformers' for chat templates, with size limits."""
-    import jinja2
-    from jinja2 import nodes
-    from jinja2.ext import Extension, loopcontrols
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-    from jinja2.utils import Namespace
-
-    def too_big(what: str):
-        raise ChatTemplateError(f"the template asks for {what}, more than the limit of {max_chars:,} characters")
-
-    class GenerationBlocks(Extension):
-        """`{% generation %}...{% endgeneration %}` (marks an assistant's text): rendered as its body."""
-
-        tags = {"generation"}
-
-        def parse(self, parser):
-            lineno = next(parser.stream).lineno
-            body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
-            return nodes.CallBlock(self.call_method("_body"), [], [], body).set_lineno(lineno)
-
-        def _body(self, caller):
-            return caller()
-
-    class BoundedEnvironment(ImmutableSandboxedEnvironment):
-        intercepted_binops = frozenset({"*", "**"})
-
-        def call_binop(self, context, operator, left, right):
-            if operator == "*":
-                for seq, n in ((left, right), (right, left)):
-                    if isinstance(seq, (str, list, tuple)) and isinstance(n, int) and len(seq) * n > max_chars:
-                        too_big(f"{len(seq):,} x {n:,} items")
-            elif isinstance(right, int) and abs(right) > 4096 and isinstance(left, (int, float)) and abs(left) > 1:
-                too_big(f"a power of {right:,}")
-            return super().call_binop(context, operator, left, right)
-
-        def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 (jinja's signature)
-            for value in (*args, *kwargs.values()):
-                if isinstance(value, int) and not isinstance(value, bool) and value > max_chars:
-                    too_big(f"{value:,} (in a call)")
-            return super().call(__context, __obj, *args, **kwargs)
-
-    def raise_exception(message):
-        raise jinja2.exceptions.TemplateError(message)
-
-    def tojson(value, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
-        return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-
-    def strftime_now(fmt):
-        return datetime.now().strftime(fmt)
-
-    class TemplateDict:
-        """`dict(...)` for templates, without the type's own attributes."""
-
-        def __call__(self, *args, **kwargs):
-            return dict(*args, **kwargs)
-
-        def fromkeys(self, *args, **kwargs):
-            return dict.fromkeys(*args, **kwargs)
-
-    class TemplateNamespace(Namespace):
-        """`namespace(...)` that refuses names starting with an underscore."""
-
-        def __init__(*args, **kwargs):  # noqa: N805 (Namespace's own signature trick)
-            self, args = args[0], args[1:]
-            attrs = dict(*args, **kwargs)
-            for name in attrs:
-                TemplateNamespace.check(name)
-            Namespace.__init__(self, attrs)
-
-        def __setitem__(self, name, value):
-            TemplateNamespace.check(name)
-            Namespace.__setitem__(self, name, value)
-
-        @staticmethod
-        def check(name):
-            if isinstance(name, str) and name.startswith("_"):
-                raise jinja2.exceptions.SecurityError(f"a namespace cannot hold {name!r} (it starts with an underscore)")
-
-    def center(value, width=80):
-        if width > max_chars:
-            too_big(f"a width of {width:,}")
-        return str(value).center(width)
-
-    env = BoundedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[GenerationBlocks, loopcontrols])
-    env.filters["tojson"] = tojson
-    env.filters["center"] = center
-    env.globals["raise_exception"] = raise_exception
-    env.globals["strftime_now"] = strftime_now
-    env.globals["dict"] = TemplateDict()
-    env.globals["namespace"] = TemplateNamespace
-    return env
-
-
-_compiled: dict[tuple[str, int], object] = {}
-
-
-def _compile(source: str, max_chars: int, origin: str | None):
-    key = (source, max_chars)
-    template = _compiled.get(key)
-    if template is None:
-        import jinja2
-
-        try:
-            template = _environment(max_chars).from_string(source)
-        except jinja2.TemplateSyntaxError as exc:
-            raise ChatTemplateError(f"the chat template does not compile: {exc.message} (line {exc.lineno})",
-                                    origin) from None
-        if len(_compiled) > 32:
-            _compiled.clear()
-        _compiled[key] = template
-    return template
-
-
 def _template_messages(messages: list[dict]) -> list[dict]:
     """The messages as transformers hands them to a template: keys whose value is None dropped,
     and a message's reasoning under both names templates read."""
@@ -263,38 +148,6 @@ def _template_messages(messages: list[dict]) -> list[dict]:
     return out
 
 
-def _run_bounded(generate, time_limit: float, max_chars: int, cancelled) -> str:
-    """Join what `generate()` yields, stopping it past `time_limit` seconds or when `cancelled()`
-    (both checked as the template's Python code runs, so a loop that yields nothing is stopped
-    too), or past `max_chars`."""
-    deadline = time.monotonic() + time_limit
-    steps = 0
-
-    def tracer(frame, event, arg):
-        nonlocal steps
-        steps += 1
-        if steps & 1023 == 0:
-            if cancelled is not None and cancelled():
-                raise Cancelled()
-            if time.monotonic() > deadline:
-                raise ChatTemplateError(f"the chat template ran for more than {time_limit:g} s and was stopped")
-        return tracer
-
-    parts: list[str] = []
-    size = 0
-    previous = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        for part in generate():
-            size += len(part)
-            if size > max_chars:
-                raise ChatTemplateError(f"the rendered text passed the limit of {max_chars:,} characters")
-            parts.append(part)
-    finally:
-        sys.settrace(previous)
-    return "".join(parts)
-
-
 def render(template: ChatTemplate | str, conversation: Conversation, *, add_generation_prompt: bool = False,
            variables: dict | None = None, time_limit: float = TIME_LIMIT, max_chars: int = MAX_CHARS,
            cancelled=None) -> str:
@@ -302,23 +155,41 @@ def render(template: ChatTemplate | str, conversation: Conversation, *, add_gene
     tokenize=False)`); `variables` are the tokenizer's special tokens and any extra keyword a
     template reads.  A template that raises, or passes a limit, raises ChatTemplateError;
     `cancelled()` true while it runs raises Cancelled."""
-    import jinja2
-
     source, origin = (template.source, template.origin) if isinstance(template, ChatTemplate) else (template, None)
-    compiled = _compile(source, max_chars, origin)
     context = dict(variables or {})
     context.update(messages=_template_messages(conversation.messages), tools=conversation.tools,
                    documents=conversation.documents, add_generation_prompt=add_generation_prompt)
+    if cancelled is not None and cancelled():
+        raise Cancelled()
     try:
-        return _run_bounded(lambda: compiled.generate(**context), time_limit, max_chars, cancelled)
-    except ChatTemplateError as exc:
-        raise ChatTemplateError(exc.reason, origin) from None
-    except jinja2.TemplateError as exc:
-        raise ChatTemplateError(f"the chat template raised: {exc.message or exc}", origin) from None
-    except RecursionError:
-        raise ChatTemplateError("the chat template recursed too deeply", origin) from None
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError, OverflowError) as exc:
-        raise ChatTemplateError(f"the chat template failed: {type(exc).__name__}: {exc}", origin) from None
+        return chat_sandbox.render(source, context, time_limit=time_limit, max_chars=max_chars, cancelled=cancelled)
+    except chat_sandbox.RenderCancelled:
+        raise Cancelled() from None
+    except chat_sandbox.RenderFailed as exc:
+        raise ChatTemplateError(_failure_reason(exc, time_limit), origin) from None
+    except MemoryError:
+        raise ChatTemplateError(_failure_reason(chat_sandbox.RenderFailed("memory"), time_limit), origin) from None
+
+
+def _failure_reason(exc, time_limit: float) -> str:
+    """One line that says why a render gave no text."""
+    message = " ".join(exc.message.split())  # (a template's own message may span lines)
+    if exc.kind == "compile":
+        return f"the chat template does not compile: {message} (line {exc.line})"
+    if exc.kind == "time":
+        return f"the chat template ran for more than {time_limit:g} s and was stopped"
+    if exc.kind == "memory":
+        return (f"the chat template used more than {chat_sandbox.MEMORY_CEILING >> 20} MB of memory while rendering "
+                "and was stopped")
+    if exc.kind == "raised":
+        return f"the chat template raised: {message}"
+    if exc.kind == "recursion":
+        return "the chat template recursed too deeply"
+    if exc.kind == "failed":
+        return f"the chat template failed: {message}"
+    if exc.kind == "crashed":
+        return f"the chat template could not be rendered: {message}"
+    return message
 
 
 @dataclass
