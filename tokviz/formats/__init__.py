@@ -192,7 +192,9 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
         if not stat.S_ISDIR(stat_path(target).st_mode):
             check_regular_file(target, "a tokenizer file")
     with paused_gc():
-        tokenizer = _read(format, target, pattern)
+        opened_folder = format == "hf-json" and target in (path, path / "tokenizer.json") and stat.S_ISDIR(stat_path(path).st_mode)
+        folder = path if opened_folder else None
+        tokenizer = _read(format, target, pattern, folder)
         check_tokenizer_ids(tokenizer, target)
         if format in TEMPLATE_FORMATS:
             tokenizer.chat_templates = read_chat_templates(target if target.is_dir() else target.parent)
@@ -215,10 +217,16 @@ def _exists(path: Path) -> bool:
     return True
 
 
-def _read(format: str, target: Path, pattern: str | None) -> Tokenizer:
+def _read(format: str, target: Path, pattern: str | None, folder: Path | None = None) -> Tokenizer:
+    """`folder`: the folder the user opened, when it holds the tokenizer.json (transformers reads
+    the folder's tokenizer_config.json with it; a tokenizer.json opened as a file is read alone)."""
     try:
         if format == "hf-json":
+            from .hf_folder import has_transformers_config, read_hf_folder
             from .hf_json import read_hf_json
+
+            if folder is not None and has_transformers_config(folder):
+                return read_hf_folder(folder)
 
             return read_hf_json(target)
         if format == "gpt2":

@@ -1,0 +1,259 @@
+"""A folder with tokenizer.json and tokenizer_config.json (and special_tokens_map.json) is read as
+transformers reads it: the config's added tokens, special-token names and extra special tokens
+on top of the file, with transformers' precedence and flags.
+
+Folders are built from real tokenizer.json files with configs that add tokens the file lacks,
+promote plain vocabulary entries to special tokens, set lstrip / rstrip / normalized, let
+special_tokens_map.json and tokenizer_config.json disagree, and name the classes tokviz follows.
+transformers' `AutoTokenizer.from_pretrained(folder)` run here is the reference: ids with and
+without special tokens, offsets, decode both ways, a chat template's ids, and an export read back
+by HF tokenizers.  A bare tokenizer.json stays as HF tokenizers reads it.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import lzma
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+transformers = pytest.importorskip("transformers")
+tokenizers = pytest.importorskip("tokenizers")
+
+import tokviz  # noqa: E402
+from tokviz.core import chat  # noqa: E402
+from tokviz.errors import TokvizError  # noqa: E402
+
+transformers.logging.set_verbosity_error()
+logging.getLogger("transformers").setLevel(logging.ERROR)
+
+DATA = Path(__file__).parent / "data"
+REAL = DATA / "real"
+SHARED_LLAMA3 = Path(__file__).parents[1].parent / "shared" / "tokenizers" / "llama3" / "tokenizer.json"
+
+
+def _tokenizer_json(name: str) -> bytes:
+    if name == "llama3":
+        if not SHARED_LLAMA3.is_file():
+            pytest.skip("../shared/tokenizers/llama3 is not here")
+        return SHARED_LLAMA3.read_bytes()
+    return lzma.decompress((REAL / name / "tokenizer.json.xz").read_bytes())
+
+
+def _entry(content, special=True, **flags):
+    return {"content": content, "lstrip": flags.get("lstrip", False), "normalized": flags.get("normalized", False),
+            "rstrip": flags.get("rstrip", False), "single_word": flags.get("single_word", False), "special": special}
+
+
+def _typed(content, **flags):
+    return {"__type": "AddedToken", "content": content, "lstrip": flags.get("lstrip", False),
+            "normalized": flags.get("normalized", False), "rstrip": flags.get("rstrip", False),
+            "single_word": flags.get("single_word", False)}
+
+
+# name -> (tokenizer_config.json or None, special_tokens_map.json or None)
+CONFIGS = {
+    "new tokens in added_tokens_decoder": ({
+        "tokenizer_class": "LlamaTokenizerFast",
+        "added_tokens_decoder": {"900001": _entry("[INST]"), "900002": _entry("[/INST]"),
+                                 "900003": _entry("<tool>", special=False, normalized=True),
+                                 "900004": _entry("[AVAILABLE_TOOLS]", lstrip=True, rstrip=True)},
+    }, None),
+    "plain vocab entries named special": ({
+        "tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>",
+        "pad_token": "hello", "additional_special_tokens": ["<tool_call>", " world", "[INST]"],
+    }, None),
+    "typed special tokens with flags": ({
+        "bos_token": _typed("<s>", lstrip=True, normalized=True), "eos_token": _typed("</s>", rstrip=True),
+        "mask_token": _typed("<mask>", lstrip=True, rstrip=True, single_word=True),
+        "image_token": "<image>", "audio_token": _typed("<audio>", rstrip=True),
+        "extra_special_tokens": {"video_token": "<video>"},
+    }, None),
+    "decoder flags win over named flags": ({
+        "added_tokens_decoder": {"900010": _entry("<|user|>", lstrip=True), "900011": _entry("<|bot|>", rstrip=True)},
+        "bos_token": _typed("<|user|>"), "eos_token": "<|bot|>",
+    }, None),
+    "special_tokens_map wins without a decoder": ({
+        "bos_token": "<s>", "eos_token": "</s>", "additional_special_tokens": ["[A]"],
+    }, {
+        "bos_token": {"content": "<|start|>", "lstrip": False, "normalized": False, "rstrip": True, "single_word": False},
+        "eos_token": "<|stop|>", "additional_special_tokens": ["[B]", "[C]"],
+    }),
+    "special_tokens_map ignored beside a decoder": ({
+        "added_tokens_decoder": {"900020": _entry("<|start|>")}, "bos_token": "<|start|>",
+    }, {"bos_token": "<|other|>", "eos_token": "<|stop|>", "additional_special_tokens": ["[B]"]}),
+    "only special_tokens_map": (None, {"bos_token": "<s>", "eos_token": "</s>", "additional_special_tokens": ["[X]"]}),
+    "split_special_tokens": ({"bos_token": "<s>", "additional_special_tokens": ["[INST]"], "split_special_tokens": True},
+                             None),
+    "extra beats additional": ({"additional_special_tokens": ["[A]"], "extra_special_tokens": ["[E]", _typed("[F]")]},
+                               None),
+    "Qwen2 class rebuilds its pipeline": ({
+        "tokenizer_class": "Qwen2Tokenizer", "bos_token": None, "eos_token": "<|im_end|>",
+        "added_tokens_decoder": {"900030": _entry("<|im_start|>"), "900031": _entry("<|im_end|>")},
+        "additional_special_tokens": ["<|im_start|>", "<|im_end|>", "[INST]"],
+    }, None),
+    "GPT2 class rebuilds its pipeline": ({
+        "tokenizer_class": "GPT2Tokenizer", "add_prefix_space": True,
+        "added_tokens_decoder": {"900040": _entry("<|end_of_role|>"), "900041": _entry("<tool>", special=False)},
+    }, None),
+    "a class transformers does not know": ({"tokenizer_class": "NoSuchTokenizer", "bos_token": "[INST]"}, None),
+}
+
+TOKEN_STRINGS = ["[CLS]", "[SEP]", "[MASK]", "[ENT]", "[E2]", "[unused1]", "<s>", "</s>", "<unk>", "hello", " world", "[INST]", "[/INST]", "<tool>", "[AVAILABLE_TOOLS]",
+                 "<tool_call>", "<mask>", "<image>", "<audio>", "<video>", "<|user|>", "<|bot|>", "<|start|>",
+                 "<|stop|>", "<|other|>", "[A]", "[B]", "[C]", "[E]", "[F]", "[X]", "<|im_start|>", "<|im_end|>",
+                 "<|end_of_role|>", "<|endoftext|>", "<｜begin▁of▁sentence｜>", "<|begin_of_text|>"]
+
+
+def _texts() -> list[str]:
+    rng = random.Random(40)
+    fixed = ["<s>[INST] hi [/INST]", "  <s>  hello world</s>\n", "x<mask>y <mask> z", "[AVAILABLE_TOOLS]  [INST]\t",
+             "a <tool> b<tool>c", "<|user|>  question<|bot|>  answer", "中文 <image>\n<audio>  <video>",
+             "<|im_start|>user\nhi<|im_end|>\n", "Hello!! it's 123 ", "Héllo , wörld ! isn't it ? [SEP] [MASK]x",
+             "中文字 Ünïcödé\u00a0[CLS] [ENT]  [unused1]", ""]
+    pool = TOKEN_STRINGS + [" ", "  ", "\n", "x", "hello", "é", "日本", "!"]
+    return fixed + ["".join(rng.choice(pool) for _ in range(rng.randint(1, 12))) for _ in range(30)]
+
+
+TEXTS = _texts()
+
+
+def _build(folder: Path, source: str, config, special_map) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "tokenizer.json").write_bytes(_tokenizer_json(source))
+    if config is not None:
+        (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    if special_map is not None:
+        (folder / "special_tokens_map.json").write_text(json.dumps(special_map), encoding="utf-8")
+    return folder
+
+
+def _compare(folder: Path) -> None:
+    ref = transformers.AutoTokenizer.from_pretrained(folder)
+    tok = tokviz.load(folder)
+    for text in TEXTS:
+        for add in (False, True):
+            out = ref(text, add_special_tokens=add, return_offsets_mapping=True)
+            got = tok.encode(text, add_special_tokens=add)
+            assert got.ids == out["input_ids"], (text, add)
+            if not add:
+                assert got.offsets == [tuple(o) for o in out["offset_mapping"]], text
+                assert tok.encode_ids(text) == ref.encode(text, add_special_tokens=False)
+        ids = ref(text, add_special_tokens=True)["input_ids"]
+        assert tok.decode(ids) == ref.decode(ids), text
+        for skip in (False, True):
+            assert tok.decode(ids, skip_special_tokens=skip) == ref.decode(ids, skip_special_tokens=skip), (text, skip)
+    assert tok.vocab_size == len(ref)
+    for t in TOKEN_STRINGS:
+        assert tok.token_to_id(t) == ref.convert_tokens_to_ids(t) or ref.convert_tokens_to_ids(t) == ref.unk_token_id
+
+
+@pytest.mark.parametrize("case", list(CONFIGS))
+def test_qwen_folder_configs_as_transformers(tmp_path, case):
+    _compare(_build(tmp_path / "f", "qwen2.5", *CONFIGS[case]))
+
+
+@pytest.mark.parametrize("source", ["deepseek-v4", "llama3"])
+@pytest.mark.parametrize("case", ["new tokens in added_tokens_decoder", "plain vocab entries named special",
+                                  "typed special tokens with flags", "special_tokens_map wins without a decoder",
+                                  "GPT2 class rebuilds its pipeline"])
+def test_other_real_files_as_transformers(tmp_path, source, case):
+    _compare(_build(tmp_path / "f", source, *CONFIGS[case]))
+
+
+@pytest.mark.parametrize("source", ["qwen2.5", "deepseek-v4", "bert-minilm", "model2vec-bert"])
+def test_shipped_folders_as_transformers(tmp_path, source):
+    """Real folders as packages ship them: tokenizer.json with its tokenizer_config.json (and
+    special_tokens_map.json): model2vec's has added_tokens_decoder, clean-up and padding."""
+    folder = _build(tmp_path / "f", source, None, None)
+    for name in ("tokenizer_config.json", "special_tokens_map.json"):
+        if (REAL / source / name).is_file():
+            shutil.copy(REAL / source / name, folder / name)
+    _compare(folder)
+
+
+BERT_CONFIGS = {
+    "cased, accents kept, no Chinese split": {"tokenizer_class": "BertTokenizer", "do_lower_case": False,
+                                              "strip_accents": False, "tokenize_chinese_chars": False},
+    "accents stripped, clean-up, new tokens": {
+        "tokenizer_class": "BertTokenizerFast", "strip_accents": True, "clean_up_tokenization_spaces": True,
+        "added_tokens_decoder": {"30522": _entry("[ENT]"), "30523": _entry("<tool>", special=False, normalized=True)},
+        "additional_special_tokens": ["hello", "[E2]"]},
+    "other special names": {"tokenizer_class": "BertTokenizer", "cls_token": "[unused1]", "sep_token": "[unused2]",
+                            "unk_token": "[unused3]", "mask_token": _typed("[MASK]", lstrip=True)},
+}
+
+
+@pytest.mark.parametrize("case", list(BERT_CONFIGS))
+def test_bert_class_configs_as_transformers(tmp_path, case):
+    _compare(_build(tmp_path / "f", "bert-minilm", BERT_CONFIGS[case], None))
+
+
+def test_bare_tokenizer_json_stays_as_tokenizers_reads_it(tmp_path):
+    folder = _build(tmp_path / "f", "qwen2.5", *CONFIGS["new tokens in added_tokens_decoder"])
+    bare = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    as_file = tokviz.load(folder / "tokenizer.json")
+    as_folder = tokviz.load(folder)
+    text = "<s>[INST] hi [/INST]</s>"
+    assert as_file.encode(text).ids == bare.encode(text, add_special_tokens=False).ids
+    assert as_folder.encode(text).ids != as_file.encode(text).ids  # (the config's [INST] is a token)
+
+
+def test_export_writes_what_was_read(tmp_path):
+    for case in ("new tokens in added_tokens_decoder", "plain vocab entries named special", "GPT2 class rebuilds its pipeline"):
+        folder = _build(tmp_path / case.replace(" ", "_"), "qwen2.5", *CONFIGS[case])
+        ref = transformers.AutoTokenizer.from_pretrained(folder)
+        out = tmp_path / f"{case.replace(' ', '_')}.json"
+        tokviz.save(tokviz.load(folder), out, format="hf-json")
+        back = tokenizers.Tokenizer.from_file(str(out))
+        for text in TEXTS:
+            assert back.encode(text, add_special_tokens=False).ids == ref.encode(text, add_special_tokens=False), (case, text)
+
+
+def test_chat_template_ids_with_template_tokens_declared(tmp_path):
+    """A Mistral-style template over a folder whose config declares [INST] / [/INST] (the issue's case)."""
+    template = (DATA / "chat_templates" / "mistralai-Mistral-Nemo-Instruct-2407.jinja").read_text(encoding="utf-8")
+    config = {"tokenizer_class": "LlamaTokenizer", "bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>",
+              "added_tokens_decoder": {"151665": _entry("[INST]"), "151666": _entry("[/INST]"),
+                                       "151667": _entry("[AVAILABLE_TOOLS]"), "151668": _entry("[/AVAILABLE_TOOLS]"),
+                                       "151669": _entry("[TOOL_CALLS]"), "151670": _entry("[TOOL_RESULTS]"),
+                                       "151671": _entry("[/TOOL_RESULTS]")},
+              "chat_template": template}
+    folder = _build(tmp_path / "f", "qwen2.5", config, None)
+    ref = transformers.AutoTokenizer.from_pretrained(folder)
+    tok = tokviz.load(folder)
+    conversations = [
+        [{"role": "user", "content": "hi"}],
+        [{"role": "user", "content": "Hello 世界 😀"}, {"role": "assistant", "content": "Hi there"},
+         {"role": "user", "content": "And now? [INST] typed"}],
+    ]
+    for messages in conversations:
+        expected = ref.apply_chat_template(messages, tokenize=True, return_dict=False)
+        result = chat.count(tok, tok.chat_templates.pick(), chat.Conversation(messages),
+                            variables=tok.chat_templates.variables)
+        assert result.ids == list(expected)
+
+
+@pytest.mark.parametrize("config, names", [
+    ({"tokenizer_class": "BertTokenizer"}, "tokenizer_class"),
+    ({"tokenizer_class": "GemmaTokenizerFast"}, "tokenizer_class"),
+    ({"auto_map": {"AutoTokenizer": ["tok.MyTokenizer", None]}}, "auto_map"),
+    ({"fix_mistral_regex": True}, "fix_mistral_regex"),
+    ({"bos_token": {"content": "<s>"}}, "bos_token"),
+    ({"added_tokens_decoder": {"x": _entry("<s>")}}, "added_tokens_decoder"),
+])
+def test_refused_by_name(tmp_path, config, names):
+    folder = _build(tmp_path / "f", "qwen2.5", config, None)
+    with pytest.raises(TokvizError, match=names) as err:
+        tokviz.load(folder)
+    assert "tokenizer_config.json" in str(err.value)
+
+
+def test_legacy_added_tokens_file_refused(tmp_path):
+    folder = _build(tmp_path / "f", "qwen2.5", {"bos_token": "<s>"}, None)
+    (folder / "added_tokens.json").write_text('{"[NEW]": 151665}', encoding="utf-8")
+    with pytest.raises(TokvizError, match="added_tokens.json"):
+        tokviz.load(folder)
