@@ -194,6 +194,7 @@ def make_environment(max_chars: int):
     from jinja2.filters import make_attrgetter
     from jinja2.nodes import EvalContext
     from jinja2.runtime import Context
+    from jinja2.utils import _PassArg
     from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEscapeFormatter, SandboxedFormatter
     from jinja2.utils import Namespace, generate_lorem_ipsum
     from markupsafe import Markup
@@ -316,12 +317,13 @@ def make_environment(max_chars: int):
             return check_value(super().call_binop(context, operator, left, right))
 
         def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 (jinja's signature)
-            for value in (*args, *kwargs.values()):
-                if isinstance(value, int) and not isinstance(value, bool) and value > max_chars:
-                    too_big(f"a count of {value:,} in a call")
             owner = getattr(__obj, "__self__", None)
             if isinstance(owner, (str, bytes)):
                 args = text_method_args(owner, getattr(__obj, "__name__", ""), args, kwargs)
+            elif isinstance(owner, int) and getattr(__obj, "__name__", "") == "to_bytes":
+                length = args[0] if args else kwargs.get("length", 1)
+                if isinstance(length, int) and length > max_chars:
+                    too_big(f"to_bytes() with {length:,} bytes")
             return check_value(super().call(__context, __obj, *args, **kwargs))
 
         def wrap_str_format(self, value):
@@ -347,8 +349,8 @@ def make_environment(max_chars: int):
         n = len(owner)
         if name in ("ljust", "rjust", "center", "zfill"):
             width = args[0] if args else kwargs.get("width", 0)
-            if isinstance(width, int):
-                check_text(width, f"a {name} width")
+            if isinstance(width, int) and width > max_chars:
+                too_big(f"{name}() with a width of {width:,} characters")
         elif name == "expandtabs":
             tabsize = args[0] if args else kwargs.get("tabsize", 8)
             if isinstance(tabsize, int):
@@ -395,8 +397,8 @@ def make_environment(max_chars: int):
         check_text(len(s) + found * max(len(new) - len(old), 0), "a replaced string")
 
     def pre_center(a):
-        if isinstance(a["width"], int):
-            check_text(a["width"], "a center width")
+        if isinstance(a["width"], int) and a["width"] > max_chars:
+            too_big(f"center with a width of {a['width']:,} characters")
 
     def pre_indent(a):
         width = a["width"]
@@ -417,12 +419,12 @@ def make_environment(max_chars: int):
         check_text(3 * len(s) + (len(s.split()) + 1) * extra, "an urlized string")
 
     def pre_batch(a):
-        if isinstance(a["linecount"], int):
-            check_text(a["linecount"], "batches")
+        if isinstance(a["linecount"], int) and a["linecount"] > max_chars:
+            too_big(f"batch() with {a['linecount']:,} items a batch")
 
     def pre_slice(a):
-        if isinstance(a["slices"], int):
-            check_text(a["slices"], "slices")
+        if isinstance(a["slices"], int) and a["slices"] > max_chars:
+            too_big(f"slice() into {a['slices']:,} slices")
 
     def pre_sum(a):
         items = list(a["iterable"])
@@ -431,7 +433,8 @@ def make_environment(max_chars: int):
             a["attribute"] = None
         a["iterable"] = items
         lengths = [len(x) for x in (a["start"], *items) if isinstance(x, (str, bytes, list, tuple))]
-        check_text(sum(lengths), "a sum")
+        if sum(lengths) > max_chars:
+            too_big(f"a sum of {sum(lengths):,} items")
 
     def pre_text(a):
         value = next(v for v in a.values() if not isinstance(v, (EvalContext, jinja2.Environment, Context)))
@@ -454,10 +457,13 @@ def make_environment(max_chars: int):
 
     def bounded(func, check):
         signature = inspect.signature(func)
+        # (jinja's async variants take an eval context their wrapped function does not name)
+        passed = int(_PassArg.from_obj(func) is not None and _PassArg.from_obj(inspect.unwrap(func)) is None)
 
         @functools.wraps(func)
         def run(*args, **kwargs):
             if check is not None:
+                head, args = args[:passed], args[passed:]
                 bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()
                 arguments = dict(bound.arguments)
@@ -472,7 +478,7 @@ def make_environment(max_chars: int):
                         named[name] = arguments[name]
                     else:
                         positional.append(arguments[name])
-                args, kwargs = positional, named
+                args, kwargs = (*head, *positional), named
             result = func(*args, **kwargs)
             if inspect.isgenerator(result):
                 return (check_value(item) for item in result)
@@ -592,7 +598,8 @@ def render_here(source: str, context: dict, time_limit: float, max_chars: int) -
         for part in template.generate(**context):
             size += len(part)
             if size > max_chars:
-                raise _TooBig(f"the rendered text passed the limit of {max_chars:,} characters")
+                raise _TooBig(f"the chat template asks for a rendered text of more than the limit of {max_chars:,} "
+                              "characters")
             parts.append(part)
     except RenderFailed:
         raise
