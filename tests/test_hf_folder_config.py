@@ -36,11 +36,31 @@ SHARED_LLAMA3 = Path(__file__).parents[1].parent / "shared" / "tokenizers" / "ll
 
 
 def _tokenizer_json(name: str) -> bytes:
+    if name == "mistral-v1":
+        return _mistral_v1_tokenizer_json()
     if name == "llama3":
         if not SHARED_LLAMA3.is_file():
             pytest.skip("../shared/tokenizers/llama3 is not here")
         return SHARED_LLAMA3.read_bytes()
     return lzma.decompress((REAL / name / "tokenizer.json.xz").read_bytes())
+
+
+_MADE: dict[str, bytes] = {}
+
+
+def _mistral_v1_tokenizer_json() -> bytes:
+    """The tokenizer.json transformers writes for Mistral 7B v0.1's sentencepiece model (Metaspace,
+    byte fallback), made here once from the real model under tests/data/real."""
+    if "mistral-v1" not in _MADE:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            src, out = Path(tmp, "src"), Path(tmp, "out")
+            src.mkdir()
+            (src / "tokenizer.model").write_bytes(lzma.decompress((REAL / "mistral-v1.model.xz").read_bytes()))
+            transformers.LlamaTokenizer.from_pretrained(src).save_pretrained(out)
+            _MADE["mistral-v1"] = (out / "tokenizer.json").read_bytes()
+    return _MADE["mistral-v1"]
 
 
 def _entry(content, special=True, **flags):
@@ -175,6 +195,14 @@ def test_shipped_folders_as_transformers(tmp_path, source):
     _compare(folder)
 
 
+@pytest.mark.parametrize("name", ["qwen2.5", "llama3", "bert-minilm"])
+def test_shared_folders_as_transformers(name):
+    folder = SHARED_LLAMA3.parents[1] / name
+    if not (folder / "tokenizer_config.json").is_file():
+        pytest.skip(f"../shared/tokenizers/{name} is not here")
+    _compare(folder)
+
+
 BERT_CONFIGS = {
     "cased, accents kept, no Chinese split": {"tokenizer_class": "BertTokenizer", "do_lower_case": False,
                                               "strip_accents": False, "tokenize_chinese_chars": False},
@@ -185,6 +213,49 @@ BERT_CONFIGS = {
     "other special names": {"tokenizer_class": "BertTokenizer", "cls_token": "[unused1]", "sep_token": "[unused2]",
                             "unk_token": "[unused3]", "mask_token": _typed("[MASK]", lstrip=True)},
 }
+
+
+SENTENCEPIECE_STYLE_CONFIGS = {
+    "Llama, legacy": {"tokenizer_class": "LlamaTokenizer", "legacy": True,
+                      "added_tokens_decoder": {"32000": _entry("[INST]"), "32001": _entry("[/INST]")}},
+    "Llama, not legacy": {"tokenizer_class": "LlamaTokenizerFast", "legacy": False, "bos_token": "<s>",
+                          "additional_special_tokens": ["[INST]", "hello"]},
+    "Llama, no prefix space": {"tokenizer_class": "LlamaTokenizer", "add_prefix_space": False,
+                               "eos_token": _typed("</s>", lstrip=True)},
+    "Gemma": {"tokenizer_class": "GemmaTokenizer", "unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>",
+              "additional_special_tokens": ["<start_of_turn>", "<end_of_turn>"]},
+    "Cohere": {"tokenizer_class": "CohereTokenizerFast", "add_prefix_space": False,
+               "additional_special_tokens": ["<|START_OF_TURN_TOKEN|>", _typed("<|USER_TOKEN|>", rstrip=True)]},
+    "file as it is": {"tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<s>", "eos_token": "</s>",
+                      "additional_special_tokens": ["[INST]"]},
+}
+
+
+@pytest.mark.parametrize("case", list(SENTENCEPIECE_STYLE_CONFIGS))
+def test_sentencepiece_style_classes_as_transformers(tmp_path, case):
+    _compare(_build(tmp_path / "f", "mistral-v1", SENTENCEPIECE_STYLE_CONFIGS[case], None))
+
+
+def test_llama_class_rebuilds_an_older_style_file(tmp_path):
+    """Hub files of Llama 2 / Mistral v0.1 prepend "▁" in the normalizer; LlamaTokenizer replaces that
+    pipeline with its Metaspace one."""
+    data = json.loads(_mistral_v1_tokenizer_json())
+    data["normalizer"] = {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "▁"},
+                                                              {"type": "Replace", "pattern": {"String": " "},
+                                                               "content": "▁"}]}
+    data["pre_tokenizer"] = None
+    data["model"]["unk_token"] = "<unk>"
+    folder = tmp_path / "f"
+    folder.mkdir()
+    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "LlamaTokenizer", "legacy": True}),
+                                                  encoding="utf-8")
+    _compare(folder)
+
+
+@pytest.mark.parametrize("source", ["qwen2.5", "deepseek-v4"])
+def test_cohere_class_over_byte_level_files(tmp_path, source):
+    _compare(_build(tmp_path / "f", source, SENTENCEPIECE_STYLE_CONFIGS["Cohere"], None))
 
 
 @pytest.mark.parametrize("case", list(BERT_CONFIGS))
@@ -203,12 +274,19 @@ def test_bare_tokenizer_json_stays_as_tokenizers_reads_it(tmp_path):
 
 
 def test_export_writes_what_was_read(tmp_path):
-    for case in ("new tokens in added_tokens_decoder", "plain vocab entries named special", "GPT2 class rebuilds its pipeline"):
-        folder = _build(tmp_path / case.replace(" ", "_"), "qwen2.5", *CONFIGS[case])
+    cases = [("qwen2.5", *CONFIGS[case]) for case in ("new tokens in added_tokens_decoder",
+                                                      "plain vocab entries named special",
+                                                      "GPT2 class rebuilds its pipeline")]
+    cases.append(("bert-minilm", BERT_CONFIGS["other special names"], None))
+    for i, (source, config, special_map) in enumerate(cases):
+        case = f"{source}-{i}"
+        folder = _build(tmp_path / case, source, config, special_map)
         ref = transformers.AutoTokenizer.from_pretrained(folder)
-        out = tmp_path / f"{case.replace(' ', '_')}.json"
+        out = tmp_path / f"{case}.json"
         tokviz.save(tokviz.load(folder), out, format="hf-json")
         back = tokenizers.Tokenizer.from_file(str(out))
+        back.no_padding()  # (transformers pads and truncates only when asked)
+        back.no_truncation()
         for text in TEXTS:
             assert back.encode(text, add_special_tokens=False).ids == ref.encode(text, add_special_tokens=False), (case, text)
 
@@ -239,7 +317,8 @@ def test_chat_template_ids_with_template_tokens_declared(tmp_path):
 
 @pytest.mark.parametrize("config, names", [
     ({"tokenizer_class": "BertTokenizer"}, "tokenizer_class"),
-    ({"tokenizer_class": "GemmaTokenizerFast"}, "tokenizer_class"),
+    ({"tokenizer_class": "GemmaTokenizerFast", "unk_token": "<not in the vocabulary>"}, "unk_token"),
+    ({"tokenizer_class": "T5Tokenizer"}, "tokenizer_class"),
     ({"auto_map": {"AutoTokenizer": ["tok.MyTokenizer", None]}}, "auto_map"),
     ({"fix_mistral_regex": True}, "fix_mistral_regex"),
     ({"bos_token": {"content": "<s>"}}, "bos_token"),

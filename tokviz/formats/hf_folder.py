@@ -11,8 +11,9 @@ values win over the config's.  Its decode keeps special tokens unless told (`dec
 
 The class the config names decides the pipeline: most classes (none named, PreTrainedTokenizerFast,
 TokenizersBackend, a Llama class over a byte-level file, names transformers does not know) take
-tokenizer.json's pipeline as it is; Qwen2Tokenizer, GPT2Tokenizer and BertTokenizer rebuild their
-own pipeline from the file's vocabulary (and merges), which is done here too.  The other classes that rebuild their
+tokenizer.json's pipeline as it is; Qwen2Tokenizer, GPT2Tokenizer, BertTokenizer, LlamaTokenizer (over a
+file that is not byte-level), GemmaTokenizer and CohereTokenizer rebuild their own pipeline from the
+file's vocabulary (and merges), which is done here too.  The other classes that rebuild their
 pipeline, custom code (`auto_map`) and keys that change encoding in ways tokviz does not implement
 are refused by name.  A tokenizer.json opened as a file is read as HF tokenizers reads it.
 """
@@ -54,6 +55,11 @@ _REBUILT_HERE = {
     "GPT2": {"unk_token": "<|endoftext|>", "bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>"},
     "Bert": {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]",
              "mask_token": "[MASK]"},
+    "Llama": {"unk_token": "<unk>", "bos_token": "<s>", "eos_token": "</s>"},
+    "Gemma": {"unk_token": "<unk>", "bos_token": "<bos>", "eos_token": "<eos>", "pad_token": "<pad>",
+              "mask_token": "<mask>"},
+    "Cohere": {"unk_token": "<UNK>", "bos_token": "<BOS_TOKEN>", "eos_token": "<|END_OF_TURN_TOKEN|>",
+               "pad_token": "<PAD>", "cls_token": "<CLS>", "sep_token": "<SEP>", "mask_token": "<MASK_TOKEN>"},
 }
 
 # Config keys that change what transformers encodes or decodes and that tokviz does not follow,
@@ -84,19 +90,21 @@ def read_hf_folder(folder: Path) -> Tokenizer:
     _refuse_settings(config)
     model_data = data["model"] if isinstance(data, dict) else {}
     rebuilt = cls in _REBUILT_HERE
-    kwargs = _settings(config, folder)
+    kwargs, model_specific = _settings(config, folder)
     if rebuilt:
         _rebuild_pipeline(tokenizer, cls, config, kwargs, model_data)
     file_entries = _file_entries(data)
     padding = data.get("padding") if isinstance(data.get("padding"), dict) else None
     entries = ([] if rebuilt else file_entries) + _registered_tokens(
-        kwargs, file_entries, _REBUILT_HERE.get(cls, {}), config, rebuilt, padding)
+        kwargs, model_specific, file_entries, _REBUILT_HERE.get(cls, {}), config, rebuilt, padding)
     _install(tokenizer, entries, data)
     if cls == "Bert":
         _bert_post_processor(tokenizer, kwargs, config)
     split = kwargs.get("split_special_tokens", False)
     if not isinstance(split, bool):
         config.fail(f"split_special_tokens: expected true or false, got {split!r:.40}")
+    if split:
+        _refuse_split_with_renamed_specials(config, tokenizer, entries)
     tokenizer.special_in_text = not split
     _apply_clean_up(config, tokenizer)
     tokenizer.decode_skips_special = False  # transformers' decode keeps special tokens
@@ -118,10 +126,10 @@ def _class_name(config: Fields, tokenizer_json: Path) -> str | None:
     if name is None or name in ("PreTrainedTokenizerFast", "TokenizersBackend", "PythonBackend"):
         return None
     short = name.removesuffix("Fast").removesuffix("Tokenizer")
-    if short in _REBUILT_HERE:
-        return short
     if short == "Llama" and '"ByteLevel"' in read_text(tokenizer_json):
         return None  # (transformers reads a byte-level file of a Llama class as it is)
+    if short in _REBUILT_HERE:
+        return short
     if short in _REBUILDING_CLASSES:
         config.fail(f"tokenizer_class {name!r}: transformers builds this class's own pipeline from the "
                     "vocabulary instead of taking tokenizer.json's, which tokviz does not implement "
@@ -131,9 +139,9 @@ def _class_name(config: Fields, tokenizer_json: Path) -> str | None:
 
 
 def _rebuild_pipeline(tokenizer: Tokenizer, cls: str, config: Fields, kwargs: dict, model_data: dict) -> None:
-    """The pipeline transformers' Qwen2Tokenizer, GPT2Tokenizer or BertTokenizer builds from
-    tokenizer.json's vocabulary (and merges); the file's post-processor is kept (BertTokenizer
-    replaces it after its tokens are known: `_bert_post_processor`)."""
+    """The pipeline the class (transformers 5.24) builds from tokenizer.json's vocabulary (and
+    merges); the file's post-processor is kept (BertTokenizer replaces it after its tokens are
+    known: `_bert_post_processor`)."""
     kind = model_data.get("type") or type(tokenizer.model).__name__
     if cls == "Bert":
         if not isinstance(tokenizer.model, WordPiece) or kind != "WordPiece":
@@ -155,17 +163,45 @@ def _rebuild_pipeline(tokenizer: Tokenizer, cls: str, config: Fields, kwargs: di
         config.fail(f"tokenizer_class {cls}Tokenizer needs a BPE model in tokenizer.json, not {kind}")
     merges = model_data.get("merges") or []
     lines = merges if all(isinstance(m, str) for m in merges) else [" ".join(m) for m in merges]
+    vocab = dict(model_data["vocab"])
+    tokenizer.space_marker = None
+    if cls in ("Llama", "Gemma"):
+        unk = None
+        if cls == "Gemma":  # (Llama's BPE has no unknown token)
+            unk = _named_content(kwargs, "unk_token", "<unk>", config)
+            if unk is None or unk not in vocab:
+                config.fail(f"unk_token {unk!r}: GemmaTokenizer's BPE fails on every text with a character outside "
+                            "the vocabulary when its unknown token is not in it, which tokviz does not reproduce")
+        tokenizer.model = BPE(vocab, None, merge_lines=lines, unk_token=unk, fuse_unk=True, byte_fallback=True)
+        steps = [dec.Replace("▁", " "), dec.ByteFallback(), dec.Fuse()]
+        if cls == "Gemma":
+            tokenizer.normalizer = norm.Replace(" ", "▁")
+            tokenizer.pre_tokenizer = pre.Split(" ", "MergedWithPrevious", False, False)
+        else:
+            prefix_space = config.get("add_prefix_space", bool, None)
+            prefix_space = True if prefix_space is None else prefix_space
+            legacy = config.get("legacy", bool, False)
+            scheme = ("first" if not legacy else "always") if prefix_space else "never"
+            tokenizer.normalizer = None
+            tokenizer.pre_tokenizer = pre.Metaspace("▁", scheme, False)
+            if prefix_space:
+                steps.append(dec.Strip(" ", 1, 0))
+        tokenizer.decoder = dec.Sequence(steps)
+        tokenizer.space_marker = "▁"
+        return
     prefix_space = config.get("add_prefix_space", bool, False)
-    tokenizer.model = BPE(dict(model_data["vocab"]), None, merge_lines=lines)
+    tokenizer.model = BPE(vocab, None, merge_lines=lines)
     tokenizer.decoder = dec.ByteLevel()
     if cls == "Qwen2":
         tokenizer.normalizer = norm.UnicodeForm("NFC")
         tokenizer.pre_tokenizer = pre.Sequence([pre.Split(QWEN2_PATTERN, "Isolated"),
                                                 pre.ByteLevel(add_prefix_space=prefix_space, use_regex=False)])
+    elif cls == "Cohere":
+        tokenizer.normalizer = norm.UnicodeForm("NFC")
+        tokenizer.pre_tokenizer = pre.Sequence([pre.Digits(True), pre.ByteLevel(add_prefix_space=prefix_space)])
     else:
         tokenizer.normalizer = None
         tokenizer.pre_tokenizer = pre.ByteLevel(add_prefix_space=prefix_space, use_regex=True)
-    tokenizer.space_marker = None
 
 
 def _named_content(kwargs: dict, attr: str, default: str | None, config: Fields) -> str | None:
@@ -180,16 +216,28 @@ def _bert_post_processor(tokenizer: Tokenizer, kwargs: dict, config: Fields) -> 
     parts = {}
     for attr, default, fallback_id in (("cls_token", "[CLS]", 2), ("sep_token", "[SEP]", 3)):
         content = _named_content(kwargs, attr, default, config)
-        if content is None:
-            config.fail(f"{attr} is null: BertTokenizer would write the text 'None' as that token, which tokviz "
-                        "does not implement")
-        token_id = tokenizer.token_to_id(content)
-        if token_id is None:
-            config.fail(f"{attr} {content!r} is not a token: BertTokenizer would add id {fallback_id} for it, "
-                        "which tokviz does not implement")
-        parts[attr] = [(token_id, content)]
+        if content is None:  # (the class writes the text "None" with a fixed id)
+            parts[attr] = [(fallback_id, "None")]
+            continue
+        if any(c.isspace() for c in content) or not content:
+            config.fail(f"{attr} {content!r}: BertTokenizer writes its post-processor as a template string "
+                        "split at white space, which transformers fails to build for this token")
+        parts[attr] = [(tokenizer.token_to_id(content), content)]  # (a named token is always registered)
     tokenizer.post_processor = post.TemplateProcessing(
         [("special", "cls_token"), ("sequence", "A"), ("special", "sep_token")], parts)
+
+
+def _refuse_split_with_renamed_specials(config: Fields, tokenizer: Tokenizer, entries: list[AddedToken]) -> None:
+    """With split_special_tokens, HF tokenizers leaves a token unmatched when its own content is
+    special, but decodes it by its normalized content: tokviz keeps one flag per token."""
+    specials = {e.content for e in entries if e.special}
+    for t in tokenizer.added.tokens:
+        raw = [e.content for e in entries if e.content != t.content and e.content in specials and e.normalized
+               and tokenizer.added.by_content.get(t.content) is t and tokenizer.token_to_id(e.content) == t.id]
+        if raw:
+            config.fail(f"split_special_tokens = true with the special token {raw[0]!r} registered again as "
+                        f"normalized ({t.content!r}): HF tokenizers then treats it as special in text but not "
+                        "in decode, which tokviz does not implement")
 
 
 def _refuse_settings(config: Fields) -> None:
@@ -217,22 +265,38 @@ def _decode_cleaned(tokenizer: Tokenizer, ids: list[int], skip_special_tokens: b
 
 # ---- the settings, merged as transformers merges them --------------------------------------
 
-def _settings(config: Fields, folder: Path) -> dict:
+def _settings(config: Fields, folder: Path) -> tuple[dict, dict]:
     """The config's keys after transformers' merge with special_tokens_map.json (read only when the
-    config has no `added_tokens_decoder`; its values then win) and its rename of
-    `additional_special_tokens` to `extra_special_tokens`."""
+    config has no `added_tokens_decoder`; its values then win) and its renames, and the
+    model-specific special tokens (other `*_token` keys and an `extra_special_tokens` object) in
+    the order transformers registers them."""
     kwargs = dict(config.data)
     if not kwargs.get("extra_special_tokens") and "additional_special_tokens" in kwargs:
         kwargs["extra_special_tokens"] = kwargs.pop("additional_special_tokens")
-    if "added_tokens_decoder" in kwargs:
-        return kwargs
+    explicit = {key: kwargs.pop(key) for key in list(kwargs)
+                if key not in SPECIAL_ATTRIBUTES and key.endswith("_token") and isinstance(kwargs[key], str)}
+    if isinstance(kwargs.get("extra_special_tokens"), dict):
+        explicit.update(kwargs.pop("extra_special_tokens"))
+    if "added_tokens_decoder" not in kwargs:
+        _merge_special_tokens_map(kwargs, folder)
+        if isinstance(kwargs.get("extra_special_tokens"), dict):
+            explicit.update(kwargs.pop("extra_special_tokens"))
+    if "additional_special_tokens" in kwargs and "extra_special_tokens" not in kwargs:
+        kwargs["extra_special_tokens"] = kwargs.pop("additional_special_tokens")  # (the class's own rename)
+    found = {key: value for key, value in kwargs.items()
+             if key not in SPECIAL_ATTRIBUTES and key.endswith("_token")
+             and (isinstance(value, str) or (isinstance(value, dict) and value.get("__type") == "AddedToken"))}
+    return kwargs, {**found, **explicit}
+
+
+def _merge_special_tokens_map(kwargs: dict, folder: Path) -> None:
     if regular_file_or_none(folder / "added_tokens.json", "a settings file") is not None:
         Fields({}, folder / "added_tokens.json").fail(
             "transformers adds the tokens of this legacy file when tokenizer_config.json has no "
             "added_tokens_decoder; tokviz does not read it")
     map_path = folder / SPECIAL_TOKENS_MAP
     if regular_file_or_none(map_path, "a settings file") is None:
-        return kwargs
+        return
     special_map = Fields(read_json(map_path), map_path)
     for key, value in special_map.data.items():
         if key == "extra_special_tokens" and isinstance(value, list):
@@ -245,9 +309,6 @@ def _settings(config: Fields, folder: Path) -> dict:
         elif isinstance(value, dict) and key != "extra_special_tokens":
             value = _special_dict(special_map, key, value)
         kwargs[key] = value
-    if "additional_special_tokens" in kwargs and "extra_special_tokens" not in kwargs:
-        kwargs["extra_special_tokens"] = kwargs.pop("additional_special_tokens")  # (the class's own rename)
-    return kwargs
 
 
 def _special_dict(where: Fields, key: str, value: dict) -> dict:
@@ -319,8 +380,8 @@ def _token(where: Fields, key: str, value, *, typed_only: bool) -> _Token | None
     where.fail(f"{key}: expected a token (a string or an AddedToken object), got {value!r:.60}")
 
 
-def _registered_tokens(kwargs: dict, file_entries: list[AddedToken], class_defaults: dict, config: Fields,
-                       rebuilt: bool, padding: dict | None) -> list[AddedToken]:
+def _registered_tokens(kwargs: dict, model_specific: dict, file_entries: list[AddedToken], class_defaults: dict,
+                       config: Fields, rebuilt: bool, padding: dict | None) -> list[AddedToken]:
     """The tokens transformers adds to the backend, in the order it adds them (the backend holds
     `file_entries` already unless the class `rebuilt` its pipeline)."""
     decoder = kwargs.get("added_tokens_decoder")
@@ -350,27 +411,17 @@ def _registered_tokens(kwargs: dict, file_entries: list[AddedToken], class_defau
             if attr in kwargs and token.content in decoder_by_content:
                 token = decoder_by_content[token.content]  # (the decoder's flags for that content)
             named[attr] = token
-    typed, plain = {}, {}
-    for key, value in kwargs.items():
-        if key in SPECIAL_ATTRIBUTES or not key.endswith("_token"):
-            continue
-        if isinstance(value, str):
-            plain[key] = _Token(value, from_string=True)
-        elif isinstance(value, dict) and value.get("__type") == "AddedToken":
-            typed[key] = _token(config, key, value, typed_only=True)
+    for key, value in model_specific.items():
+        token = _token(config, key, value, typed_only=True)
+        if token is not None:
+            named[key] = token
     extra = kwargs.get("extra_special_tokens")
     extra_tokens: list[_Token] = []
-    if isinstance(extra, dict):
-        for key, value in extra.items():
-            plain[key] = _token(config, f"extra_special_tokens.{key}", value, typed_only=True)
-    elif isinstance(extra, list):
+    if isinstance(extra, list):
         extra_tokens = [_token(config, f"extra_special_tokens[{i}]", v, typed_only=True) for i, v in enumerate(extra)]
         extra_tokens = [t for t in extra_tokens if t is not None]
     elif extra is not None:
         config.fail(f"extra_special_tokens: expected a list or an object of tokens, got {extra!r:.60}")
-    for key, token in {**typed, **plain}.items():
-        if token is not None:
-            named[key] = token
 
     to_add = [by_index[i] for i in sorted(by_index)]
     present = {t.content for t in to_add} | ({t.content for t in file_entries} if not rebuilt else set())
@@ -388,6 +439,13 @@ def _registered_tokens(kwargs: dict, file_entries: list[AddedToken], class_defau
         # Qwen2Tokenizer registers every special token once more, as special
         contents = list(dict.fromkeys([t.content for t in named.values()] + [t.content for t in extra_tokens]))
         out += [AddedToken(c, -1, special=True, normalized=False) for c in contents]
+    if rebuilt and class_defaults is _REBUILT_HERE["Cohere"]:
+        # CohereTokenizer's `_post_init` adds every named and extra token again, as special
+        for t in list(named.values()) + extra_tokens:
+            again = t.added()
+            out.append(AddedToken(again.content, -1, special=True, lstrip=again.lstrip, rstrip=again.rstrip,
+                                  single_word=again.single_word,
+                                  normalized=False if t.from_string or t.normalized is None else t.normalized))
     return out
 
 
