@@ -19,9 +19,8 @@ Two lines of defence hold every render.
 Why a process: CPython has no per-thread allocation limit, tracemalloc slows every allocation of
 the whole process, and sampling memory between template steps cannot stop one C call that asks for
 gigabytes; a resource limit on a process that does nothing else stops the allocation that crosses
-it.  The worker starts once (about 0.1 s, on a caller's thread) and serves renders over a pipe: a
-render costs one round trip, about 0.2 ms more than in the caller (tests/test_chat_limits.py
-measures it).  It is started again when it ended, was cancelled mid-render, or ran past the time
+it.  The worker starts once (about 80 ms, on a caller's thread) and serves renders over a pipe: a
+render costs one round trip, about 0.2 ms more than in the caller.  It is started again when it ended, was cancelled mid-render, or ran past the time
 limit.  The cap needs Linux (elsewhere RLIMIT_DATA does not cover mmap, or does not exist): there
 the checks of (1) and the separate process remain.  A frozen app (no interpreter to start) renders
 in its own process with the checks of (1) alone.
@@ -44,6 +43,7 @@ import threading
 import time
 from contextlib import contextmanager
 from datetime import datetime
+from types import GeneratorType
 
 MEMORY_CEILING = 100 << 20  # bytes a render may add to the worker's data segment
 MAX_DIGITS = 4300  # digits a number may have (Python's own limit for turning an int into text)
@@ -74,6 +74,8 @@ class _TooBig(Exception):
 def text_size(value, budget: int, indent: int = 0, separators: int = 2) -> int:
     """About len(str(value)) (or, with `indent`, of its JSON with that indent), counted without
     making the text; counting stops once past `budget`."""
+    if type(value) in _SCALARS:
+        return len(value) if type(value) is str else 24
     from jinja2.runtime import Undefined
     from jinja2.utils import Namespace
 
@@ -118,6 +120,7 @@ def text_size(value, budget: int, indent: int = 0, separators: int = 2) -> int:
     return total
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # (an int's text is bounded by MAX_DIGITS)
 _PRINTF = re.compile(r"%(?:\(([^)]*)\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?(.)", re.S)
 _FORMAT_SPEC = re.compile(r"(?:.?[<>=^])?[-+ ]?z?#?0?(\d*)[,_]?(?:\.(\d+))?", re.S)
 
@@ -192,8 +195,6 @@ def make_environment(max_chars: int):
     from jinja2.compiler import CodeGenerator, optimizeconst
     from jinja2.ext import Extension, loopcontrols
     from jinja2.filters import make_attrgetter
-    from jinja2.nodes import EvalContext
-    from jinja2.runtime import Context
     from jinja2.utils import _PassArg
     from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEscapeFormatter, SandboxedFormatter
     from jinja2.utils import Namespace, generate_lorem_ipsum
@@ -214,6 +215,11 @@ def make_environment(max_chars: int):
 
     def check_value(value):
         """A value made by a call or filter: refused if longer than the limit."""
+        kind = type(value)
+        if kind is str or kind is float or kind is bool or value is None:
+            if kind is str and len(value) > max_chars:
+                check_text(len(value), "a string")
+            return value
         if isinstance(value, (str, bytes)):
             check_text(len(value), "a string")
         elif isinstance(value, (list, tuple, dict, set, frozenset)) and len(value) > max_chars:
@@ -437,8 +443,7 @@ def make_environment(max_chars: int):
             too_big(f"a sum of {sum(lengths):,} items")
 
     def pre_text(a):
-        value = next(v for v in a.values() if not isinstance(v, (EvalContext, jinja2.Environment, Context)))
-        check_estimate(value, "a text")
+        """(The value's text: checked in `bounded` itself.)"""
 
     def pre_lipsum(a):
         if all(isinstance(a[k], int) for k in ("n", "max")):
@@ -459,10 +464,15 @@ def make_environment(max_chars: int):
         signature = inspect.signature(func)
         # (jinja's async variants take an eval context their wrapped function does not name)
         passed = int(_PassArg.from_obj(func) is not None and _PassArg.from_obj(inspect.unwrap(func)) is None)
+        first = passed + int(_PassArg.from_obj(inspect.unwrap(func)) is not None)  # (where the value is)
 
         @functools.wraps(func)
         def run(*args, **kwargs):
-            if check is not None:
+            if check is pre_text:  # (the value alone: no need to bind every argument)
+                value = args[first] if len(args) > first else next(iter(kwargs.values()), None)
+                if type(value) not in _SCALARS:
+                    check_estimate(value, "a text")
+            elif check is not None:
                 head, args = args[:passed], args[passed:]
                 bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()
@@ -480,7 +490,7 @@ def make_environment(max_chars: int):
                         positional.append(arguments[name])
                 args, kwargs = (*head, *positional), named
             result = func(*args, **kwargs)
-            if inspect.isgenerator(result):
+            if type(result) is GeneratorType:
                 return (check_value(item) for item in result)
             return check_value(result)
 
@@ -490,6 +500,7 @@ def make_environment(max_chars: int):
         raise jinja2.exceptions.TemplateError(message)
 
     def strftime_now(fmt):
+        check_text(len(fmt) * 16, "a strftime text", exact=False)  # (a directive gives at most ~16 characters)
         return datetime.now().strftime(fmt)
 
     class TemplateDict:
@@ -521,7 +532,7 @@ def make_environment(max_chars: int):
                 raise jinja2.exceptions.SecurityError(f"a namespace cannot hold {name!r} (it starts with an underscore)")
 
     def finalize(value):
-        if type(value) is not str:
+        if type(value) not in _SCALARS:
             check_estimate(value, "an output")
         return value
 
