@@ -168,7 +168,9 @@ def _compare(folder: Path) -> None:
             assert tok.decode(ids, skip_special_tokens=skip) == ref.decode(ids, skip_special_tokens=skip), (text, skip)
     assert tok.vocab_size == len(ref)
     for t in TOKEN_STRINGS:
-        assert tok.token_to_id(t) == ref.convert_tokens_to_ids(t) or ref.convert_tokens_to_ids(t) == ref.unk_token_id
+        expected = ref.convert_tokens_to_ids(t)
+        if expected != ref.unk_token_id and tok.id_to_token(expected) == t:  # (a normalized token shows as normalized)
+            assert tok.token_to_id(t) == expected, t
 
 
 @pytest.mark.parametrize("case", list(CONFIGS))
@@ -313,6 +315,114 @@ def test_chat_template_ids_with_template_tokens_declared(tmp_path):
         result = chat.count(tok, tok.chat_templates.pick(), chat.Conversation(messages),
                             variables=tok.chat_templates.variables)
         assert result.ids == list(expected)
+
+
+RANDOM_POOL = ["<s>", "</s>", "<unk>", "hello", " world", "[INST]", "[/INST]", "<tool>", "Tool", "<|im_end|>",
+               "<|endoftext|>", "[CLS]", "[SEP]", "[MASK]", "ab", "x y", "<｜end▁of▁sentence｜>", "Ａ", "é", "日本", "<|x|>"]
+RANDOM_CLASSES = {
+    "qwen2.5": [None, "PreTrainedTokenizerFast", "LlamaTokenizerFast", "Qwen2Tokenizer", "GPT2Tokenizer",
+                "CohereTokenizerFast", "NoSuchTokenizer"],
+    "deepseek-v4": [None, "LlamaTokenizerFast", "Qwen2Tokenizer", "GPT2Tokenizer"],
+    "bert-minilm": [None, "BertTokenizer", "BertTokenizerFast"],
+    "mistral-v1": [None, "LlamaTokenizer", "GemmaTokenizer", "PreTrainedTokenizerFast"],
+}
+
+
+def _random_flags(rng, keys=("lstrip", "rstrip", "single_word", "normalized", "special")) -> dict:
+    return {k: rng.random() < (0.7 if k == "special" else 0.3) for k in keys if rng.random() < 0.85}
+
+
+def _random_token(rng):
+    content = rng.choice(RANDOM_POOL)
+    return {"__type": "AddedToken", "content": content, **_random_flags(rng)} if rng.random() < 0.4 else content
+
+
+def _random_folder(rng, folder: Path) -> tuple[Path, str]:
+    source = rng.choice(list(RANDOM_CLASSES))
+    config = {}
+    if (cls := rng.choice(RANDOM_CLASSES[source])) is not None:
+        config["tokenizer_class"] = cls
+    if rng.random() < 0.6:
+        config["added_tokens_decoder"] = {str(rng.randint(0, 200000)): {"content": rng.choice(RANDOM_POOL),
+                                                                        **_random_flags(rng)}
+                                          for _ in range(rng.randint(1, 5))}
+    for attr in ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token", "mask_token"):
+        if source in ("bert-minilm", "mistral-v1") and attr in ("unk_token", "cls_token", "sep_token"):
+            continue  # (a WordPiece / Gemma unknown token outside the vocabulary is refused)
+        r = rng.random()
+        config.update({attr: _random_token(rng)} if r < 0.3 else {attr: None} if r < 0.4 else {})
+    if rng.random() < 0.3:
+        config["image_token"] = _random_token(rng)
+    if rng.random() < 0.4:
+        config["additional_special_tokens"] = [_random_token(rng) for _ in range(rng.randint(0, 3))]
+    if rng.random() < 0.2:
+        config["extra_special_tokens"] = rng.choice([[rng.choice(RANDOM_POOL)], {"video_token": rng.choice(RANDOM_POOL)}])
+    for key, p in (("add_prefix_space", 0.25), ("legacy", 0.2), ("clean_up_tokenization_spaces", 0.15)):
+        if rng.random() < p:
+            config[key] = rng.random() < 0.5
+    special_map = None
+    if rng.random() < 0.35:
+        special_map = {attr: rng.choice([rng.choice(RANDOM_POOL), {"content": rng.choice(RANDOM_POOL), **_random_flags(
+            rng, ("lstrip", "rstrip", "normalized"))}]) for attr in ("bos_token", "eos_token", "pad_token")
+            if rng.random() < 0.5}
+        if rng.random() < 0.5:
+            special_map["additional_special_tokens"] = [rng.choice(RANDOM_POOL) for _ in range(2)]
+    return _build(folder, source, config, special_map), source
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_random_configs_as_transformers(tmp_path, seed):
+    """Configs drawn at random (flags, precedence, classes, special_tokens_map) over real files; where
+    transformers refuses the folder, tokviz refuses it too."""
+    rng = random.Random(seed)
+    folder, source = _random_folder(rng, tmp_path / "f")
+    try:
+        transformers.AutoTokenizer.from_pretrained(folder)
+    except Exception:  # noqa: BLE001 (transformers refuses this folder)
+        with pytest.raises(TokvizError):
+            tokviz.load(folder)
+        return
+    _compare(folder)
+
+
+TEMPLATES = sorted((DATA / "chat_templates").glob("*.jinja"))
+_CONTROL = r"<\|[^|<>\s]+\|>|\[/?[A-Z_]{3,}\]|<｜[^｜]+｜>|</?(?:think|tool_call|tool_response|tools)>"
+CHATS = [
+    [{"role": "user", "content": "hi"}],
+    [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hello 世界 😀  two  spaces"},
+     {"role": "assistant", "content": "Hi there!"}, {"role": "user", "content": "And now? [INST] <|im_end|> typed"}],
+]
+
+
+@pytest.mark.parametrize("source", ["qwen2.5", "deepseek-v4"])
+@pytest.mark.parametrize("path", TEMPLATES, ids=[p.stem for p in TEMPLATES])
+def test_chat_templates_with_declared_control_tokens(tmp_path, source, path):
+    """Each shipped chat template over a folder whose config declares the template's control tokens
+    (half in added_tokens_decoder, half as additional_special_tokens): the ids of the rendered
+    conversation are transformers' apply_chat_template(tokenize=True)."""
+    import re
+
+    template = path.read_text(encoding="utf-8")
+    control = sorted(set(re.findall(_CONTROL, template)))
+    config = {"tokenizer_class": "LlamaTokenizerFast", "bos_token": "<s>", "eos_token": "</s>",
+              "added_tokens_decoder": {str(900000 + i): _entry(t) for i, t in enumerate(control[::2])},
+              "additional_special_tokens": control[1::2], "chat_template": template}
+    folder = _build(tmp_path / "f", source, config, None)
+    ref = transformers.AutoTokenizer.from_pretrained(folder)
+    tok = tokviz.load(folder)
+    compared = 0
+    for messages in CHATS:
+        for prompt in (False, True):
+            try:
+                expected = ref.apply_chat_template(messages, tokenize=True, return_dict=False,
+                                                   add_generation_prompt=prompt)
+            except Exception:  # noqa: BLE001 (the template refuses this conversation: tests/test_chat.py's part)
+                continue
+            result = chat.count(tok, tok.chat_templates.pick(), chat.Conversation(messages),
+                                add_generation_prompt=prompt, variables=tok.chat_templates.variables)
+            assert result.ids == list(expected), (messages, prompt)
+            compared += 1
+    assert compared
 
 
 @pytest.mark.parametrize("config, names", [
