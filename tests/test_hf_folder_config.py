@@ -115,6 +115,9 @@ CONFIGS = {
         "added_tokens_decoder": {"900030": _entry("<|im_start|>"), "900031": _entry("<|im_end|>")},
         "additional_special_tokens": ["<|im_start|>", "<|im_end|>", "[INST]"],
     }, None),
+    "Qwen3.5 class rebuilds its pipeline": ({
+        "tokenizer_class": "Qwen3_5Tokenizer", "eos_token": "<|im_end|>", "additional_special_tokens": ["[INST]"],
+    }, None),
     "GPT2 class rebuilds its pipeline": ({
         "tokenizer_class": "GPT2Tokenizer", "add_prefix_space": True,
         "added_tokens_decoder": {"900040": _entry("<|end_of_role|>"), "900041": _entry("<tool>", special=False)},
@@ -133,7 +136,7 @@ def _texts() -> list[str]:
     fixed = ["<s>[INST] hi [/INST]", "  <s>  hello world</s>\n", "x<mask>y <mask> z", "[AVAILABLE_TOOLS]  [INST]\t",
              "a <tool> b<tool>c", "<|user|>  question<|bot|>  answer", "中文 <image>\n<audio>  <video>",
              "<|im_start|>user\nhi<|im_end|>\n", "Hello!! it's 123 ", "Héllo , wörld ! isn't it ? [SEP] [MASK]x",
-             "中文字 Ünïcödé\u00a0[CLS] [ENT]  [unused1]", ""]
+             "中文字 Ünïcödé\u00a0[CLS] [ENT]  [unused1]", "cafe\u0301 नमस्ते 'S 'll x\u0301y", ""]
     pool = TOKEN_STRINGS + [" ", "  ", "\n", "x", "hello", "é", "日本", "!"]
     return fixed + ["".join(rng.choice(pool) for _ in range(rng.randint(1, 12))) for _ in range(30)]
 
@@ -320,8 +323,8 @@ def test_chat_template_ids_with_template_tokens_declared(tmp_path):
 RANDOM_POOL = ["<s>", "</s>", "<unk>", "hello", " world", "[INST]", "[/INST]", "<tool>", "Tool", "<|im_end|>",
                "<|endoftext|>", "[CLS]", "[SEP]", "[MASK]", "ab", "x y", "<｜end▁of▁sentence｜>", "Ａ", "é", "日本", "<|x|>"]
 RANDOM_CLASSES = {
-    "qwen2.5": [None, "PreTrainedTokenizerFast", "LlamaTokenizerFast", "Qwen2Tokenizer", "GPT2Tokenizer",
-                "CohereTokenizerFast", "NoSuchTokenizer"],
+    "qwen2.5": [None, "PreTrainedTokenizerFast", "LlamaTokenizerFast", "Qwen2Tokenizer", "Qwen3_5Tokenizer",
+                "GPT2Tokenizer", "CohereTokenizerFast", "GemmaTokenizer", "NoSuchTokenizer"],
     "deepseek-v4": [None, "LlamaTokenizerFast", "Qwen2Tokenizer", "GPT2Tokenizer"],
     "bert-minilm": [None, "BertTokenizer", "BertTokenizerFast"],
     "mistral-v1": [None, "LlamaTokenizer", "GemmaTokenizer", "PreTrainedTokenizerFast"],

@@ -11,9 +11,9 @@ values win over the config's.  Its decode keeps special tokens unless told (`dec
 
 The class the config names decides the pipeline: most classes (none named, PreTrainedTokenizerFast,
 TokenizersBackend, a Llama class over a byte-level file, names transformers does not know) take
-tokenizer.json's pipeline as it is; Qwen2Tokenizer, GPT2Tokenizer, BertTokenizer, LlamaTokenizer (over a
-file that is not byte-level), GemmaTokenizer and CohereTokenizer rebuild their own pipeline from the
-file's vocabulary (and merges), which is done here too.  The other classes that rebuild their
+tokenizer.json's pipeline as it is; Qwen2Tokenizer, Qwen3_5Tokenizer, GPT2Tokenizer, BertTokenizer,
+LlamaTokenizer (over a file that is not byte-level), GemmaTokenizer and CohereTokenizer rebuild their
+own pipeline from the file's vocabulary (and merges), which is done here too.  The other classes that rebuild their
 pipeline, custom code (`auto_map`) and keys that change encoding in ways tokviz does not implement
 are refused by name.  A tokenizer.json opened as a file is read as HF tokenizers reads it.
 """
@@ -27,7 +27,7 @@ from ..core import post_processors as post
 from ..core import pre_tokenizers as pre
 from ..core.added import AddedToken, AddedVocabulary, resolve_hf_added_tokens
 from ..core.models import BPE, WordPiece
-from ..core.patterns import QWEN2_PATTERN
+from ..core.patterns import QWEN2_PATTERN, QWEN35_PATTERN
 from ..core.tokenizer import Tokenizer
 from ..paths import regular_file_or_none
 from ._util import Fields, first_surrogate, read_json, read_text, surrogate_message
@@ -52,6 +52,7 @@ ProphetNet RoCBert Speech2Text SpeechT5 Tapas Vits Wav2Vec2CTC Wav2Vec2PhonemeCT
 # Class -> its special-token defaults (transformers 5.24), for the classes rebuilt here.
 _REBUILT_HERE = {
     "Qwen2": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
+    "Qwen3_5": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
     "GPT2": {"unk_token": "<|endoftext|>", "bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>"},
     "Bert": {"unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]", "cls_token": "[CLS]",
              "mask_token": "[MASK]"},
@@ -192,9 +193,10 @@ def _rebuild_pipeline(tokenizer: Tokenizer, cls: str, config: Fields, kwargs: di
     prefix_space = config.get("add_prefix_space", bool, False)
     tokenizer.model = BPE(vocab, None, merge_lines=lines)
     tokenizer.decoder = dec.ByteLevel()
-    if cls == "Qwen2":
+    if cls in ("Qwen2", "Qwen3_5"):
         tokenizer.normalizer = norm.UnicodeForm("NFC")
-        tokenizer.pre_tokenizer = pre.Sequence([pre.Split(QWEN2_PATTERN, "Isolated"),
+        pattern = QWEN2_PATTERN if cls == "Qwen2" else QWEN35_PATTERN
+        tokenizer.pre_tokenizer = pre.Sequence([pre.Split(pattern, "Isolated"),
                                                 pre.ByteLevel(add_prefix_space=prefix_space, use_regex=False)])
     elif cls == "Cohere":
         tokenizer.normalizer = norm.UnicodeForm("NFC")
