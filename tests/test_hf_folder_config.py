@@ -388,6 +388,26 @@ def test_random_configs_as_transformers(tmp_path, seed):
     _compare(folder)
 
 
+MODEL_TYPES = [  # (source, config.json's model_type, tokenizer_config.json's tokenizer_class)
+    ("qwen2.5", "qwen2", "LlamaTokenizer"), ("qwen2.5", "granite", "GPT2Tokenizer"),
+    ("qwen2.5", "gemma2", "PreTrainedTokenizerFast"), ("qwen2.5", "gemma2", None), ("qwen2.5", "phi3", "LlamaTokenizer"),
+    ("qwen2.5", "cohere", "PreTrainedTokenizerFast"), ("qwen2.5", "qwen3", None), ("qwen2.5", "llama", "Qwen2Tokenizer"),
+    ("qwen2.5", "mistral", "LlamaTokenizerFast"), ("qwen2.5", "no_such_model", "GPT2Tokenizer"),
+    ("mistral-v1", "mistral", "LlamaTokenizer"), ("mistral-v1", "llama", "LlamaTokenizer"), ("mistral-v1", "gemma", None),
+    ("bert-minilm", "bert", None), ("bert-minilm", "distilbert", "PreTrainedTokenizerFast"),
+]
+
+
+@pytest.mark.parametrize("source, model_type, cls", MODEL_TYPES)
+def test_model_config_steers_the_class_as_in_transformers(tmp_path, source, model_type, cls):
+    """A model folder's config.json: its model_type can make transformers pick another class than
+    tokenizer_config.json names (or one where it names none)."""
+    config = {"bos_token": "<s>", "additional_special_tokens": ["[INST]"], **({"tokenizer_class": cls} if cls else {})}
+    folder = _build(tmp_path / "f", source, config, None)
+    (folder / "config.json").write_text(json.dumps({"model_type": model_type}), encoding="utf-8")
+    _compare(folder)
+
+
 TEMPLATES = sorted((DATA / "chat_templates").glob("*.jinja"))
 _CONTROL = r"<\|[^|<>\s]+\|>|\[/?[A-Z_]{3,}\]|<｜[^｜]+｜>|</?(?:think|tool_call|tool_response|tools)>"
 CHATS = [

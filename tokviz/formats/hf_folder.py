@@ -9,7 +9,8 @@ special added token (matched whole in text, skipped by `decode(skip_special_toke
 `special_tokens_map.json` is read only when the config has no `added_tokens_decoder`, and then its
 values win over the config's.  Its decode keeps special tokens unless told (`decode_skips_special`).
 
-The class the config names decides the pipeline: most classes (none named, PreTrainedTokenizerFast,
+The class transformers picks (hf_folder_classes.py: the config's `tokenizer_class`, weighed against
+config.json's `model_type`) decides the pipeline: most classes (none named, PreTrainedTokenizerFast,
 TokenizersBackend, a Llama class over a byte-level file, names transformers does not know) take
 tokenizer.json's pipeline as it is; Qwen2Tokenizer, Qwen3_5Tokenizer, GPT2Tokenizer, BertTokenizer,
 LlamaTokenizer (over a file that is not byte-level), GemmaTokenizer and CohereTokenizer rebuild their
@@ -32,22 +33,13 @@ from ..core.tokenizer import Tokenizer
 from ..paths import regular_file_or_none
 from ._util import Fields, first_surrogate, read_json, read_text, surrogate_message
 from .hf_config import SPECIAL_ATTRIBUTES, read_config
+from .hf_folder_classes import AS_IS, auto_class
 from .hf_json import _refuse_shared_match_string, build_hf_tokenizer, check_serde_shapes
 
 SPECIAL_TOKENS_MAP = "special_tokens_map.json"
 
-# Classes whose transformers 5.24 implementation builds its own pipeline from the vocabulary (or
-# uses another backend) instead of taking tokenizer.json's; a name outside this set and
-# `_REBUILT_HERE` reads the file as it is (transformers falls back to TokenizersBackend for it).
-_REBUILDING_CLASSES = frozenset("""
-Albert Bart Barthez Bert BigBird Blenderbot CLIP Camembert CodeLlama Cohere DPRQuestionEncoder Deberta DebertaV2
-Esmc Funnel GPTNeoX Gemma Herbert LED Lasr LayoutLMv2 LayoutLMv3 LayoutXLM Llama Luke Lxmert MBart50 MBart MLuke
-MPNet MarkupLM MobileBert Mvp Nllb Nougat OpenAIGPT Pegasus Qwen3_5 Reformer RemBert RoFormer Roberta SeamlessM4T
-Siglip2 Splinter T5 Tipsv2 Udop VideoPrism Whisper XGLM XLMRoberta XLNet DistilBert Electra SqueezeBert LayoutLM
-ConvBert Longformer CodeGen Bartpho BertGeneration BertJapanese Bertweet BioGpt BlenderbotSmall ByT5 CTRL Canine
-Clvp CpmAnt Cpm Dia Esm FSMT Flaubert GPTNeoXJapanese GPTSw3 M2M100 Marian Mgpstr MyT5 PLBart Perceiver Phobert
-ProphetNet RoCBert Speech2Text SpeechT5 Tapas Vits Wav2Vec2CTC Wav2Vec2PhonemeCTC XLM Siglip
-""".split())
+# Registered classes that take tokenizer.json as it is (no pipeline of their own in transformers 5.24).
+_AS_IS_CLASSES = frozenset({"FNet", "Parakeet"})
 
 # Class -> its special-token defaults (transformers 5.24), for the classes rebuilt here.
 _REBUILT_HERE = {
@@ -87,7 +79,7 @@ def read_hf_folder(folder: Path) -> Tokenizer:
         check_serde_shapes(data, path)
     tokenizer = build_hf_tokenizer(data, path, name=folder.name)
     config = read_config(folder) or Fields({}, folder / "tokenizer_config.json")
-    cls = _class_name(config, path)
+    cls = _class_name(config, folder)
     _refuse_settings(config)
     model_data = data["model"] if isinstance(data, dict) else {}
     rebuilt = cls in _REBUILT_HERE
@@ -116,27 +108,46 @@ def read_hf_folder(folder: Path) -> Tokenizer:
 
 # ---- the class ---------------------------------------------------------------------------
 
-def _class_name(config: Fields, tokenizer_json: Path) -> str | None:
-    """The class transformers reads the folder with, without "Tokenizer"/"Fast" (None: the file
-    as it is); refuses the classes tokviz does not implement."""
+def _class_name(config: Fields, folder: Path) -> str | None:
+    """The class transformers reads the folder with, short ("Qwen2"; None: tokenizer.json as it
+    is); refuses the classes tokviz does not implement."""
     auto_map = config.data.get("auto_map")
     if auto_map is not None and (not isinstance(auto_map, dict) or auto_map.get("AutoTokenizer") is not None):
         config.fail("auto_map names custom tokenizer code, which transformers runs only with trust_remote_code "
                     "and tokviz does not run")
     name = config.get("tokenizer_class", str)
-    if name is None or name in ("PreTrainedTokenizerFast", "TokenizersBackend", "PythonBackend"):
+    model = _model_config(folder)
+    chosen = auto_class(name, model.get("model_type", str), model.get("tokenizer_class", str),
+                        lambda: '"ByteLevel"' in read_text(folder / "tokenizer.json"),
+                        lambda: regular_file_or_none(folder / "tekken.json", "a tokenizer file") is not None)
+    where = (f"tokenizer_class {name!r}" if name is not None else
+             f"{model.path.name}'s model_type {model.data.get('model_type')!r}")
+    if chosen is None:
+        model.fail(f"tokenizer_class {model.data.get('tokenizer_class')!r} is not a class transformers knows; "
+                   "it fails to load this folder")
+    if chosen == AS_IS or chosen in _AS_IS_CLASSES:
         return None
-    short = name.removesuffix("Fast").removesuffix("Tokenizer")
-    if short == "Llama" and '"ByteLevel"' in read_text(tokenizer_json):
-        return None  # (transformers reads a byte-level file of a Llama class as it is)
-    if short in _REBUILT_HERE:
-        return short
-    if short in _REBUILDING_CLASSES:
-        config.fail(f"tokenizer_class {name!r}: transformers builds this class's own pipeline from the "
-                    "vocabulary instead of taking tokenizer.json's, which tokviz does not implement "
-                    f"(it follows {', '.join(k + 'Tokenizer' for k in _REBUILT_HERE)} and the classes that "
-                    "take tokenizer.json as it is)")
-    return None
+    if chosen in _REBUILT_HERE:
+        return chosen
+    if chosen == "MistralCommonBackend":
+        model.fail(f"model_type {model.data.get('model_type')!r}: transformers reads this folder's tekken.json with "
+                   "mistral-common; open tekken.json instead")
+    (config if name is not None else model).fail(
+        f"{where}: transformers reads this folder with {chosen}Tokenizer, which builds its own pipeline from the "
+        "vocabulary instead of taking tokenizer.json's; tokviz does not implement it (it follows "
+        f"{', '.join(k + 'Tokenizer' for k in _REBUILT_HERE)} and the classes that take tokenizer.json as it is)")
+
+
+def _model_config(folder: Path) -> Fields:
+    """The folder's config.json (the model's settings: its model_type steers transformers' choice of
+    class), empty when there is none."""
+    path = folder / "config.json"
+    if regular_file_or_none(path, "a settings file") is None:
+        return Fields({}, path)
+    data = read_json(path)
+    if not isinstance(data, dict):
+        Fields({}, path).fail("expected an object (transformers fails to read this folder's model settings)")
+    return Fields(data, path)
 
 
 def _rebuild_pipeline(tokenizer: Tokenizer, cls: str, config: Fields, kwargs: dict, model_data: dict) -> None:
