@@ -395,6 +395,7 @@ MODEL_TYPES = [  # (source, config.json's model_type, tokenizer_config.json's to
     ("qwen2.5", "mistral", "LlamaTokenizerFast"), ("qwen2.5", "no_such_model", "GPT2Tokenizer"),
     ("mistral-v1", "mistral", "LlamaTokenizer"), ("mistral-v1", "llama", "LlamaTokenizer"), ("mistral-v1", "gemma", None),
     ("bert-minilm", "bert", None), ("bert-minilm", "distilbert", "PreTrainedTokenizerFast"),
+    ("qwen2.5", "qwen2", "only config.json"), ("bert-minilm", "bert", "only config.json"),
 ]
 
 
@@ -403,7 +404,7 @@ def test_model_config_steers_the_class_as_in_transformers(tmp_path, source, mode
     """A model folder's config.json: its model_type can make transformers pick another class than
     tokenizer_config.json names (or one where it names none)."""
     config = {"bos_token": "<s>", "additional_special_tokens": ["[INST]"], **({"tokenizer_class": cls} if cls else {})}
-    folder = _build(tmp_path / "f", source, config, None)
+    folder = _build(tmp_path / "f", source, None if cls == "only config.json" else config, None)
     (folder / "config.json").write_text(json.dumps({"model_type": model_type}), encoding="utf-8")
     _compare(folder)
 

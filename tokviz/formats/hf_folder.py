@@ -1,5 +1,5 @@
-"""A folder holding `tokenizer.json` and a `tokenizer_config.json` (or a `special_tokens_map.json`),
-read as transformers 5.x `AutoTokenizer.from_pretrained(folder)` reads it.
+"""A folder holding `tokenizer.json` and a `tokenizer_config.json` (or a `special_tokens_map.json`, or a
+model's `config.json`), read as transformers 5.x `AutoTokenizer.from_pretrained(folder)` reads it.
 
 transformers loads tokenizer.json with HF tokenizers, then registers the config's tokens on top of
 it: `added_tokens_decoder`, the named special tokens (bos, eos, unk, sep, pad, cls, mask and any
@@ -65,9 +65,10 @@ _REFUSED_UNLESS = {
 
 
 def has_transformers_config(folder: Path) -> bool:
-    """Whether transformers reads more than tokenizer.json in this folder."""
+    """Whether transformers reads more than tokenizer.json in this folder (a config.json's model_type
+    can choose the class)."""
     return any(regular_file_or_none(folder / name, "a settings file") is not None
-               for name in ("tokenizer_config.json", SPECIAL_TOKENS_MAP))
+               for name in ("tokenizer_config.json", SPECIAL_TOKENS_MAP, "config.json"))
 
 
 def read_hf_folder(folder: Path) -> Tokenizer:
