@@ -95,6 +95,8 @@ modules = [
     native_module("_spnative", ["sp_native.c"], ["models_common.h", "piece_cache.h", "batch.h"]),
     # "".join of a big file's pieces without holding the GIL (core/token_array.py)
     native_module("_textjoin", ["text_join.c"]),
+    # worker threads that pause while the UI thread is busy (gui/ui_gate.py)
+    native_module("_uigate", ["ui_gate.c"]),
 ]
 
 setup(ext_modules=modules, cmdclass={"build_ext": OptionalBuildExt})

@@ -13,7 +13,8 @@ tokenizer (cancelled, or written), Help › About, File › Unsaved tokenizers, 
 window resizes.  The Qt event loop runs between actions for a random 20-400 ms; any dialog that
 opens is answered by the "user" (Cancel or Discard) after a moment, as the dialog would be.  The
 process runs as `tokviz` runs the app: with glibc's allocator for Python objects (tokviz/launch.py;
---default-allocator keeps Python's own) and the window's allocator and thread settings.
+--default-allocator keeps Python's own), the window's allocator and thread settings, and workers
+that pause while the UI thread is busy (gui/ui_gate.py; --no-ui-gate turns that off).
 
 Measured:
 * UI-thread stalls: a 20 ms heartbeat timer on the UI thread; a gap between two of its ticks is
@@ -208,9 +209,20 @@ class Heartbeat(QObject):
         ui = next((t for t in threads if '"MainThread"' in t.splitlines()[0]), "")
         frames = [line.strip() for line in ui.splitlines()[1:] if line.strip() and "/benchmarks/" not in line
                   and not line.strip().startswith("0x")]
-        busy = [t.splitlines()[1].strip() for t in threads[1:] if "(active" in t.splitlines()[0] and len(t.splitlines()) > 1
+        busy = [self._thread_summary(t) for t in threads if "(active" in t.splitlines()[0] and len(t.splitlines()) > 1
                 and '"MainThread"' not in t.splitlines()[0]]
-        return " <- ".join(frames[:14]) + (f"  || other active threads at: {'; '.join(busy[:4])}" if busy else "")
+        return " <- ".join(frames[:14]) + (f"  || other active threads: {'; '.join(busy[:4])}" if busy else "")
+
+    @staticmethod
+    def _thread_summary(dump: str) -> str:
+        """A thread of a py-spy dump in one line: whether it holds the GIL, its innermost native
+        frames and its innermost Python frames (what is running, and for whom)."""
+        head, *lines = dump.splitlines()
+        frames = [line.strip() for line in lines if line.strip() and not line.strip().startswith("0x")]
+        python = [f for f in frames if ".py:" in f]
+        native = [f for f in frames if ".py:" not in f]
+        gil = "GIL " if "gil" in head else ""
+        return gil + " <- ".join(native[:3] + python[:4])
 
     def during(self, action: str, context: str = "") -> None:
         """Name the action now running (stalls are reported with it, and in the JSON with `context`)."""
@@ -510,13 +522,14 @@ def verdict(base: Point, end: Point, stalls: list[tuple[float, str]], errors: li
 
 
 def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float = 200, stacks: bool = False,
-        stack_after_s: float = STALL_S, native_stacks: bool = False, home: bool = True, log=print) -> dict:
+        stack_after_s: float = STALL_S, native_stacks: bool = False, home: bool = True, ui_gate: bool = True,
+        log=print) -> dict:
     from tokviz.gui.app import ensure_application
     from tokviz.gui.main_window import MainWindow
     from tokviz.gui.settings import Settings
 
     rng = random.Random(seed)
-    ensure_application()  # (as the app itself starts: its allocator and thread settings)
+    ensure_application(gated=ui_gate)  # (as the app itself starts: its allocator and thread settings)
     workdir = Path(tempfile.mkdtemp(prefix="tokviz-random-soak-"))
     catcher = soak.ErrorCatcher()
     warned: Counter = Counter()
@@ -652,13 +665,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the whole result (samples, stalls, errors) here")
     parser.add_argument("--default-allocator", action="store_true",
                         help="keep Python's own allocator (the app runs with glibc's: tokviz/launch.py)")
+    parser.add_argument("--no-ui-gate", action="store_true",
+                        help="workers do not pause while the UI thread is busy (the app's gui/ui_gate.py)")
     args = parser.parse_args(argv)
     if not args.default_allocator:
         from tokviz.launch import run_again_in_app_environment
 
         run_again_in_app_environment()  # (as `tokviz` starts the app)
     result = run(args.minutes, args.seed, base_minutes=args.base_minutes, stall_ms=args.stall_ms, stacks=args.stacks,
-                 stack_after_s=args.stack_after, native_stacks=args.native_stacks)
+                 stack_after_s=args.stack_after, native_stacks=args.native_stacks, ui_gate=not args.no_ui_gate)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
     print(report(result))

@@ -4,13 +4,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from . import ui_gate
 from .platform import display_problem, tune_allocator, tune_thread_switching
 
 APP_NAME = "tokviz"
 
 
-def ensure_application(argv: list[str] | None = None):
-    """The running QApplication, created (named "tokviz") if there is none yet."""
+def ensure_application(argv: list[str] | None = None, *, gated: bool = False):
+    """The running QApplication, created (named "tokviz") if there is none yet; `gated`: one during
+    whose event handling the workers pause (gui/ui_gate.py), as the app runs."""
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance()
@@ -20,7 +22,8 @@ def ensure_application(argv: list[str] | None = None):
         QApplication.setApplicationDisplayName(APP_NAME)
         QApplication.setOrganizationName(APP_NAME)
         QApplication.setDesktopFileName(APP_NAME)
-        app = QApplication(list(argv) if argv is not None else [sys.argv[0] if sys.argv else APP_NAME])
+        application = ui_gate.application_class() if gated else QApplication
+        app = application(list(argv) if argv is not None else [sys.argv[0] if sys.argv else APP_NAME])
     tune_thread_switching()
     return app
 
@@ -48,7 +51,7 @@ def run(tokenizer: str | None = None, text_file: str | None = None) -> int:
         print(f"tokviz: error: {exc}", file=sys.stderr)
         return 2
 
-    app = ensure_application()
+    app = ensure_application(gated=True)
 
     def open_window():
         from .main_window import MainWindow

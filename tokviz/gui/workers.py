@@ -38,6 +38,7 @@ from ..core.token_array import TokenArrayBuilder, encode_to_array
 from ..errors import Cancelled, TokvizError
 from .open_tokenizers import open_tokenizer
 from .platform import lower_this_thread
+from .ui_gate import join_this_thread, leave_this_thread, ui_thread_waits
 from .token_view import TokenView
 
 # Texts up to LIVE_CHARS characters are encoded on every change while the last update (encode on the
@@ -80,13 +81,17 @@ class _Task(QRunnable):
             QThread.currentThread().setPriority(QThread.Priority.LowPriority)  # (elsewhere than Linux)
         fn, is_current = self.fn, self.is_current
         self.fn = self.is_current = None
-        if is_current is not None and not is_current():
-            outcome = ("skipped", None)
-        else:
-            try:
-                outcome = ("ok", fn())
-            except Exception as exc:  # reported to the UI thread, never raised into Qt
-                outcome = ("error", exc, traceback.format_exc())
+        join_this_thread()
+        try:
+            if is_current is not None and not is_current():
+                outcome = ("skipped", None)
+            else:
+                try:
+                    outcome = ("ok", fn())
+                except Exception as exc:  # reported to the UI thread, never raised into Qt
+                    outcome = ("error", exc, traceback.format_exc())
+        finally:
+            leave_this_thread()
         del fn, is_current
         _forget_dummy_thread()
         try:
@@ -173,7 +178,8 @@ class TaskRunner(QObject):
         """Stop calling back, drop queued tasks and wait for running ones.  True if all finished."""
         self._closed = True
         self.pool.clear()
-        return self.pool.waitForDone(timeout_ms)
+        with ui_thread_waits():
+            return self.pool.waitForDone(timeout_ms)
 
 
 # ---- the explorer's encode pipeline ------------------------------------------------------------

@@ -34,6 +34,7 @@ from ...core.chat import conversation_from_json
 from ...formats.atomic_write import write_text_atomic
 from ...formats.writers import WRITE_FORMATS, save_files
 from ...errors import TokvizError
+from ..ui_gate import ui_thread_waits
 from ..workers import TaskRunner
 
 MAX_SAVED_CHARS = 20_000_000  # an edited text longer than this is not copied (its file, if any, is)
@@ -267,7 +268,8 @@ class SessionKeeper(QObject):
         """Save the session now (`clean`: the window is closing normally); False when the text
         could not be kept (see SessionStore.save)."""
         self.timer.stop()
-        self._writer.pool.waitForDone()  # (a save still being written must not land after this one)
+        with ui_thread_waits():
+            self._writer.pool.waitForDone()  # (a save still being written must not land after this one)
         state, chat_whole = self._state(clean)
         text_kept = self.store.save(**state)
         self.chat_kept = chat_whole and self.store.written
