@@ -102,8 +102,7 @@ def read_hf_folder(folder: Path) -> Tokenizer:
     tokenizer.special_in_text = not split
     _apply_clean_up(config, tokenizer)
     tokenizer.decode_skips_special = False  # transformers' decode keeps special tokens
-    tokenizer.source.extra["transformers_class"] = cls or "TokenizersBackend"
-    tokenizer.source.extra["config"] = str(config.path)
+    tokenizer.source.extra["transformers_class"] = f"{cls}Tokenizer" if cls else "TokenizersBackend"
     return tokenizer
 
 
@@ -174,8 +173,9 @@ def _rebuild_pipeline(tokenizer: Tokenizer, cls: str, config: Fields, kwargs: di
         return
     if not isinstance(tokenizer.model, BPE) or kind != "BPE":
         config.fail(f"tokenizer_class {cls}Tokenizer needs a BPE model in tokenizer.json, not {kind}")
-    merges = model_data.get("merges") or []
-    lines = merges if all(isinstance(m, str) for m in merges) else [" ".join(m) for m in merges]
+    raw = model_data.get("merges") or []
+    lines = raw if all(isinstance(m, str) for m in raw) else None
+    merges = None if lines is not None else [tuple(m.split(" ") if isinstance(m, str) else m) for m in raw]
     vocab = dict(model_data["vocab"])
     tokenizer.space_marker = None
     if cls in ("Llama", "Gemma"):
@@ -185,7 +185,7 @@ def _rebuild_pipeline(tokenizer: Tokenizer, cls: str, config: Fields, kwargs: di
             if unk is None or unk not in vocab:
                 config.fail(f"unk_token {unk!r}: GemmaTokenizer's BPE fails on every text with a character outside "
                             "the vocabulary when its unknown token is not in it, which tokviz does not reproduce")
-        tokenizer.model = BPE(vocab, None, merge_lines=lines, unk_token=unk, fuse_unk=True, byte_fallback=True)
+        tokenizer.model = BPE(vocab, merges, merge_lines=lines, unk_token=unk, fuse_unk=True, byte_fallback=True)
         steps = [dec.Replace("▁", " "), dec.ByteFallback(), dec.Fuse()]
         if cls == "Gemma":
             tokenizer.normalizer = norm.Replace(" ", "▁")
@@ -203,7 +203,7 @@ def _rebuild_pipeline(tokenizer: Tokenizer, cls: str, config: Fields, kwargs: di
         tokenizer.space_marker = "▁"
         return
     prefix_space = config.get("add_prefix_space", bool, False)
-    tokenizer.model = BPE(vocab, None, merge_lines=lines)
+    tokenizer.model = BPE(vocab, merges, merge_lines=lines)
     tokenizer.decoder = dec.ByteLevel()
     if cls in ("Qwen2", "Qwen3_5"):
         tokenizer.normalizer = norm.UnicodeForm("NFC")
