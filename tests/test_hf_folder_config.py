@@ -273,6 +273,7 @@ def test_bare_tokenizer_json_stays_as_tokenizers_reads_it(tmp_path):
     bare = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
     as_file = tokviz.load(folder / "tokenizer.json")
     as_folder = tokviz.load(folder)
+    assert tokviz.load(as_folder.source.path).encode_ids("[INST]") == as_folder.encode_ids("[INST]")  # (reopened)
     text = "<s>[INST] hi [/INST]</s>"
     assert as_file.encode(text).ids == bare.encode(text, add_special_tokens=False).ids
     assert as_folder.encode(text).ids != as_file.encode(text).ids  # (the config's [INST] is a token)

@@ -103,6 +103,7 @@ def read_hf_folder(folder: Path) -> Tokenizer:
     _apply_clean_up(config, tokenizer)
     tokenizer.decode_skips_special = False  # transformers' decode keeps special tokens
     tokenizer.source.extra["transformers_class"] = f"{cls}Tokenizer" if cls else "TokenizersBackend"
+    tokenizer.source.path = str(folder)  # (reopened, e.g. by a session or a cluster's workers, as the folder)
     return tokenizer
 
 
