@@ -410,6 +410,40 @@ def test_model_config_steers_the_class_as_in_transformers(tmp_path, source, mode
     _compare(folder)
 
 
+def test_class_choice_as_transformers(tmp_path):
+    """The class transformers' AutoTokenizer picks for 150 drawn (config.json model_type,
+    tokenizer_class) pairs over a small real tokenizer.json, against tokviz's choice."""
+    from tokviz.formats.hf_folder_classes import AS_IS, REGISTERED, auto_class, short_name
+    from transformers.tokenization_utils_tokenizers import TokenizersBackend
+
+    raw = (REAL / "tortoise-tokenizer.json").read_bytes()
+    rng = random.Random(40)
+    model_types = sorted(REGISTERED) + ["llama", "deepseek_v3", "no_such_model", None]
+    classes = [None, "PreTrainedTokenizerFast", "TokenizersBackend", "LlamaTokenizer", "LlamaTokenizerFast",
+               "Qwen2Tokenizer", "GPT2Tokenizer", "GemmaTokenizer", "BertTokenizer", "CohereTokenizer", "T5Tokenizer",
+               "Phi3Tokenizer", "ElectraTokenizerFast", "BloomTokenizerFast", "Qwen3Tokenizer", "NoSuchTokenizer"]
+    compared = 0
+    for i in range(150):
+        model_type, cls = rng.choice(model_types), rng.choice(classes)
+        model_cls = rng.choice([None, None, None, "GPT2Tokenizer", "Qwen2TokenizerFast"])
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        (folder / "tokenizer.json").write_bytes(raw)
+        (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": cls} if cls else {}))
+        if model_type or model_cls:
+            model = {k: v for k, v in (("model_type", model_type), ("tokenizer_class", model_cls)) if v}
+            (folder / "config.json").write_text(json.dumps(model))
+        try:
+            ref = type(transformers.AutoTokenizer.from_pretrained(folder))
+        except Exception:  # noqa: BLE001 (the class fails on this vocabulary: nothing to compare)
+            continue
+        expected = AS_IS if ref is TokenizersBackend else short_name(ref.__name__)
+        assert auto_class(cls, model_type, model_cls, lambda: False, lambda: False) == expected, (model_type, cls,
+                                                                                              model_cls)
+        compared += 1
+    assert compared > 100
+
+
 TEMPLATES = sorted((DATA / "chat_templates").glob("*.jinja"))
 _CONTROL = r"<\|[^|<>\s]+\|>|\[/?[A-Z_]{3,}\]|<｜[^｜]+｜>|</?(?:think|tool_call|tool_response|tools)>"
 CHATS = [

@@ -38,9 +38,6 @@ from .hf_json import _refuse_shared_match_string, build_hf_tokenizer, check_serd
 
 SPECIAL_TOKENS_MAP = "special_tokens_map.json"
 
-# Registered classes that take tokenizer.json as it is (no pipeline of their own in transformers 5.24).
-_AS_IS_CLASSES = frozenset({"FNet", "Parakeet"})
-
 # Class -> its special-token defaults (transformers 5.24), for the classes rebuilt here.
 _REBUILT_HERE = {
     "Qwen2": {"unk_token": "<|endoftext|>", "eos_token": "<|endoftext|>", "pad_token": "<|endoftext|>"},
@@ -126,7 +123,7 @@ def _class_name(config: Fields, folder: Path) -> str | None:
     if chosen is None:
         model.fail(f"tokenizer_class {model.data.get('tokenizer_class')!r} is not a class transformers knows; "
                    "it fails to load this folder")
-    if chosen == AS_IS or chosen in _AS_IS_CLASSES:
+    if chosen == AS_IS:
         return None
     if chosen in _REBUILT_HERE:
         return chosen

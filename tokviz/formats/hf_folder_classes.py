@@ -123,9 +123,26 @@ minimax_m2 modernbert modernbert-decoder molmo molmo2 nemotron nvfp4 opencua ope
 phimoe qwen2 qwen3_5 qwen3_5_moe qwen3_5_moe_text qwen4_exp siglip2 smolvlm step3_vl vipllava
 """.split())
 
+_EXPORTED_CLASSES = frozenset("""
+Albert Auto Barthez Bartpho Basic Bert BertGeneration BertJapanese Bertweet BigBird BioGpt Blenderbot
+BlenderbotSmall ByT5 CLIP CTRL Camembert Canine Character Clvp CodeGen CodeLlama Cohere ConvBert Cpm CpmAnt
+DPRContextEncoder DPRQuestionEncoder DPRReader Deberta DebertaV2 Dia DistilBert Esm Esmc FNet FSMT
+FastSpeech2Conformer Flaubert Funnel GPT2 GPTNeoX GPTNeoXJapanese GPTSw3 Gemma Herbert Lasr LayoutLMv2
+LayoutLMv3 LayoutXLM Llama Luke M2M100 MBart MBart50 MLuke MPNet Marian MarkupLM Mecab Mgpstr
+MistralCommonBackend MyT5 Nllb Nougat OpenAIGPT PLBart Parakeet Pegasus Perceiver Phobert Pop2Piano ProphetNet
+PythonBackend Qwen2 Qwen3_5 Rag Reformer RemBert RoCBert RoFormer Roberta SeamlessM4T Siglip Siglip2 Speech2Text
+SpeechT5 Splinter T5 Tapas Tipsv2 Udop VideoPrism Vits Wav2Vec2CTC Wav2Vec2PhonemeCTC Whisper Wordpiece XGLM XLM
+XLMRoberta XLNet
+""".split())
+
+# names transformers resolves to another class
+_ALIASES = {"Bart": "Roberta", "LED": "Roberta", "Longformer": "Roberta", "Mvp": "Roberta", "Electra": "Bert",
+            "LayoutLM": "Bert", "Lxmert": "Bert", "MobileBert": "Bert", "SqueezeBert": "Bert", "Phi3": "Llama",
+            "Bloom": AS_IS, "PreTrained": AS_IS}
+
 REGISTERED = {model_type: cls for line in _MODEL_TYPES.replace("\n    ", " ").strip().splitlines()
               for cls, types in [line.split(": ", 1)] for model_type in types.split()}
-KNOWN_CLASSES = frozenset(REGISTERED.values()) | _OTHER_CLASSES
+KNOWN_CLASSES = frozenset(REGISTERED.values()) | _OTHER_CLASSES | _EXPORTED_CLASSES | frozenset(_ALIASES)
 
 
 def short_name(name: str) -> str:
@@ -137,10 +154,12 @@ def short_name(name: str) -> str:
 
 
 def _known(name: str | None) -> str | None:
-    """The class transformers finds by this name (with or without "Fast"), or None."""
+    """The class transformers finds by this name (with or without "Fast"; an alias gives the class
+    it stands for), or None."""
     if name is None:
         return None
     short = short_name(name)
+    short = _ALIASES.get(short, short)
     return short if short in KNOWN_CLASSES or short in (AS_IS, "PythonBackend") else None
 
 
@@ -173,4 +192,4 @@ def auto_class(tokenizer_class: str | None, model_type: str | None, model_tokeni
         return _known(model_tokenizer_class)
     if registered == "MistralCommonBackend":
         return registered if mistral_files() else AS_IS
-    return registered or AS_IS
+    return _ALIASES.get(registered, registered) if registered else AS_IS
