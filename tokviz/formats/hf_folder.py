@@ -87,7 +87,7 @@ def read_hf_folder(folder: Path) -> Tokenizer:
     file_entries = _file_entries(data)
     padding = data.get("padding") if isinstance(data.get("padding"), dict) else None
     entries = ([] if rebuilt else file_entries) + _registered_tokens(
-        kwargs, model_specific, file_entries, _REBUILT_HERE.get(cls, {}), config, rebuilt, padding)
+        kwargs, model_specific, file_entries, cls, config, padding)
     _install(tokenizer, entries, data)
     if cls == "Bert":
         _bert_post_processor(tokenizer, kwargs, config)
@@ -218,7 +218,7 @@ def _rebuild_pipeline(tokenizer: Tokenizer, cls: str, config: Fields, kwargs: di
 
 def _named_content(kwargs: dict, attr: str, default: str | None, config: Fields) -> str | None:
     """The content of a named special token as the class receives it (its default when not set)."""
-    value = kwargs.get(attr, default) if attr in kwargs else default
+    value = kwargs[attr] if attr in kwargs else default
     token = _token(config, attr, value, typed_only=True)
     return token.content if token is not None else None
 
@@ -392,10 +392,12 @@ def _token(where: Fields, key: str, value, *, typed_only: bool) -> _Token | None
     where.fail(f"{key}: expected a token (a string or an AddedToken object), got {value!r:.60}")
 
 
-def _registered_tokens(kwargs: dict, model_specific: dict, file_entries: list[AddedToken], class_defaults: dict,
-                       config: Fields, rebuilt: bool, padding: dict | None) -> list[AddedToken]:
+def _registered_tokens(kwargs: dict, model_specific: dict, file_entries: list[AddedToken], cls: str | None,
+                       config: Fields, padding: dict | None) -> list[AddedToken]:
     """The tokens transformers adds to the backend, in the order it adds them (the backend holds
-    `file_entries` already unless the class `rebuilt` its pipeline)."""
+    `file_entries` already unless the class `cls` rebuilt its pipeline)."""
+    rebuilt = cls in _REBUILT_HERE
+    class_defaults = _REBUILT_HERE.get(cls, {})
     decoder = kwargs.get("added_tokens_decoder")
     by_index: dict[int, _Token] = {}
     if decoder is not None:
@@ -416,8 +418,9 @@ def _registered_tokens(kwargs: dict, model_specific: dict, file_entries: list[Ad
     named: dict[str, _Token] = {}
     for attr in SPECIAL_ATTRIBUTES:
         value = kwargs[attr] if attr in kwargs else class_defaults.get(attr)
-        if attr == "pad_token" and attr not in kwargs and padding and isinstance(padding.get("pad_token"), str):
-            value = padding["pad_token"]  # (tokenizer.json's padding names the pad token)
+        if (attr == "pad_token" and attr not in kwargs and cls in (None, "Llama") and padding
+                and isinstance(padding.get("pad_token"), str)):
+            value = padding["pad_token"]  # (tokenizer.json's padding names the pad token unless the class does)
         token = _token(config, attr, value, typed_only=True)
         if token is not None:
             if attr in kwargs and token.content in decoder_by_content:
@@ -447,11 +450,11 @@ def _registered_tokens(kwargs: dict, model_specific: dict, file_entries: list[Ad
         if token.from_string or token.content in named_contents:
             token.special = True
     out = [t.added() for t in to_add]
-    if rebuilt and class_defaults is _REBUILT_HERE["Qwen2"]:
+    if cls == "Qwen2":
         # Qwen2Tokenizer registers every special token once more, as special
         contents = list(dict.fromkeys([t.content for t in named.values()] + [t.content for t in extra_tokens]))
         out += [AddedToken(c, -1, special=True, normalized=False) for c in contents]
-    if rebuilt and class_defaults is _REBUILT_HERE["Cohere"]:
+    if cls == "Cohere":
         # CohereTokenizer's `_post_init` adds every named and extra token again, as special
         for t in list(named.values()) + extra_tokens:
             again = t.added()
