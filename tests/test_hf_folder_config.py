@@ -170,6 +170,7 @@ def _compare(folder: Path) -> None:
         for skip in (False, True):
             assert tok.decode(ids, skip_special_tokens=skip) == ref.decode(ids, skip_special_tokens=skip), (text, skip)
     assert tok.vocab_size == len(ref)
+    assert tok.chat_templates.variables == ref.special_tokens_map  # (what a chat template is rendered with)
     for t in TOKEN_STRINGS:
         expected = ref.convert_tokens_to_ids(t)
         if expected != ref.unk_token_id and tok.id_to_token(expected) == t:  # (a normalized token shows as normalized)
@@ -482,6 +483,27 @@ def test_chat_templates_with_declared_control_tokens(tmp_path, source, path):
             assert result.ids == list(expected), (messages, prompt)
             compared += 1
     assert compared
+
+
+@pytest.mark.parametrize("source, config, special_map", [
+    ("mistral-v1", {"tokenizer_class": "LlamaTokenizer", "legacy": False}, None),  # (the class's <s> and </s>)
+    ("qwen2.5", None, {"bos_token": "<｜begin▁of▁sentence｜>", "eos_token": "<|im_end|>"}),
+    ("qwen2.5", {"tokenizer_class": "Qwen2Tokenizer", "bos_token": None}, None),
+])
+def test_chat_variables_are_transformers_special_tokens(tmp_path, source, config, special_map):
+    """bos_token / eos_token in a template are the names transformers ends with: the class's
+    defaults, special_tokens_map.json's values, the config's."""
+    folder = _build(tmp_path / "f", source, config, special_map)
+    ref = transformers.AutoTokenizer.from_pretrained(folder)
+    tok = tokviz.load(folder)
+    for path in TEMPLATES:
+        template = path.read_text(encoding="utf-8")
+        if "bos_token" not in template and "eos_token" not in template:
+            continue
+        for messages in CHATS:
+            expected = ref.apply_chat_template(messages, chat_template=template, tokenize=True, return_dict=False)
+            result = chat.count(tok, template, chat.Conversation(messages), variables=tok.chat_templates.variables)
+            assert result.ids == list(expected), (path.name, messages)
 
 
 @pytest.mark.parametrize("config, names", [

@@ -198,6 +198,8 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
         check_tokenizer_ids(tokenizer, target)
         if format in TEMPLATE_FORMATS:
             tokenizer.chat_templates = read_chat_templates(target if target.is_dir() else target.parent)
+            if "special_tokens_map" in tokenizer.source.extra:  # (a folder read as transformers: its own names)
+                tokenizer.chat_templates.variables = dict(tokenizer.source.extra["special_tokens_map"])
         tokenizer.native_encoder()  # built now (tens of ms), not by the first encode
         tokenizer.added.match_strings(tokenizer.special_in_text)  # what the encoder checks texts for
     in_cache = hub.snapshot_repo(target)

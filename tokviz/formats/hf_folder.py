@@ -86,8 +86,8 @@ def read_hf_folder(folder: Path) -> Tokenizer:
         _rebuild_pipeline(tokenizer, cls, config, kwargs, model_data)
     file_entries = _file_entries(data)
     padding = data.get("padding") if isinstance(data.get("padding"), dict) else None
-    entries = ([] if rebuilt else file_entries) + _registered_tokens(
-        kwargs, model_specific, file_entries, cls, config, padding)
+    registered, special_tokens_map = _registered_tokens(kwargs, model_specific, file_entries, cls, config, padding)
+    entries = ([] if rebuilt else file_entries) + registered
     _install(tokenizer, entries, data)
     if cls == "Bert":
         _bert_post_processor(tokenizer, kwargs, config)
@@ -100,6 +100,7 @@ def read_hf_folder(folder: Path) -> Tokenizer:
     _apply_clean_up(config, tokenizer)
     tokenizer.decode_skips_special = False  # transformers' decode keeps special tokens
     tokenizer.source.extra["transformers_class"] = f"{cls}Tokenizer" if cls else "TokenizersBackend"
+    tokenizer.source.extra["special_tokens_map"] = special_tokens_map
     tokenizer.source.path = str(folder)  # (reopened, e.g. by a session or a cluster's workers, as the folder)
     return tokenizer
 
@@ -393,9 +394,10 @@ def _token(where: Fields, key: str, value, *, typed_only: bool) -> _Token | None
 
 
 def _registered_tokens(kwargs: dict, model_specific: dict, file_entries: list[AddedToken], cls: str | None,
-                       config: Fields, padding: dict | None) -> list[AddedToken]:
+                       config: Fields, padding: dict | None) -> tuple[list[AddedToken], dict[str, str]]:
     """The tokens transformers adds to the backend, in the order it adds them (the backend holds
-    `file_entries` already unless the class `cls` rebuilt its pipeline)."""
+    `file_entries` already unless the class `cls` rebuilt its pipeline), and its special_tokens_map
+    (attribute -> content: the variables a chat template is rendered with)."""
     rebuilt = cls in _REBUILT_HERE
     class_defaults = _REBUILT_HERE.get(cls, {})
     decoder = kwargs.get("added_tokens_decoder")
@@ -461,7 +463,7 @@ def _registered_tokens(kwargs: dict, model_specific: dict, file_entries: list[Ad
             out.append(AddedToken(again.content, -1, special=True, lstrip=again.lstrip, rstrip=again.rstrip,
                                   single_word=again.single_word,
                                   normalized=False if t.from_string or t.normalized is None else t.normalized))
-    return out
+    return out, {attr: t.content for attr, t in named.items()}
 
 
 def _install(tokenizer: Tokenizer, entries: list[AddedToken], data: dict) -> None:
