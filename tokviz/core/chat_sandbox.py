@@ -21,8 +21,9 @@ the whole process, and sampling memory between template steps cannot stop one C 
 gigabytes; a resource limit on a process that does nothing else stops the allocation that crosses
 it.  The worker starts once (about 80 ms, on a caller's thread) and serves renders over a pipe: a
 render costs one round trip, about 0.2 ms more than in the caller.  It is started again when it
-ended, was cancelled mid-render, or ran past the time limit.  The cap needs Linux (elsewhere RLIMIT_DATA does not cover mmap, or does not exist): there
-the checks of (1) and the separate process remain.  A frozen app (no interpreter to start) renders
+ended, was cancelled mid-render, or ran past the time limit.  The cap needs Linux (elsewhere
+RLIMIT_DATA does not cover mmap, or does not exist): there the checks of (1) and the separate
+process remain.  A frozen app (no interpreter to start) renders
 in its own process with the checks of (1) alone.
 
 This module imports only the standard library and jinja2, for the worker runs it as a script.
