@@ -58,6 +58,24 @@ def _is_partial(data: bytes) -> bool:
     return False
 
 
+
+def _ids_of_parts(parts, seg_ids, seg_offsets, first: int):
+    """The ids array of a text cut into `parts`, its plain segments' ids being segments `first`,
+    first + 1, ... of (seg_ids, seg_offsets)."""
+    import numpy as np
+
+    from .id_arrays import ID_DTYPE
+
+    pieces = []
+    j = first
+    for seg, tok in parts:
+        if tok is not None:
+            pieces.append(np.array([tok.id], ID_DTYPE))
+        elif seg.text:
+            pieces.append(seg_ids[seg_offsets[j] : seg_offsets[j + 1]])
+            j += 1
+    return np.concatenate(pieces) if pieces else np.zeros(0, ID_DTYPE)
+
 def _repaired_if_needed(text):
     """(text, None) for text UTF-8 can encode (or not a str: encoding it says why), else
     `repair_surrogates(text)`."""
@@ -574,15 +592,87 @@ class Tokenizer:
         return self._native_parts(native, text, allow)
 
     def encode_ids_batch(self, texts: list[str], threads: int | None = None, *, add_special_tokens: bool = False,
-                         allow_special: bool | None = None) -> list[list[int]]:
-        """`encode_ids` of several texts, on `threads` native threads (default: one per core)."""
+                         allow_special: bool | None = None, as_array: bool = False):
+        """`encode_ids` of several texts, on `threads` native threads (default: one per core).
+
+        as_array=True: (ids, offsets) numpy arrays instead of lists (see tokviz.core.id_arrays):
+        every text's ids in one uint32 array, text i's at ids[offsets[i]:offsets[i + 1]].  The
+        native encoders write them into one buffer, with no Python int per id.
+
+        >>> ids, offsets = tok.encode_ids_batch(["hi there", "hi"], as_array=True)
+        >>> ids.tolist(), offsets.tolist()
+        ([6151, 1070, 6151], [0, 2, 3])
+        """
+        encode = self._encode_ids_arrays if as_array else self._encode_ids_batch
         try:
-            return self._encode_ids_batch(texts, threads, add_special_tokens, allow_special)
+            return encode(texts, threads, add_special_tokens, allow_special)
         except SurrogateError:
             if not self.repairs_surrogates:
                 raise
         repaired = [_repaired_if_needed(t)[0] for t in texts]
-        return self._encode_ids_batch(repaired, threads, add_special_tokens, allow_special)
+        return encode(repaired, threads, add_special_tokens, allow_special)
+
+    def _encode_ids_arrays(self, texts, threads, add_special_tokens, allow_special):
+        from . import id_arrays
+
+        allow = self.special_in_text if allow_special is None else allow_special
+        native = self._native_for(allow)
+        if native is None or getattr(native, "encode_many_flat", None) is None:
+            lists = self._encode_ids_batch(texts, threads, add_special_tokens, allow_special)
+            return id_arrays.arrays_of_lists(lists)
+        texts = list(texts)
+        threads = threads or os.cpu_count() or 1
+        form = self._checked_form(native, allow)
+        if form is None:
+            all_parts, plain = self._split_batch(texts, allow, native)
+            seg_ids, seg_offsets = self._encode_many_flat(native, texts, plain, threads)
+            counts = [sum(1 for seg, tok in parts if tok is None and seg.text) for parts in all_parts]
+            ids, offsets = seg_ids, id_arrays.text_offsets(seg_offsets, counts)
+            replaced = {}
+            first = 0
+            for i, parts in enumerate(all_parts):
+                if any(tok is not None for _, tok in parts):
+                    replaced[i] = _ids_of_parts(parts, seg_ids, seg_offsets, first)
+                first += counts[i]
+        else:
+            for text in texts:
+                if not isinstance(text, str):
+                    check_text(text)  # raises
+            ids, offsets, rejected = self._encode_many_flat(native, texts, None, threads,
+                                                            checked=(form, self.added.match_strings(allow)))
+            replaced = {}
+            if rejected:
+                rejected_parts = []
+                plain = []
+                for i in rejected:
+                    parts = self._parts_for_ids(native, texts[i], allow)
+                    if len(parts) != 1 or parts[0][0].text is not texts[i]:
+                        check_text(texts[i])  # (a text the C encoder sees whole, it checks itself)
+                    rejected_parts.append(parts)
+                    plain.extend(seg for seg, tok in parts if tok is None and seg.text)
+                seg_ids, seg_offsets = self._encode_many_flat(native, texts, plain, threads)
+                first = 0
+                for i, parts in zip(rejected, rejected_parts):
+                    replaced[i] = _ids_of_parts(parts, seg_ids, seg_offsets, first)
+                    first += sum(1 for seg, tok in parts if tok is None and seg.text)
+        ids, offsets = id_arrays.splice(ids, offsets, replaced)
+        if add_special_tokens and self.post_processor is not None:
+            before, after = self.post_processor.wrap()
+            ids, offsets = id_arrays.wrap(ids, offsets, [i for i, _ in before], [i for i, _ in after])
+        return ids, offsets
+
+    @staticmethod
+    def _encode_many_flat(native, texts, plain, threads, checked=None):
+        """native.encode_many_flat of `plain` (or encode_many_checked_flat of `texts`, with
+        `checked` = (form, stops)), with check_text's clear error for a lone surrogate it met."""
+        try:
+            if checked is not None:
+                return native.encode_many_checked_flat(texts, threads, *checked)
+            return native.encode_many_flat(plain, threads)
+        except ValueError:
+            for text in texts:
+                check_text(text)
+            raise
 
     def _encode_ids_batch(self, texts, threads, add_special_tokens, allow_special) -> list[list[int]]:
         allow = self.special_in_text if allow_special is None else allow_special

@@ -38,6 +38,7 @@ from ..core import patterns as _patterns
 from ..core import normalizers as _norm
 from ..core import pre_tokenizers as _pre
 from ..core.bytelevel import unicode_to_bytes
+from ..core.id_arrays import arrays_of_buffers, arrays_of_lists
 
 try:
     from .. import _native
@@ -182,6 +183,20 @@ class NativeEncoder:
         if packed or not with_offsets:
             return results
         return [self.unpack(seg, ids, offs) for seg, (ids, offs) in zip(segments, results)]
+
+    def encode_many_flat(self, segments, threads: int):
+        """The ids of `encode_many` as (ids, offsets) arrays (tokviz.core.id_arrays): the C threads
+        write them into one buffer, without a Python int per id."""
+        if self.python_split:
+            return arrays_of_lists(self.encode_many(segments, threads, with_offsets=False))
+        ids, offsets, _ = self.encoder.encode_many([s.text for s in segments], threads, flat=True)
+        return arrays_of_buffers(ids, offsets)
+
+    def encode_many_checked_flat(self, texts, threads: int, form: int, stops):
+        """The ids of `encode_many_checked` as (ids, offsets, rejected): a text the check rejects
+        has no ids and its index is in the list `rejected`."""
+        ids, offsets, rejected = self.encoder.encode_many(texts, threads, 0, form, stops, flat=True)
+        return (*arrays_of_buffers(ids, offsets), rejected)
 
     def encode_many_checked(self, texts, threads: int, form: int, stops, with_offsets: bool = True,
                             packed: bool = False):

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 
+from ..core.id_arrays import arrays_of_buffers
+
 try:
     from .. import _spnative
 except ImportError:  # not built: the Python path
@@ -64,6 +66,15 @@ class SentencePieceNativeEncoder:
         if packed or not with_offsets:
             return results
         return [self.unpack(seg, ids, offs) for seg, (ids, offs) in zip(segments, results)]
+
+    def encode_many_flat(self, segments, threads: int):
+        """The ids of `encode_many` as (ids, offsets) arrays (tokviz.core.id_arrays), written by
+        the C threads into one buffer without a Python int per id."""
+        for seg in segments:
+            if not seg.is_identity:
+                raise ValueError("the native sentencepiece encoder takes raw text, not normalized text")
+        ids, offsets, _ = self.encoder.encode_many([s.text for s in segments], threads, 0, flat=True)
+        return arrays_of_buffers(ids, offsets)
 
     def unpack(self, seg, ids, packed):
         """(ids, offsets in the original text) from a packed result for the segment `seg`."""

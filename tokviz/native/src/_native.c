@@ -1217,13 +1217,20 @@ static PyObject *batch_result(void *ctx, size_t k, int rc) {
 
 static void batch_scratch_free(void *scratch) { scratch_free(scratch); }
 
+static void batch_ids(void *ctx, size_t k, const int32_t **ids, size_t *n) {
+    const Batch *b = ctx;
+    *ids = b->outs[k].ids;
+    *n = b->outs[k].n;
+}
+
 static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"texts", "threads", "offsets", "form", "stops", "untracked", NULL};
+    static char *kwlist[] = {"texts", "threads", "offsets", "form", "stops", "untracked", "flat", NULL};
     PyObject *seq, *stops = NULL;
-    int threads = 1, offsets = 1, form = TV_FORM_NONE, untracked = 0;
-    if (check_ready(self) || !PyArg_ParseTupleAndKeywords(args, kw, "O|iiiOp:encode_many", kwlist, &seq, &threads,
-                                                          &offsets, &form, &stops, &untracked))
+    int threads = 1, offsets = 1, form = TV_FORM_NONE, untracked = 0, flat = 0;
+    if (check_ready(self) || !PyArg_ParseTupleAndKeywords(args, kw, "O|iiiOpp:encode_many", kwlist, &seq, &threads,
+                                                          &offsets, &form, &stops, &untracked, &flat))
         return NULL;
+    if (flat) offsets = OFFSETS_NONE;
     if (offsets < OFFSETS_NONE || offsets > OFFSETS_PACKED) {
         PyErr_SetString(PyExc_ValueError, "offsets: 0 (none), 1 (tuples) or 2 (packed)");
         return NULL;
@@ -1257,7 +1264,12 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
     b.cache.cache = cache_take(&self->caches);
     Py_END_ALLOW_THREADS
     BatchJob job = {&b, (size_t)n, batch_encode, batch_result, sizeof(Scratch), batch_scratch_free};
-    result = batch_run(&job, threads);
+    if (flat) {
+        BatchFlat how = {batch_ids, ENC_REJECTED, set_error};
+        result = batch_run_flat(&job, &how, threads);
+    } else {
+        result = batch_run(&job, threads);
+    }
     cache_give(b.cache.cache);
 done:
     if (b.outs)
@@ -1722,7 +1734,9 @@ static PyMethodDef Encoder_methods[] = {
     {"encode_many", (PyCFunction)(void (*)(void))Encoder_encode_many, METH_VARARGS | METH_KEYWORDS,
      "encode_many(texts, threads=1, offsets=1, form=-1, stops=None, untracked=False) -> a list of encode() "
      "results (None for a text the check rejects), computed on `threads` threads; untracked: the id lists are "
-     "not tracked by the cyclic garbage collector."},
+     "not tracked by the cyclic garbage collector.  flat=True: (ids, offsets, rejected) instead, all the ids in one "
+     "bytearray of native int32, text k's at [offsets[k], offsets[k + 1]) of the int64 bytearray offsets, "
+     "rejected the list of the texts the check rejects (no ids); no Python object per id."},
     {"holds_none", (PyCFunction)Encoder_holds_none, METH_VARARGS,
      "holds_none(text, stops) -> True when the text holds none of the strings `stops` (a tuple: the encoder keeps "
      "its check for the next call)."},

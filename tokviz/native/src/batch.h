@@ -10,6 +10,7 @@
 #include <Python.h>
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,125 @@ done:
         pthread_cond_destroy(&r.finished);
         pthread_mutex_destroy(&r.lock);
     }
+    batch_drop_scratch(job, scratch);
+    free(r.codes);
+    free(r.done);
+    free(tids);
+    return result;
+}
+
+/* ---- all the ids in one buffer (encode_many(..., flat=True)) -------------------------------- */
+
+/* How batch_run_flat reads the texts a BatchJob encoded. */
+typedef struct {
+    /* text k's ids, after encode returned 0 (read without the GIL) */
+    void (*ids)(void *ctx, size_t k, const int32_t **ids, size_t *n);
+    int skip_code;          /* a code that leaves text k without ids and lists k in `skipped` (-1: none) */
+    int (*error)(int code); /* sets the Python exception for any other non-zero code */
+} BatchFlat;
+
+/* Every text of `job` encoded on `threads` threads (the calling thread one of them) without the
+ * GIL, then their ids copied, still without it, into one buffer: (ids, offsets, skipped) with ids a
+ * bytearray of native int32, offsets a bytearray of n + 1 native int64 (text k's ids are
+ * ids[offsets[k]:offsets[k + 1]], counted in ids) and skipped the list of the k whose code was
+ * flat->skip_code.  No Python object per id.  job->result is not called.  NULL with an exception
+ * (the first failing text's, in order).  Call with the GIL. */
+static PyObject *batch_run_flat(const BatchJob *job, const BatchFlat *flat, int threads) {
+    size_t n = job->n;
+    if (threads < 1) threads = 1;
+    if (threads > BATCH_MAX_THREADS) threads = BATCH_MAX_THREADS;
+    if ((size_t)threads > n) threads = n > 0 ? (int)n : 1;
+    if (n >= (size_t)PY_SSIZE_T_MAX / sizeof(int64_t) - 1) return PyErr_NoMemory();
+    BatchRun r;
+    memset(&r, 0, sizeof(r));
+    r.job = job;
+    r.codes = calloc(n + 1, sizeof(int));
+    r.done = calloc(n + 1, 1);
+    pthread_t *tids = calloc((size_t)threads, sizeof(pthread_t));
+    void *scratch = calloc(1, job->scratch_size);
+    PyObject *ids = NULL, *offsets = NULL, *skipped = NULL, *result = NULL;
+    int sync_ready = 0, started = 0;
+    if (!r.codes || !r.done || !tids || !scratch) goto nomem;
+    if (pthread_mutex_init(&r.lock, NULL) != 0) goto nomem;
+    if (pthread_cond_init(&r.finished, NULL) != 0) {
+        pthread_mutex_destroy(&r.lock);
+        goto nomem;
+    }
+    sync_ready = 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (int t = 0; t < threads - 1; t++) { /* (if some cannot start, the others do the work) */
+        if (pthread_create(&tids[t], NULL, batch_worker, &r) != 0) break;
+        started = t + 1;
+    }
+    while (batch_step(&r, scratch)) {
+    }
+    /* every text is taken; a worker returns once its last one is done */
+    for (int t = 0; t < started; t++) pthread_join(tids[t], NULL);
+    started = 0;
+    Py_END_ALLOW_THREADS
+    size_t total = 0;
+    for (size_t k = 0; k < n; k++) {
+        int code = r.codes[k];
+        if (code == 0) {
+            const int32_t *p;
+            size_t m;
+            flat->ids(job->ctx, k, &p, &m);
+            if (m > (size_t)PY_SSIZE_T_MAX / sizeof(int32_t) - total) goto nomem;
+            total += m;
+        } else if (code != flat->skip_code) {
+            flat->error(code);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_SystemError, "the native encoder failed");
+            goto done;
+        }
+    }
+    ids = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(total * sizeof(int32_t)));
+    offsets = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)((n + 1) * sizeof(int64_t)));
+    skipped = PyList_New(0);
+    if (!ids || !offsets || !skipped) goto done;
+    int64_t *at = (int64_t *)(void *)PyByteArray_AS_STRING(offsets);
+    at[0] = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t m = 0;
+        if (r.codes[k] == 0) {
+            const int32_t *p;
+            flat->ids(job->ctx, k, &p, &m);
+        } else {
+            PyObject *index = PyLong_FromSize_t(k);
+            int failed = !index || PyList_Append(skipped, index);
+            Py_XDECREF(index);
+            if (failed) goto done;
+        }
+        at[k + 1] = at[k] + (int64_t)m;
+    }
+    /* (the two bytearrays are not shared yet: nothing can move their buffers) */
+    char *dest = PyByteArray_AS_STRING(ids);
+    Py_BEGIN_ALLOW_THREADS
+    for (size_t k = 0; k < n; k++) {
+        if (r.codes[k] != 0) continue;
+        const int32_t *p;
+        size_t m;
+        flat->ids(job->ctx, k, &p, &m);
+        if (m) memcpy(dest + (size_t)at[k] * sizeof(int32_t), p, m * sizeof(int32_t));
+    }
+    Py_END_ALLOW_THREADS
+    result = PyTuple_Pack(3, ids, offsets, skipped);
+    goto done;
+nomem:
+    PyErr_NoMemory();
+done:
+    if (sync_ready) {
+        pthread_mutex_lock(&r.lock);
+        r.cancel = 1;
+        pthread_mutex_unlock(&r.lock);
+        Py_BEGIN_ALLOW_THREADS
+        for (int t = 0; t < started; t++) pthread_join(tids[t], NULL);
+        Py_END_ALLOW_THREADS
+        pthread_cond_destroy(&r.finished);
+        pthread_mutex_destroy(&r.lock);
+    }
+    Py_XDECREF(ids);
+    Py_XDECREF(offsets);
+    Py_XDECREF(skipped);
     batch_drop_scratch(job, scratch);
     free(r.codes);
     free(r.done);

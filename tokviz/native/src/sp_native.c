@@ -18,6 +18,7 @@
  *                        escape_whitespaces, treat_whitespace_as_suffix, reserved, unused, by_word)
  *   .encode(text, base=0, mode=1)   mode 0: ids; 1: (ids, [(start, end)]); 2: (ids, int32 pairs)
  *   .encode_many(texts, threads=1, mode=2)   a list of what encode gives, on `threads` threads
+ *   .encode_many(texts, threads, flat=True)  (ids, offsets, []): all the ids in one int32 buffer
  *   .normalize(text) -> (normalized, starts, ends)
  *
  * Offsets are character offsets into the text given, plus `base`.  All the work runs with the GIL
@@ -1092,11 +1093,18 @@ static PyObject *sp_batch_result(void *ctx, size_t k, int rc) {
 
 static void sp_batch_scratch_free(void *scratch) { scratch_free(scratch); }
 
+static void sp_batch_ids(void *ctx, size_t k, const int32_t **ids, size_t *n) {
+    const SpBatch *b = ctx;
+    *ids = b->outs[k].ids;
+    *n = b->outs[k].n;
+}
+
 static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"texts", "threads", "mode", NULL};
+    static char *kwlist[] = {"texts", "threads", "mode", "flat", NULL};
     PyObject *seq;
-    int threads = 1, mode = 2;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|ii:encode_many", kwlist, &seq, &threads, &mode)) return NULL;
+    int threads = 1, mode = 2, flat = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|iip:encode_many", kwlist, &seq, &threads, &mode, &flat))
+        return NULL;
     if (check_ready(self)) return NULL;
     PyObject *items = PySequence_Fast(seq, "texts must be a sequence of str");
     if (!items) return NULL;
@@ -1135,7 +1143,12 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
     b.cache.cache = cache_take(&self->word_caches);
     Py_END_ALLOW_THREADS
     BatchJob job = {&b, (size_t)n, sp_batch_encode, sp_batch_result, sizeof(Scratch), sp_batch_scratch_free};
-    result = batch_run(&job, threads);
+    if (flat) {
+        BatchFlat how = {sp_batch_ids, -1, set_error};
+        result = batch_run_flat(&job, &how, threads);
+    } else {
+        result = batch_run(&job, threads);
+    }
     cache_give(b.cache.cache);
 done:
     if (outs)
@@ -1556,7 +1569,9 @@ static PyMethodDef Encoder_methods[] = {
      "encode(text, base=0, mode=1): ids (mode 0), (ids, [(start, end)]) (mode 1) or (ids, int32 start/end "
      "pairs as bytes) (mode 2); offsets are character offsets into text, plus base."},
     {"encode_many", (PyCFunction)(void (*)(void))Encoder_encode_many, METH_VARARGS | METH_KEYWORDS,
-     "encode_many(texts, threads=1, mode=2): encode() of each text, on up to `threads` threads."},
+     "encode_many(texts, threads=1, mode=2, flat=False): encode() of each text, on up to `threads` threads; "
+     "flat=True: (ids, offsets, []) instead, all the ids in one bytearray of native int32, text k's at "
+     "[offsets[k], offsets[k + 1]) of the int64 bytearray offsets; no Python object per id."},
     {"normalize", (PyCFunction)Encoder_normalize, METH_VARARGS,
      "normalize(text) -> (normalized, starts, ends): the normalizer alone, with each character's original span."},
     {"cache_info", (PyCFunction)Encoder_cache_info, METH_NOARGS,
