@@ -2,6 +2,7 @@
 
     tokviz                                  open the explorer
     tokviz encode -t TOK [FILE|-] [--json]  print ids (or one JSON record per token)
+    tokviz encode -t TOK FILE --out ids.npy [--force]  stream FILE into a .npy (or raw .bin) of uint32 ids
     tokviz info -t TOK [--json]             format, model, vocab size, specials, pipeline
     tokviz fetch OWNER/NAME[@REV]            download a model's tokenizer files into the HF cache
     tokviz chat -t TOK MESSAGES.json [--add-generation-prompt] [--template NAME] [--json]  a conversation as the model sees it
@@ -86,6 +87,8 @@ def _read_input(source: str | None) -> str:
 
 
 def cmd_encode(args) -> int:
+    if args.output:
+        return _encode_to_file(args)
     tok = _load(args.tokenizer, args.pattern)
     text = _read_input(args.file)
     enc = tok.encode(text, add_special_tokens=args.add_special_tokens)
@@ -95,6 +98,44 @@ def cmd_encode(args) -> int:
         out.write("\n")
     else:
         out.write(" ".join(map(str, enc.ids)) + "\n")
+    return 0
+
+
+# A file at least this large gets a progress line on stderr while `encode --out` streams it.
+PROGRESS_FROM_BYTES = 16 << 20
+
+
+def _encode_to_file(args) -> int:
+    """`tokviz encode FILE --out ids.npy`: the file streamed into an ids file (tokviz.core.ids_file)."""
+    import os
+
+    from .core.ids_file import check_output, write_ids_file
+
+    if args.file in (None, "-"):
+        raise TokvizError("--out needs a text FILE to stream (standard input is not read with --out)")
+    check_output(args.output, args.force)  # (before the tokenizer is loaded)
+    tok = _load(args.tokenizer, args.pattern)
+    try:
+        size = os.stat(args.file).st_size
+    except OSError:
+        size = 0  # (encode_file says what is wrong with it)
+    line = TerminalProgress() if size >= PROGRESS_FROM_BYTES else None
+
+    def progress(done: int, total: int) -> None:
+        line(done / max(total, 1), f"encoding {args.file}: {done / 2**20:,.0f} of {total / 2**20:,.0f} MB")
+
+    try:
+        result = write_ids_file(tok, args.file, args.output, overwrite=args.force,
+                                add_special_tokens=args.add_special_tokens, progress=progress if line else None)
+    finally:
+        if line is not None:
+            line.close()
+    if args.json:
+        print(json.dumps({"tokenizer": tok.source.name, "output": str(result.path), "count": result.count,
+                          "dtype": "uint32", "format": result.kind}))
+    else:
+        what = ".npy" if result.kind == "npy" else "raw little-endian"
+        print(f"wrote {result.count:,} ids ({what} uint32) to {result.path}")
     return 0
 
 
@@ -642,6 +683,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="text file to encode ('-' or nothing: standard input)")
     p.add_argument("--json", action="store_true", help="one record per token: id, token, bytes, start, end")
     p.add_argument("--add-special-tokens", action="store_true", help="add the post-processor's special tokens")
+    p.add_argument("-o", "--out", dest="output", metavar="IDS",
+                   help="stream FILE into this file of ids instead of printing them: .npy (NumPy uint32) or any "
+                        "other suffix for raw little-endian uint32")
+    p.add_argument("--force", action="store_true", help="with --out: replace an existing file")
     p.set_defaults(func=cmd_encode)
 
     p = sub.add_parser("chat", help="render a conversation through the tokenizer's chat template and count its tokens")
