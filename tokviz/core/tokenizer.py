@@ -58,7 +58,6 @@ def _is_partial(data: bytes) -> bool:
     return False
 
 
-
 def _ids_of_parts(parts, seg_ids, seg_offsets, first: int):
     """The ids array of a text cut into `parts`, its plain segments' ids being segments `first`,
     first + 1, ... of (seg_ids, seg_offsets)."""
@@ -75,6 +74,7 @@ def _ids_of_parts(parts, seg_ids, seg_offsets, first: int):
             pieces.append(seg_ids[seg_offsets[j] : seg_offsets[j + 1]])
             j += 1
     return np.concatenate(pieces) if pieces else np.zeros(0, ID_DTYPE)
+
 
 def _repaired_if_needed(text):
     """(text, None) for text UTF-8 can encode (or not a str: encoding it says why), else
@@ -624,42 +624,57 @@ class Tokenizer:
         threads = threads or os.cpu_count() or 1
         form = self._checked_form(native, allow)
         if form is None:
-            all_parts, plain = self._split_batch(texts, allow, native)
-            seg_ids, seg_offsets = self._encode_many_flat(native, texts, plain, threads)
-            counts = [sum(1 for seg, tok in parts if tok is None and seg.text) for parts in all_parts]
-            ids, offsets = seg_ids, id_arrays.text_offsets(seg_offsets, counts)
-            replaced = {}
-            first = 0
-            for i, parts in enumerate(all_parts):
-                if any(tok is not None for _, tok in parts):
-                    replaced[i] = _ids_of_parts(parts, seg_ids, seg_offsets, first)
-                first += counts[i]
+            ids, offsets, replaced = self._arrays_cut_first(native, texts, allow, threads)
         else:
-            for text in texts:
-                if not isinstance(text, str):
-                    check_text(text)  # raises
-            ids, offsets, rejected = self._encode_many_flat(native, texts, None, threads,
-                                                            checked=(form, self.added.match_strings(allow)))
-            replaced = {}
-            if rejected:
-                rejected_parts = []
-                plain = []
-                for i in rejected:
-                    parts = self._parts_for_ids(native, texts[i], allow)
-                    if len(parts) != 1 or parts[0][0].text is not texts[i]:
-                        check_text(texts[i])  # (a text the C encoder sees whole, it checks itself)
-                    rejected_parts.append(parts)
-                    plain.extend(seg for seg, tok in parts if tok is None and seg.text)
-                seg_ids, seg_offsets = self._encode_many_flat(native, texts, plain, threads)
-                first = 0
-                for i, parts in zip(rejected, rejected_parts):
-                    replaced[i] = _ids_of_parts(parts, seg_ids, seg_offsets, first)
-                    first += sum(1 for seg, tok in parts if tok is None and seg.text)
+            ids, offsets, replaced = self._arrays_checked(native, texts, allow, form, threads)
         ids, offsets = id_arrays.splice(ids, offsets, replaced)
         if add_special_tokens and self.post_processor is not None:
             before, after = self.post_processor.wrap()
             ids, offsets = id_arrays.wrap(ids, offsets, [i for i, _ in before], [i for i, _ in after])
         return ids, offsets
+
+    def _arrays_cut_first(self, native, texts, allow, threads):
+        """(ids, offsets, replaced) as `_split_batch` cuts the texts: the ids of each text's plain
+        segments in a row, and the whole ids of each text cut at an added token in `replaced`."""
+        from .id_arrays import text_offsets
+
+        all_parts, plain = self._split_batch(texts, allow, native)
+        seg_ids, seg_offsets = self._encode_many_flat(native, texts, plain, threads)
+        counts = [sum(1 for seg, tok in parts if tok is None and seg.text) for parts in all_parts]
+        replaced = {}
+        first = 0
+        for i, parts in enumerate(all_parts):
+            if any(tok is not None for _, tok in parts):
+                replaced[i] = _ids_of_parts(parts, seg_ids, seg_offsets, first)
+            first += counts[i]
+        return seg_ids, text_offsets(seg_offsets, counts), replaced
+
+    def _arrays_checked(self, native, texts, allow, form, threads):
+        """(ids, offsets, replaced) as `_encode_checked` does it: the C threads encode the texts
+        that need no preparation; those they reject are cut here, encoded in a second call, and
+        their ids put in `replaced`."""
+        for text in texts:
+            if not isinstance(text, str):
+                check_text(text)  # raises
+        ids, offsets, rejected = self._encode_many_flat(native, texts, None, threads,
+                                                        checked=(form, self.added.match_strings(allow)))
+        replaced = {}
+        if not rejected:
+            return ids, offsets, replaced
+        rejected_parts = []
+        plain = []
+        for i in rejected:
+            parts = self._parts_for_ids(native, texts[i], allow)
+            if len(parts) != 1 or parts[0][0].text is not texts[i]:
+                check_text(texts[i])  # (a text the C encoder sees whole, it checks itself)
+            rejected_parts.append(parts)
+            plain.extend(seg for seg, tok in parts if tok is None and seg.text)
+        seg_ids, seg_offsets = self._encode_many_flat(native, texts, plain, threads)
+        first = 0
+        for i, parts in zip(rejected, rejected_parts):
+            replaced[i] = _ids_of_parts(parts, seg_ids, seg_offsets, first)
+            first += sum(1 for seg, tok in parts if tok is None and seg.text)
+        return ids, offsets, replaced
 
     @staticmethod
     def _encode_many_flat(native, texts, plain, threads, checked=None):
