@@ -6,8 +6,11 @@ The four ../shared/corpus files are cut into 8 KB chunks (`tokviz.bench.read_chu
 interleaved (en, zh, code, multi, en, ...).  For each tokenizer (freshly loaded) a first slice of
 --mb MB warms the encoder; then every measurement encodes the next, unseen slice of --mb MB, the
 two forms and the thread counts taking turns, --repeat times each.  The median MB/s counts.  The
-arrays are checked against the lists of the same slice (outside the timing).  Prints a Markdown
-table.  Default tokenizers: cl100k_base.tiktoken and qwen2.5/tokenizer.json in ../shared/tokenizers.
+arrays are checked against the lists of the same slice (outside the timing).  Before each
+measurement it waits (up to --wait s) for other processes to use at most 0.2 of a core, and the
+"others" column gives the median share of a core they used during the measurements (see
+benchmarks/thread_scaling.py: on a shared 2-core machine a neighbour halves the 2-thread figures).
+Prints a Markdown table.  Default tokenizers: cl100k_base.tiktoken and qwen2.5/tokenizer.json in ../shared/tokenizers.
 """
 from __future__ import annotations
 
@@ -23,6 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from thread_scaling import Interference, wait_quiet  # noqa: E402
 
 DEFAULT_TOKENIZERS = ["cl100k_base.tiktoken", "qwen2.5/tokenizer.json"]
 CORPORA = ["en.txt", "zh.txt", "code.txt", "multi.txt"]
@@ -72,6 +78,7 @@ def main() -> int:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--mb", type=float, default=1.5, help="MB of text per measurement (default 1.5)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--wait", type=float, default=10.0, help="seconds to wait for a quiet machine (default 10)")
     args = parser.parse_args()
     if not (SHARED / "corpus").is_dir():
         raise SystemExit(f"needs the shared corpus at {SHARED / 'corpus'}")
@@ -80,8 +87,8 @@ def main() -> int:
     chunks = interleaved_chunks()
     print(f"{cpu_model()}, {os.cpu_count()} cores; {args.mb} MB of unseen text per measurement, "
           f"8 KB chunks, median of {args.repeat}\n")
-    print("| tokenizer | threads | lists MB/s | arrays MB/s | arrays / lists |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| tokenizer | threads | lists MB/s | arrays MB/s | arrays / lists | others (cores) |")
+    print("| --- | --- | --- | --- | --- | --- |")
     for name in args.tokenizers or DEFAULT_TOKENIZERS:
         path = Path(name) if Path(name).exists() else SHARED / "tokenizers" / name
         tok = tokviz.load(path)
@@ -89,15 +96,19 @@ def main() -> int:
         warm, _ = slices.next()
         tok.encode_ids_batch(warm, threads=max(args.threads))
         speeds = {(t, form): [] for t in args.threads for form in ("lists", "arrays")}
+        others = {t: [] for t in args.threads}
         for r in range(args.repeat):
             for threads in args.threads:
                 forms = ("lists", "arrays") if r % 2 == 0 else ("arrays", "lists")
                 for form in forms:
                     texts, size = slices.next()
                     gc.collect()
-                    start = time.perf_counter()
-                    result = tok.encode_ids_batch(texts, threads=threads, as_array=form == "arrays")
-                    seconds = time.perf_counter() - start
+                    wait_quiet(0.2, args.wait)
+                    with Interference() as other:
+                        start = time.perf_counter()
+                        result = tok.encode_ids_batch(texts, threads=threads, as_array=form == "arrays")
+                        seconds = time.perf_counter() - start
+                    others[threads].append(other.cores)
                     speeds[(threads, form)].append(size / 2**20 / seconds)
                     if form == "arrays":
                         ids, offsets = result
@@ -109,7 +120,8 @@ def main() -> int:
         for threads in args.threads:
             lists = statistics.median(speeds[(threads, "lists")])
             arrays = statistics.median(speeds[(threads, "arrays")])
-            print(f"| {label} | {threads} | {lists:.1f} | {arrays:.1f} | {arrays / lists:.2f} |")
+            busy = statistics.median(others[threads])
+            print(f"| {label} | {threads} | {lists:.1f} | {arrays:.1f} | {arrays / lists:.2f} | {busy:.2f} |")
     return 0
 
 
