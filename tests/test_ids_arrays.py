@@ -113,6 +113,21 @@ def test_empty_inputs(real, name):
     assert len(ids) == 0 and offsets.tolist() == [0, 0, 0, 0]
 
 
+@pytest.mark.parametrize("name", ["qwen2.5", "cl100k", "sp-bpe", "sp-unigram"])
+def test_random_texts(real, name):
+    """Texts drawn from a mix of scripts, combining marks, controls and special tokens (fixed seed)."""
+    import random
+
+    tok = load(real, name)
+    rng = random.Random(39)
+    specials = [t.content for t in tok.added.tokens if t.special][:3]
+    alphabet = list("ab Z9 \n\t\x00.,'") + ["\u0301", "\u00e9", "\u4e2d", "\u6587", "\u0416", "\U0001F600",
+                                               "\u3000", "\ufeff", "\u200d"] + specials
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 60))) for _ in range(300)]
+    ids, offsets = tok.encode_ids_batch(texts, threads=2, as_array=True)
+    assert per_text(ids, offsets) == tok.encode_ids_batch(texts, threads=2)
+
+
 def test_cl100k_against_tiktoken(real):
     tiktoken = pytest.importorskip("tiktoken")
     from tiktoken.load import load_tiktoken_bpe
