@@ -106,10 +106,10 @@ PROGRESS_FROM_BYTES = 16 << 20
 
 
 def _encode_to_file(args) -> int:
-    """`tokviz encode FILE --out ids.npy`: the file streamed into an ids file (tokviz.core.ids_file)."""
+    """`tokviz encode FILE --out ids.npy`: the file streamed into an ids file (tokviz.formats.ids_file)."""
     import os
 
-    from .core.ids_file import check_output, write_ids_file
+    from .formats.ids_file import check_output, write_ids_file
 
     if args.file in (None, "-"):
         raise TokvizError("--out needs a text FILE to stream (standard input is not read with --out)")

@@ -90,6 +90,35 @@ def write_files_atomic(files: Iterable[tuple[str | os.PathLike, bytes | str]], *
 
 
 @contextmanager
+def streamed_file_atomic(path: str | os.PathLike, *, overwrite: bool = True):
+    """A binary file to write `path`'s new content into, piece by piece: a temporary file beside it,
+    renamed into place (synced, SIGINT/SIGTERM held during the rename) when the block ends without
+    an error, removed otherwise.  overwrite=False refuses an existing file at the rename.  An
+    OSError of the file becomes a TokvizError naming `path`."""
+    target = Path(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        temp = _unused_name(target, "tmp")
+        fd = os.open(temp, flags, 0o666)
+    except OSError as exc:
+        raise TokvizError(f"cannot write: {exc.strerror or exc}", target) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            try:
+                yield fh
+                fh.flush()
+                os.fsync(fh.fileno())
+            except OSError as exc:
+                raise TokvizError(f"cannot write: {exc.strerror or exc}", target) from None
+        with _signals_held():
+            _rename(temp, target, overwrite)
+    except BaseException:
+        _remove(temp)
+        raise
+    _fsync_folder(target.parent)
+
+
+@contextmanager
 def stop_on(event: threading.Event):
     """Transactions on this thread inside the block stop with `Cancelled` once `event` is set:
     as they add a file or before their renames (the old files stay, no temporary file is left)."""

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.id_arrays import ID_DTYPE
 from ..errors import TokvizError
-from .id_arrays import ID_DTYPE
+from .atomic_write import streamed_file_atomic
 
 FILE_DTYPE = np.dtype("<u4")
 
@@ -77,8 +78,6 @@ def write_ids_file(tokenizer, text_path: str | os.PathLike, out_path: str | os.P
     existing file.  add_special_tokens: the post-processor's tokens before and after the whole text.
     progress(bytes_done, total_bytes) and cancel as for encode_file.  TokvizError names the file
     that cannot be read or written."""
-    from ..formats.atomic_write import _fsync_folder, _remove, _rename, _signals_held, _unused_name
-
     out = check_output(out_path, overwrite)
     npy = out.suffix.lower() == ".npy"
     before, after = [], []
@@ -91,51 +90,24 @@ def write_ids_file(tokenizer, text_path: str | os.PathLike, out_path: str | os.P
         ids, _ = tokenizer.encode_ids_batch([piece], threads=1, as_array=True)
         return _Ids(ids)
 
-    try:
-        temp = _unused_name(out, "tmp")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
-    except OSError as exc:
-        raise TokvizError(f"cannot write: {exc.strerror or exc}", out) from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
+    with streamed_file_atomic(out, overwrite=overwrite) as fh:
 
-            def put(ids) -> None:
-                nonlocal count
-                data = np.asarray(ids, dtype=ID_DTYPE).astype(FILE_DTYPE, copy=False)
-                try:
-                    fh.write(data.tobytes())
-                except OSError as exc:
-                    raise TokvizError(f"cannot write: {exc.strerror or exc}", out) from None
-                count += len(data)
+        def put(ids) -> None:
+            nonlocal count
+            data = np.asarray(ids, dtype=ID_DTYPE).astype(FILE_DTYPE, copy=False)
+            fh.write(data.tobytes())
+            count += len(data)
 
-            header = _npy_header(0) if npy else b""
-            _put_header(fh, header, out)
-            put(before)
-            tokenizer.encode_file(text_path, progress=progress, cancel=cancel, keep_ids=False, encode=encode,
-                                  on_chunk=lambda chunk: put(chunk.encoding.ids))
-            put(after)
-            if npy:
-                final = _npy_header(count)
-                if len(final) != len(header):  # (NumPy leaves room for any length: never happens)
-                    raise TokvizError(f"the .npy header for {count} ids does not fit", out)
-                fh.seek(0)
-                _put_header(fh, final, out)
-            try:
-                fh.flush()
-                os.fsync(fh.fileno())
-            except OSError as exc:
-                raise TokvizError(f"cannot write: {exc.strerror or exc}", out) from None
-        with _signals_held():
-            _rename(temp, out, overwrite)
-    except BaseException:
-        _remove(temp)
-        raise
-    _fsync_folder(out.parent)
-    return IdsFileResult(out, count, "npy" if npy else "raw")
-
-
-def _put_header(fh, header: bytes, out: Path) -> None:
-    try:
+        header = _npy_header(0) if npy else b""
         fh.write(header)
-    except OSError as exc:
-        raise TokvizError(f"cannot write: {exc.strerror or exc}", out) from None
+        put(before)
+        tokenizer.encode_file(text_path, progress=progress, cancel=cancel, keep_ids=False, encode=encode,
+                              on_chunk=lambda chunk: put(chunk.encoding.ids))
+        put(after)
+        if npy:
+            final = _npy_header(count)
+            if len(final) != len(header):  # (NumPy leaves room for any length: never happens)
+                raise TokvizError(f"the .npy header for {count} ids does not fit", out)
+            fh.seek(0)
+            fh.write(final)
+    return IdsFileResult(out, count, "npy" if npy else "raw")
