@@ -200,18 +200,23 @@ def _old_files(command: Command) -> dict[str, bytes]:
     return _files(Path(command.old)) if command.old else {}
 
 
-BEFORE_THE_POLICY = ("__init__.py", "__main__.py", "console.py", "interrupts.py")
+BEFORE_THE_POLICY = ("__init__.py", "__main__.py", "console.py", "interrupts.py", "launch.py")
+# (launch.main re-runs the app in its environment and imports console: the policy comes after)
+LAUNCHER_FUNCTIONS = ("main", "relaunch_app", "wants_app_environment", "opens_the_app", "run_again_in_app_environment")
 
 
 def _frames_after_the_policy(stderr: str) -> list[str]:
     """The frames of a traceback in tokviz's code but the module bodies that run before its signal
-    policy is installed (the package's, __main__'s, console's and interrupts' own imports)."""
+    policy is installed (the package's, __main__'s, console's and interrupts' own imports) and the
+    launcher's functions (tokviz/launch.py) that import them."""
     late = []
     for path, function in re.findall(r'File "([^"]+)", line \d+, in (\S+)', stderr):
         where = Path(path)
         if "tokviz" not in where.parts[:-1]:
             continue  # the interpreter's start-up, the standard library, the launcher
         if where.parent.name == "tokviz" and where.name in BEFORE_THE_POLICY and function in ("<module>", "__getattr__"):
+            continue
+        if where.parent.name == "tokviz" and where.name == "launch.py" and function in LAUNCHER_FUNCTIONS:
             continue
         late.append(f"{path}:{function}")
     return late
