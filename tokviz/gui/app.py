@@ -4,7 +4,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from . import ui_gate
 from .platform import display_problem, tune_allocator, tune_thread_switching
 
 APP_NAME = "tokviz"
@@ -14,6 +13,8 @@ def ensure_application(argv: list[str] | None = None, *, gated: bool = False):
     """The running QApplication, created (named "tokviz") if there is none yet; `gated`: one during
     whose event handling the workers pause (gui/ui_gate.py), as the app runs."""
     from PySide6.QtWidgets import QApplication
+
+    from . import ui_gate
 
     app = QApplication.instance()
     if app is None:
