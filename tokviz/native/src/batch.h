@@ -40,6 +40,9 @@ typedef struct {
     int cancel;  /* the caller gave up (an error): take no more texts */
     pthread_mutex_t lock;
     pthread_cond_t finished;
+    pthread_t *tids; /* the workers started (`started` of them) */
+    void *scratch;   /* the calling thread's */
+    int sync_ready, started;
 } BatchRun;
 
 /* Take the next text nobody has taken and encode it; false when none is left. */
@@ -73,33 +76,60 @@ static void *batch_worker(void *arg) {
     return NULL;
 }
 
-/* The list [result(ctx, k, code) for k in range(n)], the texts encoded on `threads` threads; NULL
- * with an exception.  Call with the GIL. */
-static PyObject *batch_run(const BatchJob *job, int threads) {
+/* Set `r` up for `job` on `threads` threads: its tables, its lock, the calling thread's scratch
+ * and up to threads - 1 workers started (if some cannot start, the others do the work).  -1 when
+ * out of memory; batch_end(r) in either case.  Call with the GIL. */
+static int batch_begin(BatchRun *r, const BatchJob *job, int threads) {
     size_t n = job->n;
     if (threads < 1) threads = 1;
     if (threads > BATCH_MAX_THREADS) threads = BATCH_MAX_THREADS;
     if ((size_t)threads > n) threads = n > 0 ? (int)n : 1;
+    memset(r, 0, sizeof(*r));
+    r->job = job;
+    r->codes = calloc(n + 1, sizeof(int));
+    r->done = calloc(n + 1, 1);
+    r->tids = calloc((size_t)threads, sizeof(pthread_t));
+    r->scratch = calloc(1, job->scratch_size);
+    if (!r->codes || !r->done || !r->tids || !r->scratch) return -1;
+    if (pthread_mutex_init(&r->lock, NULL) != 0) return -1;
+    if (pthread_cond_init(&r->finished, NULL) != 0) {
+        pthread_mutex_destroy(&r->lock);
+        return -1;
+    }
+    r->sync_ready = 1;
+    for (int t = 0; t < threads - 1; t++) {
+        if (pthread_create(&r->tids[t], NULL, batch_worker, r) != 0) break;
+        r->started = t + 1;
+    }
+    return 0;
+}
+
+/* Stop the workers still running (they take no more texts), wait for them and free what
+ * batch_begin made.  Call with the GIL. */
+static void batch_end(BatchRun *r) {
+    if (r->sync_ready) {
+        pthread_mutex_lock(&r->lock);
+        r->cancel = 1;
+        pthread_mutex_unlock(&r->lock);
+        Py_BEGIN_ALLOW_THREADS
+        for (int t = 0; t < r->started; t++) pthread_join(r->tids[t], NULL);
+        Py_END_ALLOW_THREADS
+        pthread_cond_destroy(&r->finished);
+        pthread_mutex_destroy(&r->lock);
+    }
+    batch_drop_scratch(r->job, r->scratch);
+    free(r->codes);
+    free(r->done);
+    free(r->tids);
+}
+
+/* The list [result(ctx, k, code) for k in range(n)], the texts encoded on `threads` threads; NULL
+ * with an exception.  Call with the GIL. */
+static PyObject *batch_run(const BatchJob *job, int threads) {
+    size_t n = job->n;
     BatchRun r;
-    memset(&r, 0, sizeof(r));
-    r.job = job;
-    r.codes = calloc(n + 1, sizeof(int));
-    r.done = calloc(n + 1, 1);
-    pthread_t *tids = calloc((size_t)threads, sizeof(pthread_t));
-    void *scratch = calloc(1, job->scratch_size);
-    PyObject *result = PyList_New((Py_ssize_t)n);
-    int sync_ready = 0, started = 0;
-    if (!r.codes || !r.done || !tids || !scratch || !result) goto nomem;
-    if (pthread_mutex_init(&r.lock, NULL) != 0) goto nomem;
-    if (pthread_cond_init(&r.finished, NULL) != 0) {
-        pthread_mutex_destroy(&r.lock);
-        goto nomem;
-    }
-    sync_ready = 1;
-    for (int t = 0; t < threads - 1; t++) { /* (if some cannot start, the others do the work) */
-        if (pthread_create(&tids[t], NULL, batch_worker, &r) != 0) break;
-        started = t + 1;
-    }
+    PyObject *result = NULL;
+    if (batch_begin(&r, job, threads) < 0 || !(result = PyList_New((Py_ssize_t)n))) goto nomem;
     for (size_t k = 0; k < n; k++) {
         int code, ready;
         for (;;) {
@@ -109,7 +139,7 @@ static PyObject *batch_run(const BatchJob *job, int threads) {
             pthread_mutex_unlock(&r.lock);
             if (ready) break;
             Py_BEGIN_ALLOW_THREADS
-            if (!batch_step(&r, scratch)) { /* every text is taken: text k is being encoded */
+            if (!batch_step(&r, r.scratch)) { /* every text is taken: text k is being encoded */
                 pthread_mutex_lock(&r.lock);
                 while (!r.done[k]) pthread_cond_wait(&r.finished, &r.lock);
                 pthread_mutex_unlock(&r.lock);
@@ -128,20 +158,7 @@ nomem:
     Py_CLEAR(result);
     PyErr_NoMemory();
 done:
-    if (sync_ready) {
-        pthread_mutex_lock(&r.lock);
-        r.cancel = 1;
-        pthread_mutex_unlock(&r.lock);
-        Py_BEGIN_ALLOW_THREADS
-        for (int t = 0; t < started; t++) pthread_join(tids[t], NULL);
-        Py_END_ALLOW_THREADS
-        pthread_cond_destroy(&r.finished);
-        pthread_mutex_destroy(&r.lock);
-    }
-    batch_drop_scratch(job, scratch);
-    free(r.codes);
-    free(r.done);
-    free(tids);
+    batch_end(&r);
     return result;
 }
 
@@ -163,36 +180,16 @@ typedef struct {
  * (the first failing text's, in order).  Call with the GIL. */
 static PyObject *batch_run_flat(const BatchJob *job, const BatchFlat *flat, int threads) {
     size_t n = job->n;
-    if (threads < 1) threads = 1;
-    if (threads > BATCH_MAX_THREADS) threads = BATCH_MAX_THREADS;
-    if ((size_t)threads > n) threads = n > 0 ? (int)n : 1;
     if (n >= (size_t)PY_SSIZE_T_MAX / sizeof(int64_t) - 1) return PyErr_NoMemory();
     BatchRun r;
-    memset(&r, 0, sizeof(r));
-    r.job = job;
-    r.codes = calloc(n + 1, sizeof(int));
-    r.done = calloc(n + 1, 1);
-    pthread_t *tids = calloc((size_t)threads, sizeof(pthread_t));
-    void *scratch = calloc(1, job->scratch_size);
     PyObject *ids = NULL, *offsets = NULL, *skipped = NULL, *result = NULL;
-    int sync_ready = 0, started = 0;
-    if (!r.codes || !r.done || !tids || !scratch) goto nomem;
-    if (pthread_mutex_init(&r.lock, NULL) != 0) goto nomem;
-    if (pthread_cond_init(&r.finished, NULL) != 0) {
-        pthread_mutex_destroy(&r.lock);
-        goto nomem;
-    }
-    sync_ready = 1;
+    if (batch_begin(&r, job, threads) < 0) goto nomem;
     Py_BEGIN_ALLOW_THREADS
-    for (int t = 0; t < threads - 1; t++) { /* (if some cannot start, the others do the work) */
-        if (pthread_create(&tids[t], NULL, batch_worker, &r) != 0) break;
-        started = t + 1;
-    }
-    while (batch_step(&r, scratch)) {
+    while (batch_step(&r, r.scratch)) {
     }
     /* every text is taken; a worker returns once its last one is done */
-    for (int t = 0; t < started; t++) pthread_join(tids[t], NULL);
-    started = 0;
+    for (int t = 0; t < r.started; t++) pthread_join(r.tids[t], NULL);
+    r.started = 0;
     Py_END_ALLOW_THREADS
     size_t total = 0;
     for (size_t k = 0; k < n; k++) {
@@ -244,23 +241,10 @@ static PyObject *batch_run_flat(const BatchJob *job, const BatchFlat *flat, int 
 nomem:
     PyErr_NoMemory();
 done:
-    if (sync_ready) {
-        pthread_mutex_lock(&r.lock);
-        r.cancel = 1;
-        pthread_mutex_unlock(&r.lock);
-        Py_BEGIN_ALLOW_THREADS
-        for (int t = 0; t < started; t++) pthread_join(tids[t], NULL);
-        Py_END_ALLOW_THREADS
-        pthread_cond_destroy(&r.finished);
-        pthread_mutex_destroy(&r.lock);
-    }
+    batch_end(&r);
     Py_XDECREF(ids);
     Py_XDECREF(offsets);
     Py_XDECREF(skipped);
-    batch_drop_scratch(job, scratch);
-    free(r.codes);
-    free(r.done);
-    free(tids);
     return result;
 }
 
