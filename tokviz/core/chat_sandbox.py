@@ -386,12 +386,18 @@ def make_environment(max_chars: int):
         check_estimate(a["value"], "a format string")
         check_text(printf_size(str(a["value"]), a["kwargs"] or a["args"], max_chars), "a formatted string", exact=False)
 
-    def pre_join(a):
-        items = list(a["value"])
+    def listed(a, key: str) -> list:
+        """The filter's argument `key` as a list with its `attribute` looked up (and taken off the
+        call, which then gets the looked-up items)."""
+        items = list(a[key])
         if a["attribute"] is not None:
             items = list(map(make_attrgetter(env, a["attribute"]), items))
             a["attribute"] = None
-        a["value"] = items
+        a[key] = items
+        return items
+
+    def pre_join(a):
+        items = listed(a, "value")
         sep = a["d"]
         size = sum(text_size(x, max_chars) for x in items) + len(str(sep)) * max(len(items) - 1, 0)
         check_text(size, "a joined string", exact=False)
@@ -434,11 +440,7 @@ def make_environment(max_chars: int):
             too_big(f"slice() into {a['slices']:,} slices")
 
     def pre_sum(a):
-        items = list(a["iterable"])
-        if a["attribute"] is not None:
-            items = list(map(make_attrgetter(env, a["attribute"]), items))
-            a["attribute"] = None
-        a["iterable"] = items
+        items = listed(a, "iterable")
         lengths = [len(x) for x in (a["start"], *items) if isinstance(x, (str, bytes, list, tuple))]
         if sum(lengths) > max_chars:
             too_big(f"a sum of {sum(lengths):,} items")
