@@ -1,7 +1,9 @@
 """Where the shared test data lives (../shared beside the project) and text samples from it."""
 from __future__ import annotations
 
+import lzma
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -137,3 +139,15 @@ def no_hang():
     yield
     signal.alarm(0)
     signal.signal(signal.SIGALRM, old)
+
+
+BUNDLED = Path(__file__).resolve().parent / "data" / "real"
+
+
+def bundled_qwen_folder(folder: Path) -> Path:
+    """`folder` holding the bundled Qwen2.5 tokenizer (tests/data/real): its tokenizer.json and its
+    tokenizer_config.json with the chat template."""
+    src = BUNDLED / "qwen2.5"
+    (folder / "tokenizer.json").write_bytes(lzma.decompress((src / "tokenizer.json.xz").read_bytes()))
+    shutil.copy(src / "tokenizer_config.json", folder / "tokenizer_config.json")
+    return folder

@@ -16,6 +16,8 @@ from tokviz.cli import main as cli_main
 from tokviz.core import chat
 from tokviz.errors import TokvizError
 
+from _shared import bundled_qwen_folder
+
 transformers = pytest.importorskip("transformers")
 transformers.logging.set_verbosity_error()
 
@@ -46,11 +48,7 @@ CONVERSATIONS = {
 @pytest.fixture(scope="module")
 def qwen_folder(tmp_path_factory) -> Path:
     """The bundled Qwen2.5 tokenizer (tokenizer.json and tokenizer_config.json with its template)."""
-    folder = tmp_path_factory.mktemp("qwen2.5")
-    src = DATA / "real" / "qwen2.5"
-    (folder / "tokenizer.json").write_bytes(lzma.decompress((src / "tokenizer.json.xz").read_bytes()))
-    shutil.copy(src / "tokenizer_config.json", folder / "tokenizer_config.json")
-    return folder
+    return bundled_qwen_folder(tmp_path_factory.mktemp("qwen2.5"))
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,7 @@ each operation, the peak traced memory of a render in this process)."""
 from __future__ import annotations
 
 import json
-import lzma
 import os
-import shutil
 import threading
 import time
 import tracemalloc
@@ -17,6 +15,8 @@ import pytest
 
 from tokviz.cli import main as cli_main
 from tokviz.core import chat, chat_sandbox
+
+from _shared import bundled_qwen_folder
 
 DATA = Path(__file__).parent / "data"
 ORIGIN = "/models/hostile/chat_template.jinja"
@@ -205,11 +205,7 @@ def test_a_render_past_the_time_limit_is_stopped_within_it():
 @pytest.fixture(scope="module")
 def hostile_folder(tmp_path_factory) -> Path:
     """The bundled Qwen2.5 tokenizer with a hostile chat_template.jinja beside it."""
-    folder = tmp_path_factory.mktemp("hostile")
-    src = DATA / "real" / "qwen2.5"
-    (folder / "tokenizer.json").write_bytes(lzma.decompress((src / "tokenizer.json.xz").read_bytes()))
-    shutil.copy(src / "tokenizer_config.json", folder / "tokenizer_config.json")
-    return folder
+    return bundled_qwen_folder(tmp_path_factory.mktemp("hostile"))
 
 
 @pytest.mark.parametrize("source, says", [
