@@ -18,7 +18,6 @@ from tokviz.core import chat, chat_sandbox
 
 from _shared import bundled_qwen_folder
 
-DATA = Path(__file__).parent / "data"
 ORIGIN = "/models/hostile/chat_template.jinja"
 HELD_AT_MOST = 110 << 20  # bytes: the 100 MiB ceiling plus the pages of the render's own code
 CONVERSATION = chat.Conversation([{"role": "user", "content": "hi"}])
