@@ -184,17 +184,17 @@ def test_lazy_encoding_copies_and_pickles():
 
 def test_short_calls_take_one_cache_entry_per_new_piece():
     """Calls one after the other that each add one piece use the room the cache reserved for the
-    previous ones: 3,000 of them take about 3,000 entries (a block of 64 reserved per call took
-    93,632 and emptied the cache after 2,048 calls), and encoding them again adds nothing."""
+    previous ones: 1,000 of them take about 1,000 entries (a block of 64 reserved per call would take
+    64,000), and encoding them again adds nothing."""
     import itertools
 
     tok = load("demo")
     enc = tok.native_encoder().encoder
-    words = [" " + "".join(w) for w in itertools.islice(itertools.product("qxzjkv", repeat=6), 3000)]
+    words = [" " + "".join(w) for w in itertools.islice(itertools.product("qxzjkv", repeat=6), 1000)]
     enc.clear_cache()
     first = [tok.encode_ids(w) for w in words]
     entries = tok.native_cache_info()["entries"]
-    assert 3000 <= entries < 2 * 3000  # (a block's room for long id lists can run out first)
+    assert 1000 <= entries < 2 * 1000  # (a block's room for long id lists can run out first)
     assert [tok.encode_ids(w) for w in words] == first
     assert tok.native_cache_info()["entries"] == entries
     python = tokviz.load(default_tokenizer_path()).use_native(False)
@@ -202,10 +202,32 @@ def test_short_calls_take_one_cache_entry_per_new_piece():
     enc.clear_cache()
 
 
+def test_cache_starts_small_and_grows_with_use():
+    """A cache used on short texts stays small (a tokenizer open in the app costs its piece cache's
+    largest size only once it encodes big texts); calls that fill it make it grow, and once
+    cleared it starts small again."""
+    tok = load("demo")
+    enc = tok.native_encoder().encoder
+    enc.clear_cache()
+    ids = tok.encode_ids("A short text, typed in the app.")
+    small = tok.native_cache_info()
+    assert small["caches"] == 1 and small["bytes"] < 2**20
+    words = " ".join(f"w{k:x}q" for k in range(40_000))
+    sizes = []
+    for _ in range(4):
+        tok.encode_ids(words)
+        sizes.append(tok.native_cache_info()["bytes"])
+    assert sizes == sorted(sizes) and sizes[-1] > 10 * small["bytes"]
+    enc.clear_cache()
+    assert tok.encode_ids("A short text, typed in the app.") == ids
+    assert tok.native_cache_info() == small
+
+
 def test_cache_holds_long_pieces_of_many_tokens():
     """Pieces of many tokens (as Chinese text makes: ~20 bytes, ~10 tokens each) fill the arenas of
-    keys and id lists, not only the slots: 90,000 of them in one call all stay cached (arenas sized
-    for 6 ids a piece emptied the cache on the way), and the ids are the Python pipeline's."""
+    keys and id lists, not only the slots: 90,000 of them in one call all stay cached once the cache
+    has grown to its largest size (arenas sized for 6 ids a piece emptied the cache on the way), and
+    the ids are the Python pipeline's."""
     import random
 
     tok = load("demo")
@@ -216,6 +238,11 @@ def test_cache_holds_long_pieces_of_many_tokens():
     enc.clear_cache()
     ids = tok.encode_ids(text)
     assert len(ids) > 8 * len(words)
+    sizes = [tok.native_cache_info()["bytes"]]
+    for _ in range(3):  # each call that fills the cache makes the next one's bigger
+        assert tok.encode_ids(text) == ids
+        sizes.append(tok.native_cache_info()["bytes"])
+    assert sizes == sorted(sizes) and sizes[0] < sizes[-1]
     assert tok.native_cache_info()["entries"] >= len(words)
     assert tok.encode_ids(text) == ids
     python = tokviz.load(default_tokenizer_path()).use_native(False)

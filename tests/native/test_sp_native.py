@@ -190,7 +190,9 @@ def test_bpe_word_cache_across_calls_threads_and_overflow():
 
     tok.clear_cache()
     assert tok.native_cache_info() == {"caches": 0, "bytes": 0, "entries": 0}
-    for threads in (2, 1, 2):  # cold shared cache, then warm (a full one is emptied when taken)
+    # cold shared cache, growing at each call it fills (to 2**17 words), then warm (a full one is
+    # emptied when taken)
+    for threads in (2, 1, 2, 1, 2):
         got = tok.encode_batch(texts, threads=threads)
         for k in sample:
             assert got[k].ids == want[k].ids and got[k].offsets == want[k].offsets
@@ -214,7 +216,8 @@ def test_bpe_word_cache_across_calls_threads_and_overflow():
     for encodings in results.values():
         assert [e.ids for e in encodings] == [want[k].ids for k in sample]
     several = tok.native_cache_info()
-    assert 1 <= several["caches"] <= 8 and several["bytes"] == several["caches"] * one["bytes"]
+    # (the other caches of the pool start small: each grows with its own calls)
+    assert 1 <= several["caches"] <= 8 and one["bytes"] <= several["bytes"] <= several["caches"] * one["bytes"]
     tok.clear_cache()
     assert tok.native_cache_info() == {"caches": 0, "bytes": 0, "entries": 0}
     assert tok.encode(texts[sample[0]]).ids == want[sample[0]].ids

@@ -89,10 +89,17 @@ static inline int bytes_equal(const uint8_t *a, const uint8_t *b, size_t n) {
  * room for `key_bytes` bytes of keys longer than CACHE_INLINE_KEY and `vals` values of lists
  * longer than CACHE_INLINE_VALS per entry on average, and the longest key and value list it takes
  * (each must fit in one block: max_key <= CACHE_BLOCK * key_bytes, max_vals <= CACHE_BLOCK * vals,
- * both < 65536). */
+ * both < 65536).  A pool is given the largest shape; its caches start at CACHE_FIRST_ENTRIES
+ * entries and grow to it (cache_take). */
 typedef struct {
     size_t entries, key_bytes, vals, max_key, max_vals;
 } CacheShape;
+
+/* Entries of a cache when first allocated, and how many times more each time it grows.  A cache
+ * used on short texts (typing in the app) then stays at ~0.4 MB instead of the largest shape's 23;
+ * one that fills up reaches the largest after three calls. */
+#define CACHE_FIRST_ENTRIES ((size_t)1 << 11)
+#define CACHE_GROWTH 4
 
 /* One slot of the open-addressing table: a short key and its values are read from this one
  * 32-byte slot (half a cache line); longer ones from the key and value arenas. */
@@ -122,6 +129,8 @@ typedef struct {
     uint8_t *keys;
     int32_t *vals;
     _Atomic size_t n_entries, keys_used, vals_used; /* (reserved: may run past the capacity) */
+    _Atomic int filled; /* a call found it full since it last grew */
+    size_t max_entries; /* it grows up to this many entries */
     CacheBlock own; /* the room reserved for the holder's calls that do not share the cache */
     char pad[64];
 } Cache;
@@ -276,6 +285,7 @@ static void cache_put(Cache *c, CacheBlock *b, const void *key, size_t len, uint
     size_t key_room = len > CACHE_INLINE_KEY ? len : 0, val_room = n_vals > CACHE_INLINE_VALS ? n_vals : 0;
     if (b->entry == b->entry_end || b->key + key_room > b->key_end || b->val + val_room > b->val_end) {
         if (!cache_reserve(c, b)) {
+            atomic_store_explicit(&c->filled, 1, memory_order_relaxed);
             if (shared) return;
             cache_clear(c);
             if (!cache_reserve(c, b)) return;
@@ -312,8 +322,14 @@ static void cache_put(Cache *c, CacheBlock *b, const void *key, size_t len, uint
     }
 }
 
-/* CACHE_POOL caches of this shape (their tables allocated on first use); with no memory, fewer or
- * none, and calls encode without. */
+/* A cache's first shape (again when emptied by cache_pool_clear): CACHE_FIRST_ENTRIES entries, or fewer. */
+static void cache_reset_shape(Cache *c) {
+    c->shape.entries = c->max_entries < CACHE_FIRST_ENTRIES ? c->max_entries : CACHE_FIRST_ENTRIES;
+    atomic_store_explicit(&c->filled, 0, memory_order_relaxed);
+}
+
+/* CACHE_POOL caches that grow up to this shape (their tables allocated on first use); with no
+ * memory, fewer or none, and calls encode without. */
 static void cache_pool_init(CachePool *p, CacheShape shape) {
     p->n = 0;
     p->caches = aligned_alloc(64, CACHE_POOL * sizeof(Cache));
@@ -322,6 +338,8 @@ static void cache_pool_init(CachePool *p, CacheShape shape) {
         memset(c, 0, sizeof(*c));
         if (pthread_mutex_init(&c->lock, NULL) != 0) break;
         c->shape = shape;
+        c->max_entries = shape.entries;
+        cache_reset_shape(c);
         p->n = k + 1;
     }
 }
@@ -336,13 +354,30 @@ static void cache_pool_free(CachePool *p) {
     p->n = 0;
 }
 
+/* Make a cache that calls have filled up, or nearly (three quarters), CACHE_GROWTH times bigger, up
+ * to its largest shape: it starts again empty.  Only while no other thread uses it. */
+static void cache_grow_if_full(Cache *c) {
+    if (!c->slots || c->shape.entries >= c->max_entries) return;
+    if (!atomic_load_explicit(&c->filled, memory_order_relaxed) && !cache_used_over(c, 3)) return;
+    cache_release_tables(c);
+    size_t entries = c->shape.entries * CACHE_GROWTH;
+    c->shape.entries = entries < c->max_entries ? entries : c->max_entries;
+    atomic_store_explicit(&c->filled, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->n_entries, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->keys_used, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->vals_used, 0, memory_order_relaxed);
+    memset(&c->own, 0, sizeof(c->own));
+}
+
 /* A free cache for a call (the first one first: a cache that stays with one caller stays in the
  * memory caches).  NULL when all are busy or out of memory (encode without one).  A cache that its
- * last user (shared) left nearly full is emptied now, while nobody else uses it. */
+ * last users filled grows now; one left nearly full at its largest is emptied, while nobody else
+ * uses it. */
 static Cache *cache_take(CachePool *p) {
     for (int k = 0; k < p->n; k++) {
         Cache *c = &p->caches[k];
         if (pthread_mutex_trylock(&c->lock) != 0) continue;
+        cache_grow_if_full(c);
         if (cache_alloc(c) == 0) {
             if (cache_used_over(c, 3)) cache_clear(c);
             return c;
@@ -379,13 +414,14 @@ static void cache_pool_info(CachePool *p, size_t *caches, size_t *bytes, size_t 
     }
 }
 
-/* Forget everything cached and give the tables' memory back (they are allocated again when next
- * used), waiting for calls that use a cache (call without the GIL). */
+/* Forget everything cached and give the tables' memory back (they are allocated again, at the first
+ * size, when next used), waiting for calls that use a cache (call without the GIL). */
 static void cache_pool_clear(CachePool *p) {
     for (int k = 0; k < p->n; k++) {
         Cache *c = &p->caches[k];
         pthread_mutex_lock(&c->lock);
         cache_release_tables(c);
+        cache_reset_shape(c);
         atomic_store_explicit(&c->n_entries, 0, memory_order_relaxed);
         atomic_store_explicit(&c->keys_used, 0, memory_order_relaxed);
         atomic_store_explicit(&c->vals_used, 0, memory_order_relaxed);
