@@ -292,7 +292,7 @@ def _tables(model) -> tuple[list, array | None] | None:
     encoded natively exactly as the Python model would.  Read in C (`_native.byte_level_tables`);
     `_tables_python` is the definition it follows."""
     by_line = model._merge_lines is not None
-    return _native.byte_level_tables(model.vocab, model._merge_lines if by_line else model.merges, by_line)
+    return _native.byte_level_tables(model.vocab, model.merge_lines() if by_line else model.merges, by_line)
 
 
 def _tables_python(model) -> tuple[list, array | None] | None:

@@ -10,8 +10,10 @@ Ties go to the leftmost pair, as in both reference implementations.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 
 from .base import BoundedCache, Model, Token
+from .merge_lines import MergeLines, MergePairs
 
 _LONG_WORD = 48  # beyond this many symbols the heap version beats rescanning every pair
 
@@ -37,7 +39,8 @@ class BPE(Model):
         """`merges` are (a, b) pairs in rank order; None ranks pairs by the merged token's id
         (tiktoken).  `merge_lines` may be given instead of `merges`: the "a b" strings of a
         tokenizer.json or merges.txt, used as they are (no token in them contains a space), which
-        keeps loading a 300k-merge file fast.  `end_of_word_symbol` ("</w>"): a symbol of its own
+        keeps loading a 300k-merge file fast (and they are kept as one string: `MergeLines`).
+        `end_of_word_symbol` ("</w>"): a symbol of its own
         after each word's last character, merged like any other (Sennrich et al.'s subword units;
         `end_of_word_suffix` instead glues the suffix to the last character, as HF tokenizers)."""
         super().__init__(vocab)
@@ -51,7 +54,7 @@ class BPE(Model):
         self.merge_counts = merge_counts  # count of each merge at training time, when known
         self.end_symbol = end_of_word_symbol or ""
         self._cache = BoundedCache()
-        self._merge_lines = merge_lines
+        self._merge_lines = MergeLines(merge_lines) if merge_lines is not None else None
         self._ranks = None  # built on first use (the native encoder reads the merge list itself)
         if merge_lines is not None:
             self._rank_impl = BPE._rank_by_line
@@ -71,11 +74,16 @@ class BPE(Model):
         return self._ranks
 
     @property
-    def merges(self) -> list[tuple[str, str]] | None:
-        """The merges as (a, b) pairs in rank order (None for a tiktoken-style ranking)."""
+    def merges(self) -> Sequence[tuple[str, str]] | None:
+        """The merges as (a, b) pairs in rank order (None for a tiktoken-style ranking); for a model
+        read from merge lines, a sequence that makes each pair as it is read."""
         if self._merges is None and self._merge_lines is not None:
-            self._merges = [tuple(line.split(" ")) for line in self._merge_lines]
+            return MergePairs(self._merge_lines)
         return self._merges
+
+    def merge_lines(self) -> list[str] | None:
+        """The "a b" lines the model was read from, as a new list (None when it was given pairs)."""
+        return self._merge_lines.to_list() if self._merge_lines is not None else None
 
     @property
     def merge_count(self) -> int | None:
