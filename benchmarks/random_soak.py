@@ -32,7 +32,8 @@ window left idle for 7.5 s first (its idle clean-up and heap trim run then, as d
 pause).  Both hold whatever the session had open then (a Compare tab of Llama 3, Qwen2.5 and cl100k
 is some 300 MB more than one of small tokenizers), so after each the window is also brought "home" (no
 Compare pane, the shipped tokenizer, docks closed, idle clean-up done) and the RSS there is reported:
-what a session leaves behind.  The verdict (exit status 1 when it fails): no error, no stall over
+what a session leaves behind; the RSS after each step of the way says what the panes, the explorer's
+tokenizer and text, and the docks held.  The verdict (exit status 1 when it fails): no error, no stall over
 1 s, top-level widgets at the end within +5 of the base and RSS within 1.5x of it.
 """
 from __future__ import annotations
@@ -486,25 +487,35 @@ def settle(window, timeout_s: float = 120, *, rest: bool = False) -> None:
         soak.pump(QUIET_MS + TRIM_EVERY_MS + 500)
 
 
-def home_rss(window) -> float:
+def home_rss(window) -> dict[str, float]:
     """RSS in the same state whenever asked: every Compare pane removed, the shipped tokenizer and a
     short text in the explorer, the docks closed, the window idle and its idle clean-up done.  Base
-    and end compare what the session had open; these two compare what it left behind."""
+    and end compare what the session had open; these compare what it left behind.  The RSS after
+    each step of the way home is given too ("panes", "explorer", "docks"; "home" at the end): what
+    each part of the session held."""
     w = window
+    steps = {}
+
+    def rested(name: str) -> None:
+        settle(window)
+        w.idle.needed()
+        soak.wait_until(lambda: not w.idle.pending(), 60, "the idle clean-up")
+        soak.pump(300)
+        steps[name] = round(soak.rss_mb(), 1)
+
     while w.compare_view.panes:
         w.compare_view.remove_pane(0)
+    rested("panes")
     w.open_tokenizer(REPO / "resources" / "tokviz-demo.model")
     w.set_text("A short text.")
+    soak.wait_until(lambda: w.tokenizer() is not None and w.tokenizer().source.name == "tokviz-demo", 60,
+                    "the shipped tokenizer in the explorer")
+    rested("explorer")
     for dock in (w.merges_dock, w.vocab_dock, w.stats_dock, w.train_dock, w.edit_dock):
         dock.close()
     w.tabs.setCurrentWidget(w.splitter)
-    soak.wait_until(lambda: w.tokenizer() is not None and w.tokenizer().source.name == "tokviz-demo", 60,
-                    "the shipped tokenizer in the explorer")
-    settle(window)
-    w.idle.needed()
-    soak.wait_until(lambda: not w.idle.pending(), 60, "the idle clean-up")
-    soak.pump(300)
-    return round(soak.rss_mb(), 1)
+    rested("home")
+    return steps
 
 
 def verdict(base: Point, end: Point, stalls: list[tuple[float, str]], errors: list[str]) -> list[str]:
@@ -579,7 +590,7 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
                 base = sample(window, user, t0, actions)
                 base_census = census(window, user)
                 base_home = home_rss(window) if home else None
-                log(f"  base at {base.t:.0f} s: RSS {base.rss_mb:.1f} MB (at home {base_home} MB), "
+                log(f"  base at {base.t:.0f} s: RSS {base.rss_mb:.1f} MB (on the way home {base_home} MB), "
                     f"top-level widgets {base.top_level_widgets}")
                 paused += time.monotonic() - sampling
         heartbeat.during("settling at the end")
@@ -628,8 +639,10 @@ def report(result: dict) -> str:
                      f"{p['qobjects']:9d} {p['tokenizers_alive']:11d} {p['py_threads']:8d} {p['fds']:5d}")
     home = result.get("home_rss_mb") or {}
     if home.get("base") is not None and home.get("end") is not None:
-        lines.append(f"RSS at home (every pane removed, the shipped tokenizer, idle): {home['base']:.1f} MB after "
-                     f"the base, {home['end']:.1f} MB at the end")
+        lines.append("RSS (MB) on the way home: every Compare pane removed / the shipped tokenizer and a short text "
+                     "in the explorer / docks closed (home)")
+        for label in ("base", "end"):
+            lines.append(f"  after the {label}: " + " / ".join(f"{home[label][k]:.1f}" for k in ("panes", "explorer", "home")))
     over = [s for s in stalls if s["seconds"] > STALL_S]
     lines.append(f"UI-thread stalls over the report threshold: {len(stalls)} ({len(over)} over {STALL_S:.0f} s)")
     for action, n in by_action.most_common(12):
