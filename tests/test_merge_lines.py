@@ -84,3 +84,27 @@ def test_export_of_a_model_from_lines_writes_the_same_merges(tmp_path):
     folder = tmp_path / "vocab-merges"
     tokviz.save(tok, folder, format="vocab-merges")
     assert (folder / "merges.txt").read_text(encoding="utf-8").splitlines()[1:] == tok.model.merge_lines()
+
+
+def test_describe_and_checks_do_not_build_the_rank_table(tmp_path):
+    """The explorer's header describes the tokenizer on the UI thread: telling a merge list from a
+    tiktoken-style ranking must not build a dict of every merge (Llama 3: 35 MB, kept)."""
+    from tokviz.formats.gpt2_writer import vocab_merges_problem
+
+    tok = _qwen(tmp_path)
+    assert "ranked by token" not in tok.describe()["model_detail"]
+    assert vocab_merges_problem(tok) is None
+    assert tok.model._ranks is None
+    tiktoken_style = BPE({"a": 0, "b": 1, "ab": 2}, None)
+    assert "ranked by token" in tiktoken_style.describe()
+
+
+def test_a_merge_the_model_has_is_refused_for_a_model_read_from_lines(tmp_path):
+    from tokviz.analysis.vocab_edit import add_merges
+    from tokviz.errors import TokvizError
+
+    tok = _qwen(tmp_path)
+    a, b = tok.model.merges[3]
+    with pytest.raises(TokvizError, match="is already merge 3 of this model"):
+        add_merges(tok, [(a, b)])
+    assert tok.model.rank_of(a, b) == 3 and tok.model.rank_of(b, a) is None

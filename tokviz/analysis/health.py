@@ -95,7 +95,7 @@ def vocab_health(tokenizer, *, progress: Callable[[int, int], None] | None = Non
     if encode_own is None:
         report.notes.append(f"reachability is not checked for {model.kind} models (greedy longest match "
                             "gives every word-initial token from its own string)")
-    if isinstance(model, BPE) and (model.ignore_merges or model.ranks is None):
+    if isinstance(model, BPE) and (model.ignore_merges or not model.has_merge_list):
         report.notes.append("this BPE takes a pre-token that is a token whole (ignore_merges / tiktoken): "
                             "unreachable here means no sequence of merges makes the token, so it only "
                             "appears when a whole pre-token equals it")

@@ -156,7 +156,7 @@ def _check_merges(model: BPE, merges: list[tuple[str, str]]) -> None:
                                 f"listed after merge {k + 1} ({a} {b}) that uses it: list it first")
             else:
                 unknown[part] = None
-        rank = model.ranks.get((a, b))
+        rank = model.rank_of(a, b)
         if rank is not None:
             problems.append(f"'{a} {b}' is already merge {rank} of this model")
         elif (a, b) in seen:

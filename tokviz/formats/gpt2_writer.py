@@ -41,7 +41,7 @@ def vocab_merges_problem(tok: Tokenizer) -> str | None:
     problem = byte_level_bpe_problem(tok, FORMAT)
     if problem:
         return problem
-    if tok.model.ranks is None:
+    if not tok.model.has_merge_list:
         return f"{FORMAT} needs a merge list; this BPE ranks pairs by the merged token (a tiktoken file)"
     if _tokenizer_class(tok) is None:
         found = split_pattern(tok)

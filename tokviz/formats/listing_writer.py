@@ -26,7 +26,7 @@ def listing_rows(tok: Tokenizer) -> list[tuple]:
     """(id, token, bytes hex, left, right, count) for every id, in id order."""
     parents: dict[str, tuple[str, str, int | None]] = {}
     model = tok.model
-    if isinstance(model, BPE) and model.ranks is not None:
+    if isinstance(model, BPE) and model.has_merge_list:
         counts = model.merge_counts or []
         for rank, (a, b) in enumerate(model.merges):
             merged = model._merged(a, b)

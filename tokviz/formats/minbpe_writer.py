@@ -38,7 +38,7 @@ def minbpe_problem(tok: Tokenizer) -> str | None:
         return "the split regex spans lines, and minbpe stores it on one line"
     if dialect == "onig" and has_line_anchor(pattern):
         return f"the split regex {pattern!r} uses ^ or $, which match at each line in HF tokenizers but not in minbpe"
-    if model.ranks is None:
+    if not model.has_merge_list:
         return f"{FORMAT} needs a merge list; this BPE ranks pairs by the merged token (a tiktoken file)"
     vocab = model.vocab
     if any(vocab[BYTE_TO_CHAR[b]] != b for b in range(256)):

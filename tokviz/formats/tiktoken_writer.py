@@ -77,7 +77,7 @@ def tiktoken_params(tok: Tokenizer) -> dict:
 def merge_order_problem(model) -> str | None:
     """Why ranking pairs by the merged token's id (tiktoken) may give other merges than the
     model's merge list (None: it gives the same ones)."""
-    if model.ranks is None:
+    if not model.has_merge_list:
         return None  # ranked by token already
     vocab, merges = model.vocab, model.merges
     rank_of = model._rank

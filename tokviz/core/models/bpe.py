@@ -108,6 +108,11 @@ class BPE(Model):
         tokenizer would then wait for the cyclic collector instead of being freed at once.)"""
         return self._rank_impl.__get__(self, BPE)
 
+    def rank_of(self, a: str, b: str) -> int | None:
+        """The rank at which a and b merge (by the merge list, or tiktoken-style by the merged
+        token's id), or None when they do not."""
+        return self._rank_impl(self, a, b)
+
     def _rank_by_pair(self, a: str, b: str) -> int | None:
         return (self._ranks or self.ranks).get((a, b))
 
@@ -282,7 +287,7 @@ class BPE(Model):
 
     def describe(self) -> str:
         bits = ["BPE"]
-        if self.ranks is None:
+        if not self.has_merge_list:
             bits.append("ranked by token")
         if self.byte_fallback:
             bits.append("byte fallback")
