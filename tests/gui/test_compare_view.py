@@ -224,6 +224,49 @@ def test_idle_cleanup_frees_the_caches_of_tokenizers_not_in_the_explorer(qtbot, 
     assert pane.encode(text).ids == before == tokviz.load(pane_path).encode(text).ids
 
 
+def test_panes_out_of_sight_give_up_their_encoders_and_build_them_again(qtbot, make_window, tmp_path):
+    """While another tab is shown, the idle clean-up frees the Compare panes' native encoders too
+    (Tokenizer.rest); shown again on a new text, each pane builds its encoder once and encodes as
+    a fresh load does.  While the Compare tab is shown, they keep them."""
+    import lzma
+    from pathlib import Path
+
+    from .helpers import wait_encoded
+
+    pane_path = tmp_path / "cl100k_base.tiktoken"
+    real = Path(__file__).resolve().parents[1] / "data" / "real" / "cl100k_base.tiktoken.xz"
+    pane_path.write_bytes(lzma.decompress(real.read_bytes()))
+    text = "Encoders are built when needed: unaffable words, 乌鲁木齐, and numbers 12345. " * 20
+    window = make_window(default_tokenizer_path(), text)
+    wait_encoded(qtbot, window, text)
+    window.show_compare()
+    qtbot.waitUntil(lambda: len(window.compare_view.panes) == 1, timeout=10_000)
+    window.compare_view.add_path(pane_path)
+    qtbot.waitUntil(lambda: len(window.compare_view.panes) == 2
+                    and all(p.encoding is not None for p in window.compare_view.panes), timeout=60_000)
+    explorer = window.tokenizer()
+    pane = next(t for t in window.compare_view.tokenizers().values() if t is not explorer)
+    builds = pane.table_builds
+
+    window.idle.needed()  # the Compare tab shown: its panes keep their encoders
+    qtbot.waitUntil(lambda: not window.idle.pending(), timeout=30_000)
+    pane.encode("x")
+    assert pane.table_builds == builds
+
+    window.tabs.setCurrentWidget(window.splitter)
+    window.idle.needed()
+    qtbot.waitUntil(lambda: not window.idle.pending(), timeout=30_000)
+    assert pane.native_cache_info()["bytes"] == 0 and explorer.native_encoder() is not None
+    new_text = text + " One more sentence."
+    window.set_text(new_text)
+    wait_encoded(qtbot, window, new_text)
+    window.show_compare()
+    qtbot.waitUntil(lambda: all(p.encoding is not None for p in window.compare_view.panes), timeout=60_000)
+    assert pane.table_builds == builds + 1
+    shown = next(p for p in window.compare_view.panes if p.tokenizer is pane)
+    assert list(shown.encoding.ids) == tokviz.load(pane_path).encode(new_text).ids
+
+
 def test_a_removed_pane_lets_go_of_its_tokenizer(qtbot, view):
     import weakref
 

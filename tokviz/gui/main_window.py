@@ -160,7 +160,8 @@ class MainWindow(QMainWindow):
         self.session = SessionKeeper(self, SessionStore(self.settings.session_path()), self.unsaved)
         self.session.restore_chat()  # (the conversation is work of its own, whatever text is given)
         self.idle = IdleCleanup(lambda: (self.is_busy() or self.compare_view.is_busy() or self.chat_view.is_busy()
-                                         or self.analyses_view.is_busy()), self, resting=self._resting_tokenizers)
+                                         or self.analyses_view.is_busy()), self, resting=self._resting_tokenizers,
+                                unseen=self._unseen_tokenizers)
         self._font_timer = QTimer(self)
         self._font_timer.setSingleShot(True)
         self._font_timer.setInterval(FONT_CHECK_MS)
@@ -736,6 +737,15 @@ class MainWindow(QMainWindow):
         current = self.controller.tokenizer
         others = {id(t): t for t in (*self.compare_view.tokenizers().values(), self.train_panel.result)}
         return [t for t in others.values() if t is not None and t is not current]
+
+    def _unseen_tokenizers(self) -> list[Tokenizer]:
+        """The resting tokenizers no view shows: all of them but the Compare panes while the Compare
+        tab is shown."""
+        resting = self._resting_tokenizers()
+        if self.tabs.currentWidget() is not self.compare_view:
+            return resting
+        shown = {id(t) for t in self.compare_view.tokenizers().values()}
+        return [t for t in resting if id(t) not in shown]
 
     def show_compare(self) -> None:
         """Switch to the Compare tab (on the text being edited)."""

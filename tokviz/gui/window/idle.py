@@ -26,14 +26,16 @@ TRIM_FREE_MB = 32
 
 class IdleCleanup(QObject):
     """`resting()`: the tokenizers open but not in the explorer (Compare panes, the last trained
-    one), whose encoders' caches (some 15 MB each) are freed too; they fill again on their next
-    encode."""
+    one), whose encoders' caches are freed too; they fill again on their next encode.
+    `unseen()`: those of them no view shows now, which give up their native encoders as well
+    (`Tokenizer.rest`: some 25 MB for a 150k vocabulary; the next encode builds it again)."""
 
     def __init__(self, is_busy: Callable[[], bool], parent: QObject | None = None, *,
-                 resting: Callable[[], Iterable] = tuple):
+                 resting: Callable[[], Iterable] = tuple, unseen: Callable[[], Iterable] = tuple):
         super().__init__(parent)
         self._is_busy = is_busy
         self._resting = resting
+        self._unseen = unseen
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(QUIET_MS)
@@ -77,6 +79,10 @@ class IdleCleanup(QObject):
         gc.unfreeze()
         gc.collect()
         gc.freeze()
+        unseen = {id(t) for t in self._unseen()}
         for tokenizer in self._resting():
-            tokenizer.release_caches()
+            if id(tokenizer) in unseen:
+                tokenizer.rest()
+            else:
+                tokenizer.release_caches()
         trim_memory()
