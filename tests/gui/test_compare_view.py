@@ -253,8 +253,7 @@ def test_panes_out_of_sight_give_up_their_encoders_and_build_them_again(qtbot, m
     pane.encode("x")
     assert pane.table_builds == builds
 
-    window.tabs.setCurrentWidget(window.splitter)
-    window.idle.needed()
+    window.tabs.setCurrentWidget(window.splitter)  # (which asks for the clean-up)
     qtbot.waitUntil(lambda: not window.idle.pending(), timeout=30_000)
     assert pane.native_cache_info()["bytes"] == 0 and explorer.native_encoder() is not None
     new_text = text + " One more sentence."

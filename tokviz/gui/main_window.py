@@ -1005,6 +1005,8 @@ class MainWindow(QMainWindow):
             self._restore_compare_set()
             self._push_analysis_set()
             self.analyses_view.set_text(self.current_text())
+        if shown is not self.compare_view and self.compare_view.panes:
+            self.idle.needed()  # (the panes are out of sight now: their tokenizers can rest)
 
     def _restore_compare_set(self) -> None:
         """The Compare set of the last run, loaded the first time the Compare or Analyses tab shows
