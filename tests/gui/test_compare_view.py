@@ -225,9 +225,9 @@ def test_idle_cleanup_frees_the_caches_of_tokenizers_not_in_the_explorer(qtbot, 
 
 
 def test_panes_out_of_sight_give_up_their_encoders_and_build_them_again(qtbot, make_window, tmp_path):
-    """While another tab is shown, the idle clean-up frees the Compare panes' native encoders too
-    (Tokenizer.rest); shown again on a new text, each pane builds its encoder once and encodes as
-    a fresh load does.  While the Compare tab is shown, they keep them."""
+    """While another tab is shown, the idle clean-up frees the Compare panes' native encoders and
+    per-id tables too (Tokenizer.rest); shown again on a new text, each pane builds them once and
+    encodes as a fresh load does.  While the Compare tab is shown, they keep them."""
     import lzma
     from pathlib import Path
 
@@ -261,7 +261,7 @@ def test_panes_out_of_sight_give_up_their_encoders_and_build_them_again(qtbot, m
     wait_encoded(qtbot, window, new_text)
     window.show_compare()
     qtbot.waitUntil(lambda: all(p.encoding is not None for p in window.compare_view.panes), timeout=60_000)
-    assert pane.table_builds == builds + 1
+    assert pane.table_builds == builds + 2  # (the native encoder and the per-id tables)
     shown = next(p for p in window.compare_view.panes if p.tokenizer is pane)
     assert list(shown.encoding.ids) == tokviz.load(pane_path).encode(new_text).ids
 
