@@ -39,10 +39,10 @@ class BPE(Model):
         """`merges` are (a, b) pairs in rank order; None ranks pairs by the merged token's id
         (tiktoken).  `merge_lines` may be given instead of `merges`: the "a b" strings of a
         tokenizer.json or merges.txt, used as they are (no token in them contains a space), which
-        keeps loading a 300k-merge file fast (and they are kept as one string: `MergeLines`).
-        `end_of_word_symbol` ("</w>"): a symbol of its own
-        after each word's last character, merged like any other (Sennrich et al.'s subword units;
-        `end_of_word_suffix` instead glues the suffix to the last character, as HF tokenizers)."""
+        keeps loading a 300k-merge file fast (they are kept as one string: `MergeLines`).
+        `end_of_word_symbol` ("</w>"): a symbol of its own after each word's last character, merged
+        like any other (Sennrich et al.'s subword units; `end_of_word_suffix` instead glues the
+        suffix to the last character, as HF tokenizers)."""
         super().__init__(vocab)
         self._merges = merges
         self.unk_token = unk_token

@@ -27,8 +27,9 @@ TRIM_FREE_MB = 32
 class IdleCleanup(QObject):
     """`resting()`: the tokenizers open but not in the explorer (Compare panes, the last trained
     one), whose encoders' caches are freed too; they fill again on their next encode.
-    `unseen()`: those of them no view shows now, which give up their native encoders as well
-    (`Tokenizer.rest`: some 25 MB for a 150k vocabulary; the next encode builds it again)."""
+    `unseen()`: those of them no view shows now, which give up their native encoders and per-id
+    tables as well (`Tokenizer.rest`: some 35 MB for a 150k vocabulary; the next encode builds them
+    again)."""
 
     def __init__(self, is_busy: Callable[[], bool], parent: QObject | None = None, *,
                  resting: Callable[[], Iterable] = tuple, unseen: Callable[[], Iterable] = tuple):
