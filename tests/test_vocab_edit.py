@@ -85,3 +85,18 @@ def test_padding_says_what_pad_to_multiple_adds(demo, multiple):
     assert len(check_edit(tok, padded).added_tokens) == add
     with pytest.raises(TokvizError, match="at least 1"):
         padding(tok, 0)
+
+
+def test_an_edited_copy_has_a_source_and_byte_cache_of_its_own():
+    """The app keeps an edit in its data folder and sets the copy's source path there: the original
+    (which other views share by file) must still name its own file, and bytes cached for the copy's
+    new ids must not appear in the original's cache."""
+    original = tokviz.load(default_tokenizer_path())
+    path = original.source.path
+    edited = add_special_tokens(original, ["<|edit|>"])
+    edited.source.path = "/somewhere/kept/tokenizer.json"
+    edited.source.extra["note"] = "kept"
+    assert original.source.path == path and "note" not in original.source.extra
+    new_id = edited.token_to_id("<|edit|>")
+    assert edited.token_bytes(new_id) == b"<|edit|>"
+    assert new_id not in original._bytes_cache and original.id_to_token(new_id) is None

@@ -174,6 +174,16 @@ class Tokenizer:
         self._warmed = False  # prepare() has encoded its text
         self.table_builds = 0  # how often the native encoder or the per-id tables were built
 
+    def __copy__(self) -> Tokenizer:
+        """A copy for an edit: the pipeline is shared (stages are never changed in place: an edit
+        sets new ones on the copy), but the copy has its own source (where the copy is kept or
+        exported is not where the original came from) and its own per-id byte cache."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.source = replace(self.source, extra=dict(self.source.extra))
+        other._bytes_cache = {}
+        return other
+
     def prepare(self) -> Tokenizer:
         """Build now what the first encode would otherwise build: the native encoder and its
         tables, the per-id token tables, the added-token matchers; then encode a short text once
