@@ -179,3 +179,22 @@ def test_the_highest_merge_rank_is_the_merge_count_of_a_real_bpe(qtbot, panel, q
     tok = tokviz.load(qwen_path)
     panel.set_tokenizer(tok)
     assert panel.rank.maximum() == tok.model.merge_count == len(tok.model.merges) > 100_000
+
+
+def test_undoing_every_edit_leaves_the_original_as_it_was(qtbot, make_window):
+    """Undo back to the tokenizer the edits started from puts it in the explorer again; it is not
+    kept as an unsaved copy, and its source still names its own file (other views share it by
+    file: the shipped tokenizer named an unsaved file in the next window that opened it)."""
+    window = make_window(default_tokenizer_path(), "A text to edit.")
+    original = window.tokenizer()
+    panel = window.edit_panel
+    with qtbot.waitSignal(panel.checked, timeout=30_000):
+        assert panel.propose("special", "<|im_start|>")
+    panel.apply()
+    qtbot.waitUntil(lambda: window.tokenizer() is not original and len(window.unsaved.entries()) == 1, timeout=30_000)
+    panel.undo()
+    assert window.tokenizer() is original
+    qtbot.wait(300)  # (a keep, had one been started, finishes on a worker)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=30_000)
+    assert str(original.source.path) == str(default_tokenizer_path())
+    assert len(window.unsaved.entries()) == 1  # (the edit, kept until exported or discarded)

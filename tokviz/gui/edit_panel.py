@@ -389,6 +389,10 @@ class EditPanel(QWidget):
     def tokenizer(self):
         return self._tokenizer
 
+    def original(self):
+        """The tokenizer the edits started from: what Undo comes back to at last."""
+        return self._history[0] if self._history else self._tokenizer
+
     def is_busy(self) -> bool:
         return self._runner.pending() > 0
 

@@ -777,6 +777,8 @@ class MainWindow(QMainWindow):
         before = self.controller.tokenizer
         self.controller.set_tokenizer(tok)
         self._on_tokenizer_ready(tok)
+        if tok is self.edit_panel.original():
+            return  # (every edit undone: it has its file, or its entry, and other views may share it)
         self._keep(tok, "edited", replaces=before)
         self.statusBar().showMessage(f"Vocabulary edited: {tok.vocab_size:,} tokens", 6000)
 
