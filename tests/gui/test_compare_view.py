@@ -199,12 +199,11 @@ def test_long_texts_are_encoded_in_pieces_with_the_same_result():
         assert list(pieces.special) == list(whole.special) and pieces.text == text
 
 
-def test_idle_cleanup_frees_the_caches_of_tokenizers_not_in_the_explorer(qtbot, make_window, tmp_path):
+def _window_with_a_pane(qtbot, make_window, explorer_path, pane_path, text):
+    """A window on `text` with the Compare tab shown: the explorer's pane and one of `pane_path`,
+    both encoded.  (window, explorer's tokenizer, the pane's tokenizer)."""
     from .helpers import wait_encoded
 
-    explorer_path = default_tokenizer_path()
-    pane_path = shared_tokenizer("llama3/tokenizer.json")
-    text = "Caches fill as text is encoded: unaffable words, 乌鲁木齐, and numbers 12345. " * 50
     window = make_window(explorer_path, text)
     wait_encoded(qtbot, window, text)
     window.show_compare()  # (it opens with the explorer's tokenizer)
@@ -213,7 +212,14 @@ def test_idle_cleanup_frees_the_caches_of_tokenizers_not_in_the_explorer(qtbot, 
     qtbot.waitUntil(lambda: len(window.compare_view.panes) == 2
                     and all(p.encoding is not None for p in window.compare_view.panes), timeout=60_000)
     explorer = window.tokenizer()
-    pane = next(t for t in window.compare_view.tokenizers().values() if t is not explorer)
+    return window, explorer, next(t for t in window.compare_view.tokenizers().values() if t is not explorer)
+
+
+def test_idle_cleanup_frees_the_caches_of_tokenizers_not_in_the_explorer(qtbot, make_window, tmp_path):
+    explorer_path = default_tokenizer_path()
+    pane_path = shared_tokenizer("llama3/tokenizer.json")
+    text = "Caches fill as text is encoded: unaffable words, 乌鲁木齐, and numbers 12345. " * 50
+    window, explorer, pane = _window_with_a_pane(qtbot, make_window, explorer_path, pane_path, text)
     assert pane.native_cache_info()["bytes"] > 0 and explorer.native_cache_info()["bytes"] > 0
     before = pane.encode(text).ids
 
@@ -237,15 +243,7 @@ def test_panes_out_of_sight_give_up_their_encoders_and_build_them_again(qtbot, m
     real = Path(__file__).resolve().parents[1] / "data" / "real" / "cl100k_base.tiktoken.xz"
     pane_path.write_bytes(lzma.decompress(real.read_bytes()))
     text = "Encoders are built when needed: unaffable words, 乌鲁木齐, and numbers 12345. " * 20
-    window = make_window(default_tokenizer_path(), text)
-    wait_encoded(qtbot, window, text)
-    window.show_compare()
-    qtbot.waitUntil(lambda: len(window.compare_view.panes) == 1, timeout=10_000)
-    window.compare_view.add_path(pane_path)
-    qtbot.waitUntil(lambda: len(window.compare_view.panes) == 2
-                    and all(p.encoding is not None for p in window.compare_view.panes), timeout=60_000)
-    explorer = window.tokenizer()
-    pane = next(t for t in window.compare_view.tokenizers().values() if t is not explorer)
+    window, explorer, pane = _window_with_a_pane(qtbot, make_window, default_tokenizer_path(), pane_path, text)
     builds = pane.table_builds
 
     window.idle.needed()  # the Compare tab shown: its panes keep their encoders
