@@ -83,16 +83,16 @@ def native_module(name: str, sources: list[str], depends: list[str] = ()) -> Ext
 
 modules = [
     # encoders: byte-level BPE (with the pre-tokenizer scanners), WordPiece, HF Unigram, .model reading
-    native_module("_native", ["_native.c", "sp_pieces.c", "models.c", "bert_pre.c", "bytelevel_tables.c", "text_checks.c", "char_atoms.c"],
+    native_module("_native", ["_native.c", "sp_pieces.c", "models.c", "bert_pre.c", "bytelevel_tables.c", "text_checks.c", "char_atoms.c", "id_ints.c"],
                   ["scan.h", "scan_bits.h", "text_checks.h", "unicode_tables.h", "nfc_tables.h", "sp_pieces.h", "bytelevel_tables.h",
                    "models.h", "models_common.h",
-                   "bert_pre.h", "bert_tables.h", "piece_cache.h", "batch.h", "char_atoms.h"]),
+                   "bert_pre.h", "bert_tables.h", "piece_cache.h", "batch.h", "char_atoms.h", "id_ints.h"]),
     # the Unigram trainer's core: seeds, EM over the lattices, pruning (tokviz/train/unigram.py)
     native_module("_unigramtrain", ["unigram_train.c"]),
     # BPE training core: piece counting on threads, incremental merge learning
     native_module("_bpetrain", ["bpe_train.c"], ["scan.h", "unicode_tables.h"]),
     # sentencepiece .model encoding end to end: normalizer, Unigram / BPE, byte fallback
-    native_module("_spnative", ["sp_native.c"], ["models_common.h", "piece_cache.h", "batch.h"]),
+    native_module("_spnative", ["sp_native.c", "id_ints.c"], ["models_common.h", "piece_cache.h", "batch.h", "id_ints.h"]),
     # "".join of a big file's pieces without holding the GIL (core/token_array.py)
     native_module("_textjoin", ["text_join.c"]),
     # worker threads that pause while the UI thread is busy (gui/ui_gate.py)

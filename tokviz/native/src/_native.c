@@ -36,6 +36,7 @@
 #include "batch.h"
 #include "piece_cache.h"
 #include "char_atoms.h"
+#include "id_ints.h"
 
 #define NO_RANK INT32_MAX
 #ifndef WIDE_PIECE
@@ -62,9 +63,10 @@ static inline uint64_t hash_pair(uint64_t key) {
     return key ^ (key >> 31);
 }
 
+/* Slots for an open-addressing table of `count` keys: at most two thirds full. */
 static size_t table_size_for(size_t count) {
     size_t size = 16;
-    while (size < count * 2 + 1) size <<= 1;
+    while (size < count + count / 2 + 1) size <<= 1;
     return size;
 }
 
@@ -138,9 +140,7 @@ typedef struct {
     uint8_t *long_firsts;  /* bit (len - 2) * 256 + first byte: some token of that many bytes (up to
                               MAX_LISTED_LEN) starts with that byte; whole-piece lookups skip the rest */
     size_t n_pairs;
-    PyObject **id_objects; /* the int object of every id, shared by all results: listing the ids
-                              of an encoding is then a copy, not an allocation per token (it runs
-                              on the thread holding the GIL, while the others encode) */
+    int holds_id_ints; /* ids below n_ids are in tv_id_ints (id_ints.h) */
     Bloom pair_filter;  /* of pmap (empty while it is built) */
     Bloom token_filter; /* of bmap, for whole-piece lookups */
     CachePool caches; /* piece bytes -> ids */
@@ -1056,8 +1056,9 @@ enum { OFFSETS_NONE = 0, OFFSETS_TUPLES = 1, OFFSETS_PACKED = 2 };
 static PyObject *out_to_python(const Encoder *e, const Out *o, int offsets, Py_ssize_t base) {
     PyObject *ids = PyList_New((Py_ssize_t)o->n);
     if (!ids) return NULL;
+    PyObject *const *ints = tv_id_ints;
     for (size_t k = 0; k < o->n; k++) {
-        PyObject *v = e->id_objects[o->ids[k]]; /* every id the encoder emits is below n_ids */
+        PyObject *v = ints[o->ids[k]]; /* every id the encoder emits is below n_ids */
         Py_INCREF(v);
         PyList_SET_ITEM(ids, (Py_ssize_t)k, v);
     }
@@ -1332,9 +1333,7 @@ static void Encoder_dealloc(Encoder *self) {
     free(self->pmap);
     free(self->merged_of);
     free(self->byte_pairs);
-    if (self->id_objects)
-        for (size_t k = 0; k < self->n_ids; k++) Py_XDECREF(self->id_objects[k]);
-    free(self->id_objects);
+    if (self->holds_id_ints) id_ints_release();
     free(self->pair_filter.words);
     free(self->token_filter.words);
     free(self->long_firsts);
@@ -1375,8 +1374,7 @@ static int pmap_init(Encoder *self, size_t count, int32_t max_rank) {
     self->id_bits = id_bits;
     self->rank_bits = rank_bits;
     self->merged_of = malloc(((size_t)max_rank + 1) * sizeof(int32_t));
-    size_t size = 16;
-    while (size < count + count / 2 + 1) size <<= 1;
+    size_t size = table_size_for(count);
     self->pmap = table_alloc(size * sizeof(uint64_t));
     if (!self->merged_of || !self->pmap) {
         PyErr_NoMemory();
@@ -1680,13 +1678,8 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
         PyErr_NoMemory();
         return -1;
     }
-    self->id_objects = calloc(self->n_ids + 1, sizeof(PyObject *));
-    if (!self->id_objects) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (size_t k = 0; k < self->n_ids; k++)
-        if (!(self->id_objects[k] = PyLong_FromSize_t(k))) return -1;
+    if (id_ints_acquire(self->n_ids)) return -1;
+    self->holds_id_ints = 1;
     cache_pool_init(&self->caches, (CacheShape){.entries = (size_t)1 << CACHE_BITS, .key_bytes = 48, .vals = 16,
                                                 .max_key = CACHE_MAX_KEY, .max_vals = CACHE_MAX_KEY});
     self->ready = 1;

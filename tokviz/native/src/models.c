@@ -32,6 +32,7 @@
 #include "bert_pre.h"
 #include "models_common.h"
 #include "models.h"
+#include "id_ints.h"
 
 #define MAX_THREADS 256
 enum { RC_OK = 0, RC_NOMEM = 1, RC_NOUNK = 2, RC_SURROGATE = 3, RC_REFERENCE = 4 /* (BertEncoder) */ };
@@ -752,8 +753,7 @@ typedef struct {
     int prepared;
     unsigned generation;    /* of the model when the filters were built */
     Bloom initial, continuing;
-    PyObject **id_objects;  /* ids [0, n_id_objects) as int objects */
-    size_t n_id_objects;
+    size_t n_id_objects;    /* ids below it are in tv_id_ints (id_ints.h), held while nonzero */
 } BertEncoder;
 
 typedef struct {
@@ -844,10 +844,7 @@ static void bert_set_error(int rc) {
 }
 
 static void bert_free_ids(BertEncoder *self) {
-    if (self->id_objects)
-        for (size_t i = 0; i < self->n_id_objects; i++) Py_XDECREF(self->id_objects[i]);
-    free(self->id_objects);
-    self->id_objects = NULL;
+    if (self->n_id_objects) id_ints_release();
     self->n_id_objects = 0;
 }
 
@@ -874,19 +871,7 @@ static int bert_prepare(BertEncoder *self) {
     bert_free_ids(self);
     size_t n = max_id < 0 ? 0 : (size_t)max_id + 1;
     if (n > ID_OBJECTS_MAX) n = ID_OBJECTS_MAX;
-    self->id_objects = calloc(n + 1, sizeof(PyObject *));
-    if (!self->id_objects) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        self->id_objects[i] = PyLong_FromSize_t(i);
-        if (!self->id_objects[i]) {
-            self->n_id_objects = i;
-            bert_free_ids(self);
-            return -1;
-        }
-    }
+    if (n && id_ints_acquire(n)) return -1;
     self->n_id_objects = n;
     self->generation = m->generation;
     self->prepared = 1;
@@ -895,8 +880,8 @@ static int bert_prepare(BertEncoder *self) {
 
 static PyObject *bert_id(const BertEncoder *e, int32_t id) {
     if (id >= 0 && (size_t)id < e->n_id_objects) {
-        Py_INCREF(e->id_objects[id]);
-        return e->id_objects[id];
+        Py_INCREF(tv_id_ints[id]);
+        return tv_id_ints[id];
     }
     return PyLong_FromLong(id);
 }

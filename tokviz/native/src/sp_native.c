@@ -40,6 +40,7 @@
 #include "models_common.h"
 #include "batch.h"
 #include "piece_cache.h"
+#include "id_ints.h"
 
 #define SPACE_MARK 0x2581u /* '▁' */
 #define SCORE_RESET 100000.0
@@ -431,7 +432,7 @@ typedef struct {
     uint8_t *plain; /* bit per BMP character: neither a symbol nor a charsmap rule can start at it */
     uint8_t *symbol_first; /* bit per BMP character: a user-defined symbol starts with it */
     int32_t *root_edge;    /* Unigram: per BMP character, its edge from the trie's root (-1: none) */
-    PyObject **id_objects; /* the int object of every id: results are lists of them */
+    int holds_id_ints; /* ids below n_ids are in tv_id_ints (id_ints.h): results are lists of them */
     int add_dummy_prefix, remove_extra, escape, suffix, by_word, has_unused;
     CachePool word_caches; /* BPE by word: a word's code points -> its (id, start, end) triples */
 } Encoder;
@@ -998,8 +999,9 @@ static Text text_of(PyObject *s) {
 static PyObject *result_of(const Encoder *e, const Out *o, int mode) {
     PyObject *ids = PyList_New((Py_ssize_t)o->n);
     if (!ids) return NULL;
+    PyObject *const *ints = tv_id_ints;
     for (size_t i = 0; i < o->n; i++) {
-        PyObject *v = e->id_objects[o->ids[i]]; /* (every id produced is < n_ids) */
+        PyObject *v = ints[o->ids[i]]; /* (every id produced is < n_ids) */
         Py_INCREF(v);
         PyList_SET_ITEM(ids, (Py_ssize_t)i, v);
     }
@@ -1225,11 +1227,8 @@ static void Encoder_free_tables(Encoder *self) {
     free(self->charsmap.first_pos);
     free(self->charsmap.first_value);
     self->charsmap.first_pos = self->charsmap.first_value = NULL;
-    if (self->id_objects) {
-        for (size_t k = 0; k < self->n_ids; k++) Py_XDECREF(self->id_objects[k]);
-        free(self->id_objects);
-        self->id_objects = NULL;
-    }
+    if (self->holds_id_ints) id_ints_release();
+    self->holds_id_ints = 0;
     free(self->plain);
     free(self->symbol_first);
     free(self->root_edge);
@@ -1473,13 +1472,8 @@ static PyObject *Encoder_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
         if (self->scores[k] == -1.0 && PyErr_Occurred()) goto fail;
     }
     Py_CLEAR(seq);
-    self->id_objects = calloc(self->n_ids, sizeof(PyObject *));
-    if (!self->id_objects) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    for (size_t k = 0; k < self->n_ids; k++)
-        if (!(self->id_objects[k] = PyLong_FromSize_t(k))) goto fail;
+    if (id_ints_acquire(self->n_ids)) goto fail;
+    self->holds_id_ints = 1;
     if (unk_id < 0 || (size_t)unk_id >= self->n_ids) {
         PyErr_SetString(PyExc_ValueError, "unk_id out of range");
         goto fail;
