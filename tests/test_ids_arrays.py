@@ -276,3 +276,43 @@ def test_encode_out_progress_line(real, corpus, tmp_path, capsys, monkeypatch):
     code, _, err = run(capsys, "encode", "-t", real["cl100k"], corpus, "--out", tmp_path / "ids.npy")
     assert code == 0
     assert f"encoding {corpus}" in err and "100.0%" in err
+
+
+@pytest.mark.parametrize("threads", ["1", "3"])
+def test_encode_out_on_threads_writes_the_same_ids(real, tmp_path, capsys, threads):
+    """A file of several read chunks (encode_file reads 1 MB at a time), each chunk's pieces encoded
+    together on the threads: the ids of the whole file, in order."""
+    lines = [TEXTS[(i * 5) % len(TEXTS)] + f" {i}" for i in range(40_000)]
+    big = tmp_path / "big.txt"
+    big.write_text("\n".join(lines), encoding="utf-8")
+    assert big.stat().st_size > 2 << 20
+    out = tmp_path / "ids.npy"
+    code, _, err = run(capsys, "encode", "-t", real["qwen2.5"], big, "--out", out, "--threads", threads)
+    assert code == 0, err
+    assert np.load(out).tolist() == load(real, "qwen2.5").encode_ids(big.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two"])
+def test_encode_out_refuses_a_thread_count_below_one(real, corpus, tmp_path, capsys, value):
+    with pytest.raises(SystemExit) as exit_:
+        main(["encode", "-t", str(real["cl100k"]), str(corpus), "--out", str(tmp_path / "ids.npy"), "--threads", value])
+    assert exit_.value.code == 2
+    assert "threads must be a whole number of at least 1" in capsys.readouterr().err
+    assert not (tmp_path / "ids.npy").exists()
+
+
+def test_encode_file_hands_a_batch_its_pieces_in_order(real, corpus):
+    """encode_many gets all the pieces of a read chunk at once; on_chunk then sees the same pieces,
+    at the same offsets, as with one encode call per piece."""
+    tok = load(real, "cl100k")
+    batches, one_by_one, batched = [], [], []
+
+    def encode_many(pieces):
+        batches.append(len(pieces))
+        return [tok.encode(p) for p in pieces]
+
+    tok.encode_file(corpus, keep_ids=False, on_chunk=lambda c: one_by_one.append((c.char_start, c.byte_start, c.encoding.ids)))
+    tok.encode_file(corpus, keep_ids=False, encode_many=encode_many,
+                    on_chunk=lambda c: batched.append((c.char_start, c.byte_start, c.encoding.ids)))
+    assert batched == one_by_one and len(one_by_one) > 1
+    assert sum(batches) == len(one_by_one) and max(batches) > 1

@@ -2,7 +2,7 @@
 
     tokviz                                  open the explorer
     tokviz encode -t TOK [FILE|-] [--json]  print ids (or one JSON record per token)
-    tokviz encode -t TOK FILE --out ids.npy [--force]  stream FILE into a .npy (or raw .bin) of uint32 ids
+    tokviz encode -t TOK FILE --out ids.npy [--threads N] [--force]  stream FILE into a .npy (or raw .bin) of uint32 ids
     tokviz info -t TOK [--json]             format, model, vocab size, specials, pipeline
     tokviz fetch OWNER/NAME[@REV]            download a model's tokenizer files into the HF cache
     tokviz chat -t TOK MESSAGES.json [--add-generation-prompt] [--template NAME] [--json]  a conversation as the model sees it
@@ -126,7 +126,8 @@ def _encode_to_file(args) -> int:
 
     try:
         result = write_ids_file(tok, args.file, args.output, overwrite=args.force,
-                                add_special_tokens=args.add_special_tokens, progress=progress if line else None)
+                                add_special_tokens=args.add_special_tokens, progress=progress if line else None,
+                                threads=args.threads)
     finally:
         if line is not None:
             line.close()
@@ -656,6 +657,16 @@ def _size(value: str) -> tuple[int, int]:
     return w, h
 
 
+def _threads(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"threads must be a whole number of at least 1, not {value!r}")
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tokviz", description="See exactly how a tokenizer cuts text.")
     parser.add_argument("--version", action="version", version=f"tokviz {__version__}")
@@ -687,6 +698,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stream FILE into this file of ids instead of printing them: .npy (NumPy uint32) or any "
                         "other suffix for raw little-endian uint32")
     p.add_argument("--force", action="store_true", help="with --out: replace an existing file")
+    p.add_argument("--threads", type=_threads, help="with --out: threads encoding (default: one per core)")
     p.set_defaults(func=cmd_encode)
 
     p = sub.add_parser("chat", help="render a conversation through the tokenizer's chat template and count its tokens")
@@ -742,7 +754,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="encoding speed next to other tokenizer libraries: cold, warm on unseen text, repeat")
     tok_arg(p)
     p.add_argument("files", nargs="+", help="text files to encode (first half of each: cold pass; second half: warm-unseen)")
-    p.add_argument("--threads", type=int, default=1,
+    p.add_argument("--threads", type=_threads, default=1,
                    help="threads for every encoder (default 1: one encode call per chunk; more: one batch call per pass)")
     p.add_argument("--against", help=f"comma-separated peers to measure: {','.join(PEERS)} "
                                      "(default: all that apply to the tokenizer's format; '' for none)")
@@ -780,7 +792,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--end-of-word", choices=["separate", "glued"], default="separate",
                    help="bpe: </w> as a symbol of its own (Sennrich et al., default) or glued to the last "
                         "character (HF tokenizers; needed for a .json)")
-    p.add_argument("--threads", type=int, help="threads (default: one per core)")
+    p.add_argument("--threads", type=_threads, help="threads (default: one per core)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     cluster_args(p, "count the words (bpe, bytelevel-bpe)")

@@ -371,6 +371,7 @@ def encode_file(
     start: int = 0,
     end: int | None = None,
     encode: Callable | None = None,
+    encode_many: Callable | None = None,
 ) -> array | None:
     """Encode a UTF-8 file in bounded memory; the ids equal ``tokenizer.encode(whole_text).ids``.
 
@@ -384,7 +385,9 @@ def encode_file(
     start, end: encode only bytes [start, end) of the file (a safe cut at both ends, e.g. from
     tokviz.cluster.ranges); progress and Chunk.byte_start then count from `start`.
     encode: what makes each piece's Encoding for on_chunk (default tokenizer.encode; a caller that
-    needs only some fields may return less)."""
+    needs only some fields may return less).  encode_many: in its place, what makes the Encodings
+    of a list of pieces at once (a batch on several threads): it gets every piece of a read chunk
+    together, and on_chunk still gets them one by one, in order."""
     path = os.fspath(path)
     fh = open_regular(path, "a text file")
     try:
@@ -415,27 +418,34 @@ def encode_file(
         if is_cancelled(cancel):
             raise Cancelled(state["bytes"], total, ids)
 
+    def pieces_of(text: str) -> list[str]:
+        bounds = [0] + (list(safe_cuts(tokenizer, text, piece_chars)) if cuttable else []) + [len(text)]
+        return [text[a:b] for a, b in zip(bounds, bounds[1:]) if b > a]
+
+    def done(piece: str, enc) -> None:
+        if on_chunk is None:
+            ids.extend(enc)  # (ids only)
+        else:
+            if ids is not None:
+                ids.extend(enc.ids)
+            on_chunk(Chunk(enc, state["chars"], state["bytes"]))
+        state["chars"] += len(piece)
+        state["bytes"] += len(piece.encode("utf-8"))
+        if progress is not None:
+            progress(state["bytes"], total)
+
     def emit(text: str) -> None:
-        """Encode `text` (which ends at a cut or at the end of the file), piece by piece."""
-        start = 0
-        cuts = list(safe_cuts(tokenizer, text, piece_chars)) if cuttable else []
-        for end in cuts + [len(text)]:
-            if end <= start:
-                continue
+        """Encode `text` (which ends at a cut or at the end of the file), piece by piece (or all
+        its pieces in one batch)."""
+        pieces = pieces_of(text)
+        if encode_many is not None and on_chunk is not None:
             check_cancel()
-            piece = text[start:end]
-            if on_chunk is None:
-                ids.extend(encode_ids(piece))  # no Encoding needed: ids only
-            else:
-                enc = (encode or tokenizer.encode)(piece)
-                if ids is not None:
-                    ids.extend(enc.ids)
-                on_chunk(Chunk(enc, state["chars"], state["bytes"]))
-            state["chars"] += len(piece)
-            state["bytes"] += len(piece.encode("utf-8"))
-            if progress is not None:
-                progress(state["bytes"], total)
-            start = end
+            for piece, enc in zip(pieces, encode_many(pieces), strict=True):
+                done(piece, enc)
+            return
+        for piece in pieces:
+            check_cancel()
+            done(piece, encode_ids(piece) if on_chunk is None else (encode or tokenizer.encode)(piece))
 
     with fh:
         carry_bytes = b""

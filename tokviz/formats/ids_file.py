@@ -3,13 +3,14 @@
     >>> write_ids_file(tok, "corpus.txt", "ids.npy")   # np.load("ids.npy") -> uint32 array
     IdsFileResult(path=PosixPath('ids.npy'), count=1234567, kind='npy')
 
-The text is streamed through `Tokenizer.encode_file` (bounded memory, the same ids), each piece's
-ids going straight to a temporary file beside the target (.NAME.tokviz-PID-HEX.tmp, the name
-tokviz's atomic writes give theirs, so that a leftover of a killed process is recognised and
-cleaned up).  A `.npy` file starts with NumPy's version 1.0 header, written first for length 0 and
-rewritten in place at the end (NumPy leaves room in it for any length); any other suffix gives the
-raw ids, little-endian uint32.  Only when all of it is written is the file renamed into place: an
-error or an interruption leaves no part of a file.
+The text is streamed through `Tokenizer.encode_file` (bounded memory, the same ids; the pieces
+of each read chunk are encoded together on several threads), each piece's ids going straight to a
+temporary file beside the target (.NAME.tokviz-PID-HEX.tmp, the name tokviz's atomic writes give
+theirs, so that a leftover of a killed process is recognised and cleaned up).  A `.npy` file starts
+with NumPy's version 1.0 header, written first for length 0 and rewritten in place at the end
+(NumPy leaves room in it for any length); any other suffix gives the raw ids, little-endian uint32.
+Only when all of it is written is the file renamed into place: an error or an interruption
+leaves no part of a file.
 """
 from __future__ import annotations
 
@@ -72,12 +73,14 @@ def check_output(path: str | os.PathLike, overwrite: bool) -> Path:
 
 
 def write_ids_file(tokenizer, text_path: str | os.PathLike, out_path: str | os.PathLike, *, overwrite: bool = False,
-                   add_special_tokens: bool = False, progress=None, cancel=None) -> IdsFileResult:
+                   add_special_tokens: bool = False, progress=None, cancel=None,
+                   threads: int | None = None) -> IdsFileResult:
     """Encode the UTF-8 file `text_path` (as `tokenizer.encode_file` does) into `out_path`: a .npy
     file of uint32, or raw little-endian uint32 for any other suffix.  overwrite=False refuses an
     existing file.  add_special_tokens: the post-processor's tokens before and after the whole text.
-    progress(bytes_done, total_bytes) and cancel as for encode_file.  TokvizError names the file
-    that cannot be read or written."""
+    progress(bytes_done, total_bytes) and cancel as for encode_file.  threads: the pieces of each
+    read chunk are encoded together on this many threads (None: one per core).  TokvizError names
+    the file that cannot be read or written."""
     out = check_output(out_path, overwrite)
     npy = out.suffix.lower() == ".npy"
     before, after = [], []
@@ -86,9 +89,9 @@ def write_ids_file(tokenizer, text_path: str | os.PathLike, out_path: str | os.P
         before, after = [i for i, _ in wrap[0]], [i for i, _ in wrap[1]]
     count = 0
 
-    def encode(piece: str) -> _Ids:
-        ids, _ = tokenizer.encode_ids_batch([piece], threads=1, as_array=True)
-        return _Ids(ids)
+    def encode_many(pieces: list[str]) -> list[_Ids]:
+        ids, offsets = tokenizer.encode_ids_batch(pieces, threads=threads, as_array=True)
+        return [_Ids(ids[a:b]) for a, b in zip(offsets[:-1], offsets[1:])]
 
     with streamed_file_atomic(out, overwrite=overwrite) as fh:
 
@@ -101,7 +104,7 @@ def write_ids_file(tokenizer, text_path: str | os.PathLike, out_path: str | os.P
         header = _npy_header(0) if npy else b""
         fh.write(header)
         put(before)
-        tokenizer.encode_file(text_path, progress=progress, cancel=cancel, keep_ids=False, encode=encode,
+        tokenizer.encode_file(text_path, progress=progress, cancel=cancel, keep_ids=False, encode_many=encode_many,
                               on_chunk=lambda chunk: put(chunk.encoding.ids))
         put(after)
         if npy:
