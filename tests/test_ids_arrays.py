@@ -1,7 +1,9 @@
 """Ids as numpy arrays: `encode_ids_batch(..., as_array=True)` and `tokviz encode FILE --out ids.npy`.
 
 The oracle for the arrays is the list form of the same call (itself checked against the reference
-libraries elsewhere), and for cl100k and Qwen2.5 also tiktoken / HF tokenizers run here.  The
+libraries elsewhere), and for cl100k and Qwen2.5 also tiktoken / HF tokenizers run here.  Every
+native kind (byte-level BPE, sentencepiece, BERT, HF WordPiece and Unigram) writes its arrays
+without a list.  The
 oracle for an ids file is `Tokenizer.encode_file` (which may cut the text at safe points).
 """
 from __future__ import annotations
@@ -43,6 +45,8 @@ def real(tmp_path_factory):
     paths["sp-bpe"] = _unxz(suite / "botchan_en_bpe_1000.model.xz", root / "botchan_en_bpe_1000.model")
     paths["sp-unigram"] = _unxz(suite / "kyoto_ja_unigram_8000.model.xz", root / "kyoto_ja_unigram_8000.model")
     paths["tortoise"] = REAL / "tortoise-tokenizer.json"
+    paths["hf-unigram"] = _unxz(REAL / "mon-unigram.json.xz", root / "mon-unigram.json")
+    paths["hf-wordpiece"] = _unxz(REAL / "nepali-wordpiece.json.xz", root / "nepali-wordpiece.json")
     return paths
 
 
@@ -55,7 +59,7 @@ def load(real, name):
     return _loaded[name]
 
 
-KINDS = ["qwen2.5", "cl100k", "bert-minilm", "sp-bpe", "sp-unigram", "tortoise"]
+KINDS = ["qwen2.5", "cl100k", "bert-minilm", "sp-bpe", "sp-unigram", "hf-unigram", "hf-wordpiece", "tortoise"]
 
 
 def texts_for(tok) -> list[str]:
@@ -73,9 +77,11 @@ def test_encoders_under_test_are_the_intended_ones(real):
     """Each kind goes through the path it stands for (else the parity below tests less)."""
     if not native.available:
         pytest.skip(native.reason)
-    for name in ("qwen2.5", "cl100k", "sp-bpe", "sp-unigram"):
+    for name in ("qwen2.5", "cl100k", "sp-bpe", "sp-unigram", "bert-minilm", "hf-unigram", "hf-wordpiece"):
         assert hasattr(load(real, name).native_encoder(), "encode_many_flat"), name
-    assert load(real, "bert-minilm").native_encoder() is not None
+    assert type(load(real, "bert-minilm").native_encoder()).__name__ == "NativeBert"
+    assert load(real, "hf-unigram").native_encoder().describe().startswith("native Unigram model")
+    assert load(real, "hf-wordpiece").native_encoder().describe().startswith("native WordPiece model")
     assert load(real, "tortoise").native_encoder() is None  # the pure Python path
 
 
@@ -176,6 +182,19 @@ def test_native_flat_call_refuses_bad_input(real):
     sp = load(real, "sp-bpe").native_encoder().encoder
     with pytest.raises(TypeError):
         sp.encode_many([b"bytes"], 1, 0, flat=True)
+    bert = load(real, "bert-minilm").native_encoder().c
+    with pytest.raises(TypeError):
+        bert.encode_many(["a", None], 2, flat=True)
+    with pytest.raises(ValueError):
+        bert.encode_many(["a", "b\udc80"], 2, flat=True)
+    model = load(real, "hf-wordpiece").native_encoder().model
+    with pytest.raises(TypeError):
+        model.encode_words(["a", 3], 2, flat=True)
+    for threads in (-5, 0, 10_000):
+        ids, offsets, skipped = bert.encode_many(["hello world"] * 3, threads, flat=True)
+        assert np.frombuffer(offsets, np.int64).tolist() == [0, 2, 4, 6] and skipped == []
+        ids, counts, _ = model.encode_words(["hello", "world"] * 3, threads, flat=True)
+        assert len(np.frombuffer(ids, np.int32)) == np.frombuffer(counts, np.int32).sum() > 0
 
 
 # ---- tokviz encode FILE --out ------------------------------------------------------------------

@@ -5,6 +5,7 @@ import itertools
 import json
 import math
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -220,3 +221,37 @@ def test_stats_cli_json_equals_the_functions(capsys):
     assert data["vocab"]["size"] == tok.vocab_size
     code = main(["stats", "-t", demo, "-t", demo, "--corpus", str(sample_text_path()), "--table", "csv"])
     assert code == 0 and capsys.readouterr().out.startswith("tokenizer,vocab size,")
+
+
+@pytest.mark.parametrize("name", ["demo", "bert-minilm", "qwen2.5"])
+def test_corpus_stats_on_threads_equal_one_encoding_per_piece(tmp_path, name):
+    """Each read chunk's pieces go to the encoder as two batches (ids arrays for pieces without Han
+    characters, whole Encodings for the rest) on 1 or 2 threads: every figure and every id's count
+    equals those of encoding the pieces one by one."""
+    import lzma
+
+    from tokviz.analysis.corpus_stats import CorpusCounter
+    from tokviz.core.streaming import encode_file
+    from tokviz.defaults import default_tokenizer_path
+
+    if name == "demo":
+        path = default_tokenizer_path()
+    else:
+        src = next((Path(__file__).parent / "data" / "real" / name).glob("tokenizer.json.xz"))
+        path = tmp_path / "tokenizer.json"
+        path.write_bytes(lzma.decompress(src.read_bytes()))
+    tok = tokviz.load(path)
+    lines = ["An English line, with 42 words and some punctuation!", "中文的句子，还有一些汉字。",
+             "mixed 文本 and text", "plain words only here"]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(lines[k % 4] + f" {k}" for k in range(30_000)), encoding="utf-8")
+    one_by_one = CorpusCounter(tok, 2.5)
+    encode_file(tok, corpus, keep_ids=False, piece_chars=64 * 1024, encode=tok.encode,
+                on_chunk=lambda chunk: one_by_one.add(chunk.encoding.text, chunk.encoding))
+    expected = one_by_one.stats
+    for threads in (1, 2):
+        got = corpus_stats(tok, [corpus], threads=threads)
+        assert np.array_equal(got.counts, expected.counts)
+        for key in ("tokens", "chars", "bytes", "words", "han_chars", "han_tokens", "unknown", "byte_fallback"):
+            assert getattr(got, key) == getattr(expected, key), (threads, key)
+    assert expected.han_tokens > 0 and expected.tokens > 100_000

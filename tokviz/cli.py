@@ -11,7 +11,7 @@
     tokviz export -t TOK --format FORMAT -o OUT [--scrub] [--force]
     tokviz health -t TOK [--corpus FILE] [--ios 0.9] [--min-count 3] [--table markdown|csv] [--json]
     tokviz compare -t A -t B [...] [FILE|-] [--json]
-    tokviz stats -t TOK [-t TOK2 ...] [--corpus [LABEL=]PATH ...] [--table markdown|csv] [--json]
+    tokviz stats -t TOK [-t TOK2 ...] [--corpus [LABEL=]PATH ...] [--table markdown|csv] [--threads N] [--json]
     tokviz fairness -t TOK [-t TOK ...] [FILES|DIR] [--pivot LANG] [--table markdown|csv] [--long] [--json]  token premium across languages
     tokviz robustness -t TOK [-t TOK ...] [FILE|-] [--perturbation NAME ...] [--rate R] [--seed S] [--table markdown|csv] [--json]
     tokviz overlap -t A -t B [-t C ...] [--table markdown|csv] [--json]  shared tokens, merge order: derived?
@@ -322,7 +322,9 @@ def _stats(args, paths, corpora, cluster) -> int:
     from .analysis.corpus_stats import comparison_rows, corpus_stats, table_csv, table_markdown
     from .analysis.vocab_stats import vocab_stats
 
-    measure = corpus_stats
+    def measure(tok, files, progress=None, cancel=None):
+        return corpus_stats(tok, files, progress=progress, cancel=cancel, threads=args.threads)
+
     if cluster is not None:
         from .cluster import corpus_stats_on
 
@@ -738,6 +740,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="file or folder to measure on (repeatable; LABEL groups files, e.g. zh=zh.txt)")
     p.add_argument("--table", choices=["markdown", "csv"], help="print the comparison table in this format")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--threads", type=_threads, help="threads encoding each corpus here (default: one per core)")
     cluster_args(p)
     p.set_defaults(func=cmd_stats)
 

@@ -244,6 +244,37 @@ class CorpusCounter:
             s.han_tokens += int(is_han[np.clip(starts, 0, len(text))].sum())
 
 
+class IdsOnly:
+    """What CorpusCounter.add reads of the Encoding of a text without Han characters."""
+
+    __slots__ = ("text", "ids")
+
+    def __init__(self, text: str, ids):
+        self.text, self.ids = text, ids
+
+
+def counting_encoder(tokenizer, threads: int | None = None) -> Callable[[list[str]], list]:
+    """pieces -> what CorpusCounter.add needs of each, encoded as two batches on `threads` threads
+    (None: one per core): the ids alone as an array (no Python int per id) for the pieces without
+    Han characters, the whole Encodings (Han tokens are counted by their offsets) for the rest."""
+
+    def encode_many(pieces: list[str]) -> list:
+        out: list = [None] * len(pieces)
+        han, plain = [], []
+        for k, piece in enumerate(pieces):
+            (han if _HAN.search(piece) else plain).append(k)
+        if plain:
+            ids, offsets = tokenizer.encode_ids_batch([pieces[k] for k in plain], threads=threads, as_array=True)
+            for j, k in enumerate(plain):
+                out[k] = IdsOnly(pieces[k], ids[offsets[j]:offsets[j + 1]])
+        if han:
+            for k, enc in zip(han, tokenizer.encode_batch([pieces[k] for k in han], threads=threads), strict=True):
+                out[k] = enc
+        return out
+
+    return encode_many
+
+
 def corpus_stats(
     tokenizer,
     paths: Iterable[str | os.PathLike],
@@ -251,9 +282,11 @@ def corpus_stats(
     progress: Callable[[int, int], None] | None = None,
     cancel=None,
     alpha: float = 2.5,
+    threads: int | None = None,
 ) -> CorpusStats:
     """Statistics of `tokenizer` over files and folders (streamed; see the module docstring).
-    progress(bytes_done, total_bytes); cancel: a callable or threading.Event (raises Cancelled)."""
+    progress(bytes_done, total_bytes); cancel: a callable or threading.Event (raises Cancelled);
+    threads: the pieces of each read chunk are encoded on this many threads (None: one per core)."""
     from ..core.streaming import encode_file
 
     files = corpus_files(paths)
@@ -269,7 +302,8 @@ def corpus_stats(
                 progress(base + done, total)
 
         encode_file(tokenizer, f, on_chunk=lambda chunk: counter.add(chunk.encoding.text, chunk.encoding),
-                    keep_ids=False, progress=file_progress, cancel=cancel, piece_chars=64 * 1024)
+                    keep_ids=False, progress=file_progress, cancel=cancel, piece_chars=64 * 1024,
+                    encode_many=counting_encoder(tokenizer, threads))
         done_before += f.stat().st_size
     stats.seconds = time.perf_counter() - t0
     if progress is not None:

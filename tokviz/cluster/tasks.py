@@ -39,34 +39,14 @@ def tokenizer(path: str, pattern: str | None = None):
     return tok
 
 
-class _Ids:
-    """What CorpusCounter.add reads of an Encoding when the text holds no Han character."""
-
-    __slots__ = ("text", "ids")
-
-    def __init__(self, text: str, ids: list[int]):
-        self.text, self.ids = text, ids
-
-
-def _counting_encoder(tok):
-    """text -> what CorpusCounter.add needs: the native ids alone, or the whole Encoding (with
-    offsets) when Han characters are counted per token."""
-    from ..analysis.corpus_stats import _HAN
-
-    def encode(text: str):
-        return tok.encode(text) if _HAN.search(text) else _Ids(text, tok.encode_ids(text))
-
-    return encode
-
-
 def stats_range(spec: tuple[str, str | None], path: str, start: int, end: int, alpha: float) -> dict:
     """The additive statistics of bytes [start, end) of `path` (see CorpusCounter)."""
-    from ..analysis.corpus_stats import CorpusCounter
+    from ..analysis.corpus_stats import CorpusCounter, counting_encoder
     from ..core.streaming import encode_file
 
     counter = CorpusCounter(tokenizer(*spec), alpha)
     encode_file(counter.tokenizer, path, start=start, end=end, keep_ids=False, piece_chars=64 * 1024,
-                encode=_counting_encoder(counter.tokenizer),
+                encode_many=counting_encoder(counter.tokenizer, threads=1),
                 on_chunk=lambda chunk: counter.add(chunk.encoding.text, chunk.encoding))
     s = counter.stats
     out = {name: getattr(s, name) for name in STAT_FIELDS}

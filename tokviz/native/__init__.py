@@ -396,6 +396,19 @@ class NativeModel:
             t += c
         return results
 
+    def encode_many_flat(self, segments, threads: int):
+        """The ids of `encode_many` as (ids, offsets) arrays (tokviz.core.id_arrays): the C model
+        writes every word's ids into one buffer, without a Python int per id."""
+        import numpy as np
+
+        pieces, per_segment = self._pieces(segments)
+        ids, counts, _ = self.model.encode_words([p.text for p in pieces], threads, flat=True)
+        tokens_before_piece = np.zeros(len(pieces) + 1, np.int64)
+        np.cumsum(np.frombuffer(counts, np.int32), out=tokens_before_piece[1:])
+        pieces_before_segment = np.zeros(len(segments) + 1, np.int64)
+        np.cumsum(per_segment, out=pieces_before_segment[1:])
+        return arrays_of_buffers(ids, tokens_before_piece[pieces_before_segment])
+
     def unpack(self, seg, ids, offsets):
         """(ids, offsets in the original text) from a packed=True result of encode_many."""
         return ids, offsets

@@ -13,6 +13,7 @@ from __future__ import annotations
 import weakref
 from array import array
 
+from ..core.id_arrays import arrays_of_buffers, ids_array, splice
 from . import NativeModel, _native
 
 
@@ -104,6 +105,17 @@ class NativeBert(NativeModel):
         if packed or not with_offsets:
             return results
         return [self.unpack(seg, ids, offs) for seg, (ids, offs) in zip(segments, results)]
+
+    def encode_many_flat(self, segments, threads: int):
+        """The ids of `encode_many` as (ids, offsets) arrays (tokviz.core.id_arrays): the C threads
+        write them into one buffer, without a Python int per id; the segments the C encoder does
+        not take whole go through `reference` and are spliced in."""
+        identity = [seg.is_identity for seg in segments]
+        texts = [seg.text if ok else "" for seg, ok in zip(segments, identity)]
+        ids, offsets, skipped = self.c.encode_many(texts, threads, flat=True)
+        ids, offsets = arrays_of_buffers(ids, offsets)
+        redo = sorted(set(skipped) | {k for k, ok in enumerate(identity) if not ok})
+        return splice(ids, offsets, {k: ids_array(self.reference(segments[k], False)[0]) for k in redo})
 
     def unpack(self, seg, ids, packed):
         """(ids, offsets in the original text) from a packed result of encode_many for `seg`."""

@@ -375,14 +375,16 @@ out:
 }
 
 static PyObject *Model_encode_words(Model *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"words", "threads", "bases", "spans", NULL};
+    static char *kwlist[] = {"words", "threads", "bases", "spans", "flat", NULL};
     PyObject *seq, *bases_obj = Py_None, *spans_obj = Py_None;
-    int threads = 1;
+    int threads = 1, flat = 0;
     if (!self->ready) {
         PyErr_SetString(PyExc_RuntimeError, "model not initialized");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|iOO:encode_words", kwlist, &seq, &threads, &bases_obj, &spans_obj)) return NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|iOOp:encode_words", kwlist, &seq, &threads, &bases_obj, &spans_obj,
+                                     &flat))
+        return NULL;
     PyObject *words = PySequence_Fast(seq, "words must be a sequence of str");
     if (!words) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(words);
@@ -498,7 +500,9 @@ static PyObject *Model_encode_words(Model *self, PyObject *args, PyObject *kw) {
         }
         n_tokens += jobs[t].out.n;
     }
-    ids = PyList_New((Py_ssize_t)n_tokens);
+    if (n_tokens > (size_t)PY_SSIZE_T_MAX / (2 * sizeof(int32_t))) goto nomem;
+    ids = flat ? PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(n_tokens * sizeof(int32_t)))
+               : PyList_New((Py_ssize_t)n_tokens);
     counts_b = PyBytes_FromStringAndSize((const char *)counts, (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t));
     offs_b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_tokens * 2 * sizeof(int32_t)));
     if (!ids || !counts_b || !offs_b) goto done;
@@ -506,10 +510,14 @@ static PyObject *Model_encode_words(Model *self, PyObject *args, PyObject *kw) {
     Py_ssize_t pos = 0;
     for (int t = 0; t < n_jobs; t++) {
         Out *o = &jobs[t].out;
-        for (size_t i = 0; i < o->n; i++) {
-            PyObject *v = PyLong_FromLong(o->ids[i]);
-            if (!v) goto done;
-            PyList_SET_ITEM(ids, pos + (Py_ssize_t)i, v);
+        if (flat && o->n) {
+            memcpy(PyByteArray_AS_STRING(ids) + pos * sizeof(int32_t), o->ids, o->n * sizeof(int32_t));
+        } else {
+            for (size_t i = 0; i < o->n; i++) {
+                PyObject *v = PyLong_FromLong(o->ids[i]);
+                if (!v) goto done;
+                PyList_SET_ITEM(ids, pos + (Py_ssize_t)i, v);
+            }
         }
         if (o->n) memcpy(op + pos * 2 * sizeof(int32_t), o->offs, o->n * 2 * sizeof(int32_t));
         pos += (Py_ssize_t)o->n;
@@ -662,8 +670,8 @@ fail:
 
 static PyMethodDef Model_methods[] = {
     {"encode_words", (PyCFunction)(void (*)(void))Model_encode_words, METH_VARARGS | METH_KEYWORDS,
-     "encode_words(words, threads=1, bases=None, spans=None) -> (ids, counts, offsets): all tokens of the words "
-     "(a list), tokens per word (int32 bytes) and their spans in the word (+ bases[k] when >= 0, or mapped by "
+     "encode_words(words, threads=1, bases=None, spans=None, flat=False) -> (ids, counts, offsets): all tokens of "
+     "the words (a list; flat=True: a bytearray of native int32), tokens per word (int32 bytes) and their spans in the word (+ bases[k] when >= 0, or mapped by "
      "spans[k] = (starts, ends) when not None) as int32 start/end pairs. "
      "Releases the GIL."},
     {NULL},
@@ -995,11 +1003,24 @@ static PyObject *bert_batch_result(void *ctx, size_t k, int rc) {
 
 static void bert_batch_scratch_free(void *scratch) { bert_thread_scratch_free(scratch); }
 
+static void bert_batch_ids(void *ctx, size_t k, const int32_t **ids, size_t *n) {
+    const BertBatch *b = ctx;
+    *ids = b->outs[k].ids;
+    *n = b->outs[k].n;
+}
+
+static int bert_batch_error(int rc) {
+    bert_set_error(rc);
+    return -1;
+}
+
 static PyObject *BertEncoder_encode_many(BertEncoder *self, PyObject *args, PyObject *kw) {
-    static char *kwlist[] = {"texts", "threads", "offsets", NULL};
+    static char *kwlist[] = {"texts", "threads", "offsets", "flat", NULL};
     PyObject *seq;
-    int threads = 1, offsets = 2;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|ii:encode_many", kwlist, &seq, &threads, &offsets)) return NULL;
+    int threads = 1, offsets = 2, flat = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|iip:encode_many", kwlist, &seq, &threads, &offsets, &flat))
+        return NULL;
+    if (flat) offsets = 0;
     if (check_offsets_mode(offsets) || bert_prepare(self)) return NULL;
     /* A private tuple: nothing can drop the texts while the threads read them. */
     PyObject *fast = PySequence_Tuple(seq);
@@ -1017,7 +1038,12 @@ static PyObject *BertEncoder_encode_many(BertEncoder *self, PyObject *args, PyOb
     self->model->busy++;
     BatchJob job = {&b, (size_t)n, bert_batch_encode, bert_batch_result, sizeof(BertThreadScratch),
                     bert_batch_scratch_free};
-    result = batch_run(&job, threads);
+    if (flat) {
+        BatchFlat how = {bert_batch_ids, RC_REFERENCE, bert_batch_error};
+        result = batch_run_flat(&job, &how, threads);
+    } else {
+        result = batch_run(&job, threads);
+    }
     self->model->busy--;
 done:
     if (b.outs)
@@ -1091,7 +1117,9 @@ static PyMethodDef BertEncoder_methods[] = {
      "encode(text, base=0, offsets=2) -> (ids, packed int32 start/end pairs + base) into the raw text, ids "
      "alone with offsets=0, or None when the text needs the Python reference. Releases the GIL."},
     {"encode_many", (PyCFunction)(void (*)(void))BertEncoder_encode_many, METH_VARARGS | METH_KEYWORDS,
-     "encode_many(texts, threads=1, offsets=2) -> a list of encode() results, computed on `threads` threads."},
+     "encode_many(texts, threads=1, offsets=2, flat=False) -> a list of encode() results, computed on `threads` "
+     "threads; flat=True: (ids, offsets, skipped), every id in one int32 bytearray (batch.h's batch_run_flat), "
+     "skipped the texts that need the reference pre-tokenizer."},
     {"normalize", (PyCFunction)BertEncoder_normalize, METH_O,
      "normalize(text) -> (normalized text, starts, ends) or None: BertNormalizer alone."},
     {NULL},
