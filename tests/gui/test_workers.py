@@ -175,7 +175,7 @@ def test_a_long_text_is_debounced_with_a_maximum_wait(qtbot, demo_tokenizer):
         c.shutdown()
 
 
-def test_updates_that_cost_more_than_the_budget_are_debounced(qtbot, demo_tokenizer):
+def test_updates_that_cost_the_ui_thread_more_than_the_budget_are_debounced(qtbot, demo_tokenizer):
     sample_text = defaults.sample_text() * 4
     c = EncodeController(debounce_ms=60, max_wait_ms=150, live_budget_ms=5.0)
     slow = []
@@ -187,22 +187,43 @@ def test_updates_that_cost_more_than_the_budget_are_debounced(qtbot, demo_tokeni
         c.set_text(sample_text[:2000])
         assert c.encodes_started == started + 1  # cheap so far: encoded at once
         qtbot.waitUntil(c.is_up_to_date, timeout=30_000)
-        assert c.last_update_ms < 5.0 or pytest.skip("this machine encodes 2,000 characters in over 5 ms")
+        assert c.last_show_ms < 5.0 or pytest.skip("this machine shows 2,000 characters' tokens in over 5 ms")
 
         slow.append(1)
         c.set_text(sample_text[:2001])
         assert c.encodes_started == started + 2
         qtbot.waitUntil(c.is_up_to_date, timeout=30_000)
-        assert c.last_update_ms > 5.0  # the slot's time counts
+        assert c.last_show_ms > 5.0  # the slot's time counts
         c.set_text(sample_text[:2002])
         assert c.encodes_started == started + 2 and c.is_busy()  # over budget: waits for quiet
         qtbot.waitUntil(c.is_up_to_date, timeout=30_000)
         assert c.encodes_started == started + 3 and c.last_result.text == sample_text[:2002]
 
         c.set_tokenizer(demo_tokenizer)  # a new setup starts cheap again (its cost is unknown)
-        assert c.last_update_ms == 0.0 and c.is_live(2003)
+        assert c.last_show_ms == c.last_encode_ms == 0.0 and c.is_live(2003)
     finally:
         c.shutdown()
+
+
+def test_the_worker_s_encode_time_ends_live_updates_only_past_its_own_limit(qtbot, demo_tokenizer):
+    """An encode that takes the worker a while but is cheap to show stays live (each key shows
+    sooner than a debounce would); past `live_encode_ms` the text waits for quiet."""
+    text = defaults.sample_text() * 8
+    for limit, live in ((10_000.0, True), (0.0001, False)):
+        c = EncodeController(debounce_ms=60, max_wait_ms=150, live_budget_ms=10_000.0, live_encode_ms=limit)
+        try:
+            c.set_tokenizer(demo_tokenizer)
+            qtbot.waitUntil(c.is_up_to_date)
+            c.set_text(text[:3000])
+            qtbot.waitUntil(c.is_up_to_date, timeout=30_000)
+            assert c.last_encode_ms > 0.0001
+            started = c.encodes_started
+            c.set_text(text[:3001])
+            assert c.encodes_started == started + (1 if live else 0)
+            qtbot.waitUntil(c.is_up_to_date, timeout=30_000)
+            assert c.last_result.text == text[:3001]
+        finally:
+            c.shutdown()
 
 
 def test_results_from_before_a_tokenizer_change_are_discarded(qtbot, controller, demo_tokenizer,

@@ -41,11 +41,13 @@ from .platform import lower_this_thread
 from .ui_gate import join_this_thread, leave_this_thread, ui_thread_waits
 from .token_view import TokenView
 
-# Texts up to LIVE_CHARS characters are encoded on every change while the last update (encode on the
-# worker + showing it on the UI thread, smoothed) took under LIVE_BUDGET_MS (see EncodeController); others after
-# DEBOUNCE_MS of quiet, or MAX_WAIT_MS after their first change not yet encoded.
+# Texts up to LIVE_CHARS characters are encoded on every change while showing the last results took
+# the UI thread under LIVE_BUDGET_MS and encoding them the worker under LIVE_ENCODE_MS (each smoothed;
+# see EncodeController); others after DEBOUNCE_MS of quiet, or MAX_WAIT_MS after their first change
+# not yet encoded.  (An encode under DEBOUNCE_MS shows a key sooner live than the debounce would.)
 LIVE_CHARS = 256 * 1024
 LIVE_BUDGET_MS = 30.0
+LIVE_ENCODE_MS = 150.0
 DEBOUNCE_MS = 150
 MAX_WAIT_MS = 400
 # A text longer than this is encoded into a TokenArray (arrays, piece by piece) rather than an
@@ -216,12 +218,17 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def _smoothed(previous_ms: float, ms: float) -> float:
+    return ms if not previous_ms else 0.7 * previous_ms + 0.3 * ms
+
+
 class EncodeController(QObject):
     """Owns the current tokenizer and text and keeps an up-to-date Encoding of them, off the UI thread.
 
     As an editor does it: a text of up to `live_chars` characters is encoded on every change, at
-    once, as long as recent updates (the encode plus the `encoded` slots that show it, smoothed)
-    took under `live_budget_ms`.  One encode runs at a time; changes made meanwhile are coalesced, and when it
+    once, as long as showing recent results (the `encoded` slots, on the UI thread) took under
+    `live_budget_ms` and encoding them (on the worker) under `live_encode_ms`, each smoothed.  One
+    encode runs at a time; changes made meanwhile are coalesced, and when it
     ends the newest text is encoded next, so steady typing shows a result every encode's time and the
     last keystroke's result always arrives.  A longer text, or one whose updates cost more, is
     encoded after `debounce_ms` of quiet, or `max_wait_ms` after its first change not yet encoded,
@@ -243,7 +250,7 @@ class EncodeController(QObject):
 
     def __init__(self, parent: QObject | None = None, *, debounce_ms: int = DEBOUNCE_MS,
                  max_wait_ms: int = MAX_WAIT_MS, live_chars: int = LIVE_CHARS,
-                 live_budget_ms: float = LIVE_BUDGET_MS):
+                 live_budget_ms: float = LIVE_BUDGET_MS, live_encode_ms: float = LIVE_ENCODE_MS):
         super().__init__(parent)
         self._encoder = TaskRunner(1, self, foreground=True)
         self._loader = TaskRunner(2, self, foreground=True)
@@ -254,7 +261,11 @@ class EncodeController(QObject):
         self._max_wait_ms = max_wait_ms
         self._live_chars = live_chars
         self._live_budget_ms = live_budget_ms
-        self.last_update_ms = 0.0  # recent results' encode + showing them, smoothed; 0 after a new setup
+        self._live_encode_ms = live_encode_ms
+        # recent results' time on the UI thread (showing them) and on the worker (encoding them),
+        # smoothed; 0 after a new setup
+        self.last_show_ms = 0.0
+        self.last_encode_ms = 0.0
         self._waiting_since = 0.0  # when the debounce of the current burst of changes began
         self._encoder.taskFinished.connect(self._update_busy)
         self._loader.taskFinished.connect(self._update_busy)
@@ -329,7 +340,8 @@ class EncodeController(QObject):
 
     def is_live(self, chars: int) -> bool:
         """Whether a text of `chars` characters is encoded on every change rather than debounced."""
-        return chars <= self._live_chars and self.last_update_ms < self._live_budget_ms
+        return (chars <= self._live_chars and self.last_show_ms < self._live_budget_ms
+                and self.last_encode_ms < self._live_encode_ms)
 
     @property
     def allow_special(self) -> bool | None:
@@ -360,7 +372,7 @@ class EncodeController(QObject):
         self._changed_setup()
 
     def _changed_setup(self) -> None:
-        self.last_update_ms = 0.0  # (another tokenizer or options: its cost is not known yet)
+        self.last_show_ms = self.last_encode_ms = 0.0  # (another tokenizer or options: costs not known yet)
         self._setup += 1
         self._generation += 1
         self._request()
@@ -432,9 +444,9 @@ class EncodeController(QObject):
                 self.last_result = result
                 t0 = time.perf_counter()
                 self.encoded.emit(result)
-                cost = (result.seconds + time.perf_counter() - t0) * 1000
                 # (smoothed: one slow update, a collection or a busy moment, does not end live typing)
-                self.last_update_ms = cost if not self.last_update_ms else 0.7 * self.last_update_ms + 0.3 * cost
+                self.last_show_ms = _smoothed(self.last_show_ms, (time.perf_counter() - t0) * 1000)
+                self.last_encode_ms = _smoothed(self.last_encode_ms, result.seconds * 1000)
 
         def failed(exc: BaseException) -> None:
             self._finished()
