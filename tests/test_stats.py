@@ -246,7 +246,7 @@ def test_corpus_stats_on_threads_equal_one_encoding_per_piece(tmp_path, name):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(lines[k % 4] + f" {k}" for k in range(30_000)), encoding="utf-8")
     one_by_one = CorpusCounter(tok, 2.5)
-    encode_file(tok, corpus, keep_ids=False, piece_chars=64 * 1024, encode=tok.encode,
+    encode_file(tok, corpus, keep_ids=False, piece_chars=64 * 1024,
                 on_chunk=lambda chunk: one_by_one.add(chunk.encoding.text, chunk.encoding))
     expected = one_by_one.stats
     for threads in (1, 2):

@@ -51,8 +51,9 @@ Ids are returned as ``array('I')`` (4 bytes per token, not a list of Python ints
 too and nothing at all grows with the file (the return value is then None).
 
 Cancellation (`cancel` is a callable returning True, or a threading.Event) is checked before every
-piece (pieces are ~`piece_chars` characters, a few tens of milliseconds of work) and raises
-`Cancelled`, which carries how far it got.
+piece (pieces are ~`piece_chars` characters, a few tens of milliseconds of work), or before each
+batch of a read chunk's pieces with `encode_many`, and raises `Cancelled`, which carries how far it
+got.
 
 A UTF-8 byte-order mark at the start of the file is skipped, as `tokviz.gui.files.read_text_file`
 does.  Special tokens of a post-processor are not added (this is the text's own tokens).
@@ -370,7 +371,6 @@ def encode_file(
     allow_nul: bool = False,
     start: int = 0,
     end: int | None = None,
-    encode: Callable | None = None,
     encode_many: Callable | None = None,
 ) -> array | None:
     """Encode a UTF-8 file in bounded memory; the ids equal ``tokenizer.encode(whole_text).ids``.
@@ -384,10 +384,10 @@ def encode_file(
     A NUL byte anywhere marks a binary file, refused with its offset (allow_nul=True: encoded).
     start, end: encode only bytes [start, end) of the file (a safe cut at both ends, e.g. from
     tokviz.cluster.ranges); progress and Chunk.byte_start then count from `start`.
-    encode: what makes each piece's Encoding for on_chunk (default tokenizer.encode; a caller that
-    needs only some fields may return less).  encode_many: in its place, what makes the Encodings
-    of a list of pieces at once (a batch on several threads): it gets every piece of a read chunk
-    together, and on_chunk still gets them one by one, in order."""
+    encode_many: what makes the Encodings for on_chunk of a list of pieces at once (a batch on
+    several threads; default tokenizer.encode of each piece; a caller that needs only some fields
+    may return less): it gets every piece of a read chunk together, and on_chunk still gets them
+    one by one, in order."""
     path = os.fspath(path)
     fh = open_regular(path, "a text file")
     try:
@@ -445,7 +445,7 @@ def encode_file(
             return
         for piece in pieces:
             check_cancel()
-            done(piece, encode_ids(piece) if on_chunk is None else (encode or tokenizer.encode)(piece))
+            done(piece, encode_ids(piece) if on_chunk is None else tokenizer.encode(piece))
 
     with fh:
         carry_bytes = b""
