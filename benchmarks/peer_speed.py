@@ -1,7 +1,8 @@
 """tokviz beside the fastest tokenizer libraries on PyPI, on text none of them has seen.
 
     python3 benchmarks/peer_speed.py [--mb 2] [--tokenizers cl100k,o200k,qwen2.5,llama3] [--extra]
-                                     [--corpora en,zh,code,multi] [--peers fastokens,tokie,...] [--json]
+                                     [--corpora en,zh,code,multi] [--peers fastokens,tokie,...]
+                                     [--runs 3] [--jobs 1] [--json]
 
 For each (encoder, tokenizer, corpus) a fresh process (this script with --worker) loads the encoder
 (load time: the loader call alone, imports excluded) and, one thread, one encode call per 8 KB chunk
@@ -10,6 +11,10 @@ For each (encoder, tokenizer, corpus) a fresh process (this script with --worker
   cold          the first --mb MB of the corpus (first use after the load),
   warm-unseen   the next --mb MB (caches warm, text not seen),
   repeat        the best of 3 passes over the warm-unseen chunks again (the old way of measuring).
+
+With --runs N every worker runs N times (each a fresh process) and each phase's median MB/s
+counts; --jobs J runs up to J workers at once, each pinned to a core of its own (for a many-core
+machine: the cells stay one thread each).
 
 MB/s = UTF-8 bytes / seconds.  tokviz is `tokviz.load(path)` then `encode_ids(chunk)`; the peers
 are loaded and called as tokviz.bench.PEERS says (tokviz bench uses the same code).  Each worker
@@ -29,12 +34,14 @@ import gzip
 import json
 import os
 import platform
+import queue
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -61,13 +68,14 @@ ONE_THREAD = {"RAYON_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "TOKENIZERS_PARA
 
 
 def o200k_file() -> Path:
-    """o200k_base.tiktoken unpacked from bpe-openai's package data into a cache folder."""
+    """o200k_base.tiktoken unpacked from bpe-openai's package data into a cache folder (where a
+    copy already lies there, bpe-openai is not needed)."""
     from importlib.resources import files
 
-    packed = files("bpe_openai.data") / "o200k_base.tiktoken.gz"  # ModuleNotFoundError without bpe-openai
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tokviz-bench"
     target = cache / "o200k_base.tiktoken"  # the name tells tokviz.load its split pattern
     if not target.exists():
+        packed = files("bpe_openai.data") / "o200k_base.tiktoken.gz"  # ModuleNotFoundError without bpe-openai
         cache.mkdir(parents=True, exist_ok=True)
         scratch = target.with_suffix(f".{os.getpid()}.tmp")
         with packed.open("rb") as raw, gzip.open(raw) as src, open(scratch, "wb") as dst:
@@ -125,11 +133,49 @@ def _offsets(lists) -> np.ndarray:
 # ---- parent ----------------------------------------------------------------------------------
 
 
-def run_worker(encoder: str, tokenizer: Path, corpus: Path, args, ids_out: Path) -> dict:
+def median_record(runs: list[dict]) -> dict:
+    """The first run's record with each phase's median MB/s over the runs (and the runs' figures)."""
+    good = [r for r in runs if "skipped" not in r]
+    if len(good) < len(runs):
+        return next(r for r in runs if "skipped" in r)
+    rec = dict(good[0], phases={p: dict(v) for p, v in good[0]["phases"].items()})
+    rec["load_seconds"] = statistics.median(r["load_seconds"] for r in good)
+    for phase, values in rec["phases"].items():
+        speeds = [r["phases"][phase]["mb_per_s"] for r in good]
+        values["mb_per_s"] = statistics.median(speeds)
+        values["runs_mb_per_s"] = speeds
+    return rec
+
+
+def measure_cell(encoders: list[str], tokenizer: Path, corpus: Path, args, scratch: Path):
+    """(encoder, median record) for each encoder on one tokenizer and corpus: args.runs fresh workers
+    each, up to args.jobs at once, each pinned to a core no other worker holds (the last cores this
+    process may use).  Run k of an encoder writes its ids to scratch/ENCODER-k.npz."""
+    jobs = [(encoder, k) for k in range(args.runs) for encoder in encoders]
+    free_cores: queue.Queue = queue.Queue()
+    for core in sorted(os.sched_getaffinity(0))[-args.jobs:] if args.jobs > 1 else [None]:
+        free_cores.put(core)
+
+    def one(job):
+        encoder, k = job
+        core = free_cores.get()
+        try:
+            return run_worker(encoder, tokenizer, corpus, args, scratch / f"{encoder}-{k}.npz", core)
+        finally:
+            free_cores.put(core)
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(one, jobs))
+    for encoder in encoders:
+        yield encoder, median_record([r for (e, _), r in zip(jobs, results) if e == encoder])
+
+
+def run_worker(encoder: str, tokenizer: Path, corpus: Path, args, ids_out: Path, core: int | None = None) -> dict:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", encoder, "--tokenizer", str(tokenizer),
            "--corpus", str(corpus), "--mb", str(args.mb), "--chunk-kb", str(args.chunk_kb),
            "--repeat", str(args.repeat), "--ids-out", str(ids_out)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **ONE_THREAD})
+    pin = (lambda: os.sched_setaffinity(0, {core})) if core is not None else None
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **ONE_THREAD}, preexec_fn=pin)
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:
         tail = " ".join((proc.stderr or proc.stdout).strip().splitlines()[-1:])[:300]
@@ -207,10 +253,9 @@ def run(args) -> dict:
                 corpus = SHARED / "corpus" / f"{corpus_name}.txt"
                 if not corpus.exists():
                     sys.exit(f"corpus not found: {corpus}")
-                reference = scratch / "tokviz.npz"
-                for encoder in ["tokviz", *applicable]:
-                    ids_out = reference if encoder == "tokviz" else scratch / f"{encoder}.npz"
-                    rec = run_worker(encoder, path, corpus, args, ids_out)
+                reference = scratch / "tokviz-0.npz"
+                for encoder, rec in measure_cell(["tokviz", *applicable], path, corpus, args, scratch):
+                    ids_out = scratch / f"{encoder}-0.npz"
                     if args.progress:
                         print(f"{name} {corpus_name} {encoder}: "
                               f"{rec.get('skipped') or ' / '.join(_mbps(rec, p) for p in bench.PHASES)}",
@@ -238,6 +283,8 @@ def run(args) -> dict:
         "mb": args.mb,
         "chunk_kb": args.chunk_kb,
         "repeat": args.repeat,
+        "runs": args.runs,
+        "jobs": args.jobs,
         "corpora": corpora,
         "tokenizers": list(paths),
         "records": records,
@@ -279,7 +326,9 @@ def markdown(report: dict) -> str:
         f"tokenizer and corpus; MB/s of UTF-8 input.  cold = the first {report['mb']:g} MB of the corpus, "
         f"warm-unseen = the next {report['mb']:g} MB, repeat = best of {report['repeat']} over the "
         f"warm-unseen text again.  Load: median of the encoder's loads (loader call only).  "
-        f"tokviz ÷ fastest: tokviz's speed over the fastest peer's in that cell.",
+        + (f"Each cell is the median of {report['runs']} runs, each a fresh process.  " if report["runs"] > 1 else "")
+        + (f"Up to {report['jobs']} workers ran at once, each pinned to a core of its own.  " if report["jobs"] > 1 else "")
+        + "tokviz ÷ fastest: tokviz's speed over the fastest peer's in that cell.",
         "",
     ]
     by_key = {(r["tokenizer"], r["encoder"], r["corpus"]): r for r in report["records"]}
@@ -342,6 +391,8 @@ def main(argv=None) -> int:
     ap.add_argument("--peers", help=f"comma-separated, from {','.join(bench.PEERS)} (default: all that apply)")
     ap.add_argument("--chunk-kb", type=float, default=8)
     ap.add_argument("--repeat", type=int, default=3, help="runs of the repeat pass (default 3)")
+    ap.add_argument("--runs", type=int, default=1, help="fresh workers per cell; the median counts (default 1)")
+    ap.add_argument("--jobs", type=int, default=1, help="workers at once, each pinned to a core (default 1)")
     ap.add_argument("--json", action="store_true", help="print the records as JSON instead of the tables")
     ap.add_argument("--progress", action="store_true", help="one line on stderr per measurement")
     # worker mode (used by the parent)
