@@ -21,6 +21,10 @@ class OptionalBuildExt(build_ext):
     failed = False
 
     def run(self):
+        tables = unidata_tables_for_this_python(Path(self.build_temp))
+        for ext in self.extensions:
+            if UNIDATA in ext.include_dirs:
+                ext.include_dirs = tables + ext.include_dirs
         try:
             super().run()
         except Exception as exc:  # no compiler at all (distutils raises its own error classes)
@@ -65,7 +69,19 @@ class OptionalBuildExt(build_ext):
 
 
 SRC = "tokviz/native/src"
+UNIDATA = f"{SRC}/unidata"  # tables generated from unicodedata: committed for the oldest supported Python
 COMPILE = ["-O3", "-std=gnu11", "-Wall", "-Wno-unused-function"]
+
+
+def unidata_tables_for_this_python(build_temp: Path) -> list[str]:
+    """Include folders to search before UNIDATA (tokviz/native/unidata_build.py, loaded by path)."""
+    import importlib.util
+
+    here = Path(__file__).resolve().parent
+    spec = importlib.util.spec_from_file_location("unidata_build", here / "tokviz" / "native" / "unidata_build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.tables_for_this_python(here / UNIDATA, build_temp)
 
 
 def native_module(name: str, sources: list[str], depends: list[str] = ()) -> Extension:
@@ -75,7 +91,7 @@ def native_module(name: str, sources: list[str], depends: list[str] = ()) -> Ext
         f"tokviz.{name}",
         sources=[f"{SRC}/{s}" for s in sources],
         depends=[f"{SRC}/{d}" for d in depends],
-        include_dirs=[SRC],
+        include_dirs=[SRC, UNIDATA],
         extra_compile_args=COMPILE,
         extra_link_args=["-pthread"],
     )
@@ -84,9 +100,9 @@ def native_module(name: str, sources: list[str], depends: list[str] = ()) -> Ext
 modules = [
     # encoders: byte-level BPE (with the pre-tokenizer scanners), WordPiece, HF Unigram, .model reading
     native_module("_native", ["_native.c", "sp_pieces.c", "models.c", "bert_pre.c", "bytelevel_tables.c", "text_checks.c", "char_atoms.c", "id_ints.c"],
-                  ["scan.h", "scan_bits.h", "text_checks.h", "unicode_tables.h", "nfc_tables.h", "sp_pieces.h", "bytelevel_tables.h",
+                  ["scan.h", "scan_bits.h", "text_checks.h", "unicode_tables.h", "unidata/nfc_tables.h", "sp_pieces.h", "bytelevel_tables.h",
                    "models.h", "models_common.h",
-                   "bert_pre.h", "bert_tables.h", "piece_cache.h", "batch.h", "char_atoms.h", "id_ints.h"]),
+                   "bert_pre.h", "unidata/bert_tables.h", "piece_cache.h", "batch.h", "char_atoms.h", "id_ints.h"]),
     # the Unigram trainer's core: seeds, EM over the lattices, pruning (tokviz/train/unigram.py)
     native_module("_unigramtrain", ["unigram_train.c"]),
     # BPE training core: piece counting on threads, incremental merge learning

@@ -17,7 +17,7 @@ splits off added tokens in Python) and gives the same ids and offsets.  It is us
 
 When the normalizer is one Unicode normal form (NFC, NFKC, NFD, NFKD) or there is none, the C
 threads of a batch first check each raw text: one that passes the form's quick check (tables in
-src/nfc_tables.h, made by gen_nfc_tables.py) and holds no added token's string needs no
+src/unidata/nfc_tables.h, made by gen_nfc_tables.py) and holds no added token's string needs no
 preparation and is encoded as it is; only the others are normalized and cut in Python.
 
 A WordPiece or (HF) Unigram model is also run in C (NativeModel): the normalizer and the

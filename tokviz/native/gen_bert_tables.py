@@ -1,4 +1,4 @@
-"""Generate src/bert_tables.h: what the native BERT normalizer and pre-tokenizer (src/bert_pre.c)
+"""Generate src/unidata/bert_tables.h: what the native BERT normalizer and pre-tokenizer (src/bert_pre.c)
 need to know about every code point, taken from the reference itself (`unicodedata` and
 tokviz.core.unicode, which BertNormalizer and BertPreTokenizer use):
 
@@ -16,9 +16,11 @@ tokviz.core.unicode, which BertNormalizer and BertPreTokenizer use):
             for one character, else a sequence
 
 Records are stored once each; `bt_stage1[cp >> 7]` picks a 128-entry block of `bt_stage2`, which
-holds record numbers.  Run from the repository root after a Python upgrade, and commit the header:
+holds record numbers.  As for gen_nfc_tables.py, setup.py runs this at build time into the build
+folder when the building Python's Unicode version differs from the committed header's; to refresh
+the committed one:
 
-    python3 tokviz/native/gen_bert_tables.py
+    python3 tokviz/native/gen_bert_tables.py [OUTPUT]
 """
 from __future__ import annotations
 
@@ -141,7 +143,7 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    target = Path(argv[1]) if len(argv) > 1 else Path(__file__).with_name("src") / "bert_tables.h"
+    target = Path(argv[1]) if len(argv) > 1 else Path(__file__).with_name("src") / "unidata" / "bert_tables.h"
     target.write_text(render(), encoding="ascii")
     print(f"wrote {target}")
     return 0

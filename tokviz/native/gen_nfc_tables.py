@@ -1,4 +1,4 @@
-"""Generate src/nfc_tables.h: what the native Unicode normalization quick check needs.
+"""Generate src/unidata/nfc_tables.h: what the native Unicode normalization quick check needs.
 
 For every code point, one uint16:
 
@@ -18,10 +18,11 @@ table is two-stage: `tv_norm_stage1[cp >> 7]` picks a 128-entry block of `tv_nor
 identical blocks are stored once.  The Unicode version is recorded: the native check is only used
 with a Python whose `unicodedata` has the same one.
 
-Run from the repository root after a Python upgrade that changes unicodedata.unidata_version,
-and commit the header:
+The committed header is for the Unicode version of the oldest Python tokviz supports; setup.py
+runs this script at build time, into the build folder, when the building Python's unicodedata has
+another version (3.12: 15.0, 3.13: 15.1 ...).  To refresh the committed one:
 
-    python3 tokviz/native/gen_nfc_tables.py
+    python3 tokviz/native/gen_nfc_tables.py [OUTPUT]
 """
 from __future__ import annotations
 
@@ -104,12 +105,12 @@ def render() -> str:
     return "\n".join(out) + "\n"
 
 
-def main() -> int:
-    target = Path(__file__).resolve().parent / "src" / "nfc_tables.h"
+def main(argv: list[str]) -> int:
+    target = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parent / "src" / "unidata" / "nfc_tables.h"
     target.write_text(render())
     print(f"wrote {target}", file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv))
