@@ -649,14 +649,21 @@ static inline uint64_t short_piece_hash(uint64_t word, size_t len) { return piec
 static const uint64_t LOW_BYTES[9] = {0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFFULL, 0xFFFFFFFFFFULL, 0xFFFFFFFFFFFFULL,
                                       0xFFFFFFFFFFFFFFULL, ~0ULL};
 
+/* The cache hash of a piece of 1 or more bytes (the pool's CacheKeyHash). */
+static inline uint64_t piece_key_hash(const uint8_t *bytes, size_t len) {
+    return len <= 8    ? short_piece_hash(bytes_head(bytes, len), len)
+           : len <= 16 ? piece_words_hash(tv_load64(bytes), bytes_head(bytes + 8, len - 8), len)
+                       : hash_bytes(bytes, len) | 1;
+}
+
+static uint64_t piece_cache_hash(const uint8_t *bytes, size_t len) { return piece_key_hash(bytes, len); }
+
 /* The hash of a piece the cache may hold (0 when the call has no cache or the piece is too long
  * for it), with the cache line its lookup starts at already requested. */
 static inline uint64_t piece_hash(CacheUse use, const uint8_t *bytes, size_t len) {
     const Cache *cache = use.cache;
     if (!cache || len < 2 || len > cache->shape.max_key) return 0;
-    uint64_t h = len <= 8    ? short_piece_hash(bytes_head(bytes, len), len)
-                 : len <= 16 ? piece_words_hash(tv_load64(bytes), bytes_head(bytes + 8, len - 8), len)
-                             : hash_bytes(bytes, len) | 1;
+    uint64_t h = piece_key_hash(bytes, len);
     cache_prefetch(cache, h);
     return h; /* (never 0; the low bit only moves the lookup's first slot by one, rarely) */
 }
@@ -1681,7 +1688,8 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
     if (id_ints_acquire(self->n_ids)) return -1;
     self->holds_id_ints = 1;
     cache_pool_init(&self->caches, (CacheShape){.entries = (size_t)1 << CACHE_BITS, .key_bytes = 48, .vals = 16,
-                                                .max_key = CACHE_MAX_KEY, .max_vals = CACHE_MAX_KEY});
+                                                .max_key = CACHE_MAX_KEY, .max_vals = CACHE_MAX_KEY},
+                    piece_cache_hash);
     self->ready = 1;
     return 0;
 }

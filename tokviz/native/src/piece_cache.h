@@ -95,9 +95,11 @@ typedef struct {
     size_t entries, key_bytes, vals, max_key, max_vals;
 } CacheShape;
 
-/* Entries of a cache when first allocated, and how many times more each time it grows.  A cache
- * used on short texts (typing in the app) then stays at ~0.4 MB instead of the largest shape's 23;
- * one that fills up reaches the largest after three calls. */
+/* Entries of a cache when first allocated, and how many times more when it first grows (keeping
+ * what it holds); the second time it takes the largest shape.  A cache used on short texts (typing
+ * in the app) then stays at ~0.4 MB instead of the largest shape's 23, and one that fills up is at
+ * its largest after two growths, early in a big text (each growth moves every entry and zeroes a
+ * bigger table: in 8 KB calls on English, growing fourfold twice more cost a 4.5 ms call at 1.3 MB). */
 #define CACHE_FIRST_ENTRIES ((size_t)1 << 11)
 #define CACHE_GROWTH 4
 
@@ -121,6 +123,10 @@ typedef struct {
     size_t entry, entry_end, key, key_end, val, val_end;
 } CacheBlock;
 
+/* The hash a cache's users look a key up by (cache_get, cache_put): the cache computes it again to
+ * move its entries when it grows. */
+typedef uint64_t (*CacheKeyHash)(const uint8_t *key, size_t len);
+
 /* Aligned to its own cache lines: threads using neighbouring caches must not share one. */
 typedef struct {
     _Alignas(64) pthread_mutex_t lock;
@@ -131,6 +137,7 @@ typedef struct {
     _Atomic size_t n_entries, keys_used, vals_used; /* (reserved: may run past the capacity) */
     _Atomic int filled; /* a call found it full since it last grew */
     size_t max_entries; /* it grows up to this many entries */
+    CacheKeyHash key_hash; /* the hash its users look keys up by (to move them when it grows) */
     CacheBlock own; /* the room reserved for the holder's calls that do not share the cache */
     char pad[64];
 } Cache;
@@ -330,7 +337,7 @@ static void cache_reset_shape(Cache *c) {
 
 /* CACHE_POOL caches that grow up to this shape (their tables allocated on first use); with no
  * memory, fewer or none, and calls encode without. */
-static void cache_pool_init(CachePool *p, CacheShape shape) {
+static void cache_pool_init(CachePool *p, CacheShape shape, CacheKeyHash key_hash) {
     p->n = 0;
     p->caches = aligned_alloc(64, CACHE_POOL * sizeof(Cache));
     for (int k = 0; p->caches && k < CACHE_POOL; k++) {
@@ -339,6 +346,7 @@ static void cache_pool_init(CachePool *p, CacheShape shape) {
         if (pthread_mutex_init(&c->lock, NULL) != 0) break;
         c->shape = shape;
         c->max_entries = shape.entries;
+        c->key_hash = key_hash;
         cache_reset_shape(c);
         p->n = k + 1;
     }
@@ -354,19 +362,40 @@ static void cache_pool_free(CachePool *p) {
     p->n = 0;
 }
 
-/* Make a cache that calls have filled up, or nearly (three quarters), CACHE_GROWTH times bigger, up
- * to its largest shape: it starts again empty.  Only while no other thread uses it. */
+/* Make a cache that calls have filled up, or nearly (three quarters), bigger (CACHE_GROWTH times
+ * from its first shape, then its largest), its entries moved into the new tables (a cache emptied at each step would
+ * lose what the first megabytes of a text taught it; with no memory for the new tables it stays as
+ * it is).  Only while no other thread uses it. */
 static void cache_grow_if_full(Cache *c) {
     if (!c->slots || c->shape.entries >= c->max_entries) return;
     if (!atomic_load_explicit(&c->filled, memory_order_relaxed) && !cache_used_over(c, 3)) return;
-    cache_release_tables(c);
-    size_t entries = c->shape.entries * CACHE_GROWTH;
+    Cache old = *c; /* (its tables and shape; the lock stays with c) */
+    size_t entries = c->shape.entries > CACHE_FIRST_ENTRIES ? c->max_entries : c->shape.entries * CACHE_GROWTH;
     c->shape.entries = entries < c->max_entries ? entries : c->max_entries;
+    c->slots = NULL;
+    c->keys = NULL;
+    c->vals = NULL;
+    if (cache_alloc(c) != 0) {
+        c->shape = old.shape;
+        c->slots = old.slots;
+        c->keys = old.keys;
+        c->vals = old.vals;
+        atomic_store_explicit(&c->filled, 0, memory_order_relaxed);
+        return;
+    }
     atomic_store_explicit(&c->filled, 0, memory_order_relaxed);
     atomic_store_explicit(&c->n_entries, 0, memory_order_relaxed);
     atomic_store_explicit(&c->keys_used, 0, memory_order_relaxed);
     atomic_store_explicit(&c->vals_used, 0, memory_order_relaxed);
     memset(&c->own, 0, sizeof(c->own));
+    for (size_t s = 0; s < 2 * old.shape.entries; s++) {
+        const CacheSlot *slot = &old.slots[s];
+        if (atomic_load_explicit(&slot->tag, memory_order_relaxed) < 2) continue; /* empty, or never finished */
+        const uint8_t *key = slot->key_len <= CACHE_INLINE_KEY ? slot->key.bytes : old.keys + slot->key.off;
+        const int32_t *vals = slot->n_vals <= CACHE_INLINE_VALS ? slot->vals.inl : old.vals + slot->vals.off;
+        cache_put(c, &c->own, key, slot->key_len, c->key_hash(key, slot->key_len), vals, slot->n_vals, 0);
+    }
+    cache_release_tables(&old);
 }
 
 /* A free cache for a call (the first one first: a cache that stays with one caller stays in the

@@ -863,12 +863,15 @@ reset:
     return rc;
 }
 
+/* The word cache's hash of a word (its code points' bytes). */
+static uint64_t word_cache_hash(const uint8_t *key, size_t len) { return hash_bytes(key, len); }
+
 /* The tokens of the word w[p:q] from the call's word cache, or merged (and then cached). */
 static int bpe_word(const Encoder *e, Scratch *s, const uint32_t *w, size_t p, size_t q) {
     Cache *c = s->cache.cache;
     size_t len = q - p, bytes = len * sizeof(uint32_t);
     if (!c || len > CACHE_LONGEST) return bpe_merge(e, s, w, p, q);
-    uint64_t h = hash_bytes((const uint8_t *)(w + p), bytes);
+    uint64_t h = word_cache_hash((const uint8_t *)(w + p), bytes);
     size_t n_vals;
     const int32_t *tok = cache_get(c, w + p, bytes, h, &n_vals);
     if (tok) {
@@ -1547,7 +1550,8 @@ static PyObject *Encoder_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     if (kind == KIND_BPE && self->by_word)
         cache_pool_init(&self->word_caches,
                         (CacheShape){.entries = CACHE_WORDS, .key_bytes = 48, .vals = 24,
-                                     .max_key = CACHE_LONGEST * sizeof(uint32_t), .max_vals = 3 * CACHE_LONGEST});
+                                     .max_key = CACHE_LONGEST * sizeof(uint32_t), .max_vals = 3 * CACHE_LONGEST},
+                        word_cache_hash);
     PyBuffer_Release(&charsmap);
     self->ready = 1;
     return (PyObject *)self;
