@@ -11,7 +11,8 @@ the encoder, encodes slice 0 as one batch call (the first pass: caches warm up),
 
   tokviz      `encode_ids_batch(chunks, threads=N, as_array=True)`: (ids, offsets) numpy arrays
   peers       their own batch call as tokviz.bench.PEERS says (lists of ids); the Rust peers'
-              thread pools sized by RAYON_NUM_THREADS=N, set for the worker process
+              thread pools sized by RAYON_NUM_THREADS=N, fastokens' by FASTOKENS_BPE_THREADS=N
+              (its batch call does not use rayon's pool: without it, it runs on every core)
 
 Every peer's ids of every slice are compared with tokviz's (exit status 1 when any differ).
 Prints the CPU model and a Markdown table (MB/s by thread count, then tokviz ÷ the fastest peer,
@@ -105,8 +106,8 @@ def run_worker(encoder: str, tokenizer: Path, threads: int, args, ids_out: Path)
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", encoder, "--tokenizer", str(tokenizer),
            "--threads", str(threads), "--slice-mb", str(args.slice_mb), "--runs", str(args.runs),
            "--ids-out", str(ids_out)]
-    env = {**os.environ, "RAYON_NUM_THREADS": str(threads), "TOKENIZERS_PARALLELISM": "true",
-           "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "RAYON_NUM_THREADS": str(threads), "FASTOKENS_BPE_THREADS": str(threads),
+           "TOKENIZERS_PARALLELISM": "true", "OMP_NUM_THREADS": "1"}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:

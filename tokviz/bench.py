@@ -21,7 +21,8 @@ encoder in a fresh process on separate parts of the corpora.
 
 With ``threads > 1`` each pass is one batch call on `threads` threads instead (tokviz
 ``encode_ids_batch``, each peer's own batch call).  The Rust peers size their thread pools from
-RAYON_NUM_THREADS, set here to `threads` if it is not set yet (read once, when a pool first starts).
+RAYON_NUM_THREADS (fastokens' batch from FASTOKENS_BPE_THREADS), set here to `threads` if it is not
+set yet (read once, when a pool first starts).
 
 Peers (all optional: imported lazily; one that is not installed, does not apply to the file's
 format or cannot load the file is reported as skipped with the reason), each called as its plain
@@ -422,6 +423,7 @@ def run_bench(tok, paths, *, threads: int = 1, against=None, chunk_kb: float = 8
     nbytes = phase_bytes["cold"] + phase_bytes["warm_unseen"]
     batch = threads > 1
     os.environ.setdefault("RAYON_NUM_THREADS", str(threads))  # the Rust peers' thread pools
+    os.environ.setdefault("FASTOKENS_BPE_THREADS", str(threads))  # (fastokens' batch has its own)
 
     def row(name, version, load, seconds, ids) -> dict:
         out = {"name": name, "version": version, "load_seconds": load}
