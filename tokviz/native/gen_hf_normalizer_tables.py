@@ -17,9 +17,14 @@ library, one code point at a time after an 'a':
                     does not.  HF treats each as an unassigned character: a starter that neither
                     decomposes nor composes (checked: its NFD leaves each alone)
 
-Run from the repository root after upgrading `tokenizers`, and commit the result:
+LOWERCASE and NORMALIZATION_UNKNOWN are differences from this Python's `str.lower` and `unicodedata`,
+which change with its Unicode version (3.11: 14.0, 3.12: 15.0, 3.13: 15.1), while HF's answers do not:
+each run adds what it finds to the committed tables (HF's lowercase of a code point, a code point its
+normal forms do not know), so that they hold for every Python.  Run from the repository root with
+each Python tokviz supports after upgrading `tokenizers` (--fresh: drop the committed tables first,
+with the oldest Python), and commit the result:
 
-    python3 tokviz/native/gen_hf_normalizer_tables.py
+    python3 tokviz/native/gen_hf_normalizer_tables.py [--fresh]
 """
 from __future__ import annotations
 
@@ -127,10 +132,52 @@ def render(tables: dict) -> str:
     ])
 
 
-def main() -> None:
-    OUT.write_text(render(measure()), encoding="utf-8")
+def _parse_ranges(text: str) -> set[int]:
+    out = set()
+    for item in text.split():
+        a, _, b = item.partition("-")
+        out.update(range(int(a, 16), int(b or a, 16) + 1))
+    return out
+
+
+def committed() -> dict:
+    """The tables in OUT as sets and a dict (empty where OUT is missing)."""
+    if not OUT.exists():
+        return {"lowercase": {}, "strip_accents": set(), "bert_nonspacing": set(), "normalization_unknown": set()}
+    module: dict = {}
+    exec(compile(OUT.read_text(encoding="utf-8"), str(OUT), "exec"), module)
+    lowercase = {}
+    for item in module["LOWERCASE"].split():
+        cp, _, chars = item.partition(":")
+        lowercase[int(cp, 16)] = "".join(chr(int(c, 16)) for c in chars.split("+"))
+    return {"lowercase": lowercase, "strip_accents": _parse_ranges(module["STRIP_ACCENTS"]),
+            "bert_nonspacing": _parse_ranges(module["BERT_NONSPACING"]),
+            "normalization_unknown": _parse_ranges(module["NORMALIZATION_UNKNOWN"])}
+
+
+def merged(old: dict, new: dict) -> dict:
+    """The union of two runs' tables (with other Pythons); HF's own answers must agree."""
+    clash = [hex(cp) for cp, s in new["lowercase"].items() if old["lowercase"].get(cp, s) != s]
+    for name in ("strip_accents", "bert_nonspacing"):
+        if old[name] and old[name] != new[name]:
+            clash.append(name)
+    if clash:
+        raise SystemExit(f"HF answers otherwise than the committed tables say ({clash[:10]}): "
+                         "another tokenizers version? run with --fresh")
+    return {"lowercase": {**old["lowercase"], **new["lowercase"]}, "strip_accents": new["strip_accents"],
+            "bert_nonspacing": new["bert_nonspacing"],
+            "normalization_unknown": old["normalization_unknown"] | new["normalization_unknown"]}
+
+
+def main(argv: list[str]) -> None:
+    tables = measure()
+    if "--fresh" not in argv:
+        tables = merged(committed(), tables)
+    OUT.write_text(render(tables), encoding="utf-8")
     print(f"wrote {OUT}")
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])

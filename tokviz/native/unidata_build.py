@@ -36,14 +36,23 @@ def tables_for_this_python(committed: Path, build_temp: Path) -> list[str]:
     generators = Path(__file__).resolve().parent
     for header, generator, macro in TABLES:
         target = out / header
-        if recorded_version(committed / header, macro) == version or target.exists():
+        if recorded_version(committed / header, macro) == version:
+            target.unlink(missing_ok=True)
             continue
+        # made again at each build (the generators read tokviz's own classes, which change); the
+        # header is replaced only when it differs, so that nothing is recompiled for nothing
         out.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run([sys.executable, str(generators / generator), str(target)],
+        fresh = target.with_name(target.name + ".new")
+        done = subprocess.run([sys.executable, str(generators / generator), str(fresh)],
                               cwd=generators.parents[1], capture_output=True, text=True)
-        if done.returncode != 0 or not target.exists():
+        if done.returncode != 0 or not fresh.exists():
+            fresh.unlink(missing_ok=True)
             target.unlink(missing_ok=True)
             why = (done.stderr.strip().splitlines() or ["no output"])[-1]
             print(f"note: {header} could not be made for Unicode {version} ({why}); "
                   f"its C fast path stays off on this Python", file=sys.stderr)
+        elif target.exists() and target.read_bytes() == fresh.read_bytes():
+            fresh.unlink()
+        else:
+            fresh.replace(target)
     return [str(out)] if any((out / header).exists() for header, _, _ in TABLES) else []
