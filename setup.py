@@ -22,9 +22,11 @@ class OptionalBuildExt(build_ext):
 
     def run(self):
         tables = unidata_tables_for_this_python(Path(self.build_temp))
+        made = [str(h) for folder in tables for h in sorted(Path(folder).glob("*.h"))]
         for ext in self.extensions:
             if UNIDATA in ext.include_dirs:
                 ext.include_dirs = tables + ext.include_dirs
+                ext.depends = ext.depends + made  # (a table made again and changed rebuilds the module)
         try:
             super().run()
         except Exception as exc:  # no compiler at all (distutils raises its own error classes)
