@@ -26,7 +26,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from peer_speed import SHARED, TOKENIZERS, machine, tokenizer_paths  # noqa: E402
+from peer_speed import SHARED, TOKENIZERS, applicable_peers, machine, tokenizer_paths, worker_record  # noqa: E402
 from tokviz import bench  # noqa: E402
 
 CORPORA = ("en", "zh", "code", "multi")
@@ -108,12 +107,7 @@ def run_worker(encoder: str, tokenizer: Path, threads: int, args, ids_out: Path)
            "--ids-out", str(ids_out)]
     env = {**os.environ, "RAYON_NUM_THREADS": str(threads), "FASTOKENS_BPE_THREADS": str(threads),
            "TOKENIZERS_PARALLELISM": "true", "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        tail = " ".join((proc.stderr or proc.stdout).strip().splitlines()[-1:])[:300]
-        return {"encoder": encoder, "skipped": f"worker failed (exit {proc.returncode}): {tail}"}
-    return json.loads(lines[-1])
+    return worker_record(encoder, cmd, env)
 
 
 def same_ids(a: Path, b: Path, runs: int) -> bool:
@@ -130,14 +124,8 @@ def run(args) -> dict:
     scratch = Path(tempfile.mkdtemp(prefix="tokviz-batch-peers-"))
     try:
         for name, path in paths.items():
-            source = bench.source_of(path)
-            applicable = []
-            for peer in peers:
-                try:
-                    bench.check_peer(peer, source)
-                    applicable.append(peer)
-                except bench._Skip as why:
-                    skipped.append({"tokenizer": name, "encoder": peer, "reason": str(why)})
+            applicable, not_applicable = applicable_peers(peers, bench.source_of(path))
+            skipped += [{"tokenizer": name, "encoder": peer, "reason": str(why)} for peer, why in not_applicable]
             for threads in thread_counts:
                 reference = scratch / "tokviz.npz"
                 for encoder in ["tokviz", *applicable]:

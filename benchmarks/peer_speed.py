@@ -175,12 +175,29 @@ def run_worker(encoder: str, tokenizer: Path, corpus: Path, args, ids_out: Path,
            "--corpus", str(corpus), "--mb", str(args.mb), "--chunk-kb", str(args.chunk_kb),
            "--repeat", str(args.repeat), "--ids-out", str(ids_out)]
     pin = (lambda: os.sched_setaffinity(0, {core})) if core is not None else None
-    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **ONE_THREAD}, preexec_fn=pin)
+    return worker_record(encoder, cmd, {**os.environ, **ONE_THREAD}, pin)
+
+
+def worker_record(encoder: str, cmd: list[str], env: dict, preexec_fn=None) -> dict:
+    """Run a worker process; the record it printed last, or a "skipped" record saying why not."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, preexec_fn=preexec_fn)
     lines = proc.stdout.strip().splitlines()
     if proc.returncode != 0 or not lines:
         tail = " ".join((proc.stderr or proc.stdout).strip().splitlines()[-1:])[:300]
         return {"encoder": encoder, "skipped": f"worker failed (exit {proc.returncode}): {tail}"}
     return json.loads(lines[-1])
+
+
+def applicable_peers(peers: list[str], source) -> tuple[list[str], list[tuple[str, bench._Skip]]]:
+    """(the peers that apply to the tokenizer, (peer, why) for the others)."""
+    applicable, not_applicable = [], []
+    for peer in peers:
+        try:
+            bench.check_peer(peer, source)
+            applicable.append(peer)
+        except bench._Skip as why:
+            not_applicable.append((peer, why))
+    return applicable, not_applicable
 
 
 def compare_ids(reference: Path, other: Path, corpus: Path, args) -> dict | None:
@@ -240,15 +257,9 @@ def run(args) -> dict:
     scratch = Path(tempfile.mkdtemp(prefix="tokviz-peer-speed-"))
     try:
         for name, path in paths.items():
-            source = bench.source_of(path)
-            applicable = []
-            for peer in peers:
-                try:
-                    bench.check_peer(peer, source)
-                    applicable.append(peer)
-                except bench._Skip as why:
-                    if why.applies or args.peers:
-                        skipped.append({"tokenizer": name, "encoder": peer, "reason": str(why)})
+            applicable, not_applicable = applicable_peers(peers, bench.source_of(path))
+            skipped += [{"tokenizer": name, "encoder": peer, "reason": str(why)}
+                        for peer, why in not_applicable if why.applies or args.peers]
             for corpus_name in corpora:
                 corpus = SHARED / "corpus" / f"{corpus_name}.txt"
                 if not corpus.exists():

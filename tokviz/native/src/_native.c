@@ -656,8 +656,6 @@ static inline uint64_t piece_key_hash(const uint8_t *bytes, size_t len) {
                        : hash_bytes(bytes, len) | 1;
 }
 
-static uint64_t piece_cache_hash(const uint8_t *bytes, size_t len) { return piece_key_hash(bytes, len); }
-
 /* The hash of a piece the cache may hold (0 when the call has no cache or the piece is too long
  * for it), with the cache line its lookup starts at already requested. */
 static inline uint64_t piece_hash(CacheUse use, const uint8_t *bytes, size_t len) {
@@ -1689,7 +1687,7 @@ static int Encoder_init(Encoder *self, PyObject *args, PyObject *kw) {
     self->holds_id_ints = 1;
     cache_pool_init(&self->caches, (CacheShape){.entries = (size_t)1 << CACHE_BITS, .key_bytes = 48, .vals = 16,
                                                 .max_key = CACHE_MAX_KEY, .max_vals = CACHE_MAX_KEY},
-                    piece_cache_hash);
+                    piece_key_hash);
     self->ready = 1;
     return 0;
 }

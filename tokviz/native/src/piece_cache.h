@@ -369,33 +369,35 @@ static void cache_pool_free(CachePool *p) {
 static void cache_grow_if_full(Cache *c) {
     if (!c->slots || c->shape.entries >= c->max_entries) return;
     if (!atomic_load_explicit(&c->filled, memory_order_relaxed) && !cache_used_over(c, 3)) return;
-    Cache old = *c; /* (its tables and shape; the lock stays with c) */
+    CacheShape old_shape = c->shape;
+    CacheSlot *old_slots = c->slots;
+    uint8_t *old_keys = c->keys;
+    int32_t *old_vals = c->vals;
+    atomic_store_explicit(&c->filled, 0, memory_order_relaxed);
     size_t entries = c->shape.entries > CACHE_FIRST_ENTRIES ? c->max_entries : c->shape.entries * CACHE_GROWTH;
     c->shape.entries = entries < c->max_entries ? entries : c->max_entries;
     c->slots = NULL;
-    c->keys = NULL;
-    c->vals = NULL;
-    if (cache_alloc(c) != 0) {
-        c->shape = old.shape;
-        c->slots = old.slots;
-        c->keys = old.keys;
-        c->vals = old.vals;
-        atomic_store_explicit(&c->filled, 0, memory_order_relaxed);
+    if (cache_alloc(c) != 0) { /* (it frees what it got; the old tables stay) */
+        c->shape = old_shape;
+        c->slots = old_slots;
+        c->keys = old_keys;
+        c->vals = old_vals;
         return;
     }
-    atomic_store_explicit(&c->filled, 0, memory_order_relaxed);
     atomic_store_explicit(&c->n_entries, 0, memory_order_relaxed);
     atomic_store_explicit(&c->keys_used, 0, memory_order_relaxed);
     atomic_store_explicit(&c->vals_used, 0, memory_order_relaxed);
     memset(&c->own, 0, sizeof(c->own));
-    for (size_t s = 0; s < 2 * old.shape.entries; s++) {
-        const CacheSlot *slot = &old.slots[s];
+    for (size_t s = 0; s < 2 * old_shape.entries; s++) {
+        const CacheSlot *slot = &old_slots[s];
         if (atomic_load_explicit(&slot->tag, memory_order_relaxed) < 2) continue; /* empty, or never finished */
-        const uint8_t *key = slot->key_len <= CACHE_INLINE_KEY ? slot->key.bytes : old.keys + slot->key.off;
-        const int32_t *vals = slot->n_vals <= CACHE_INLINE_VALS ? slot->vals.inl : old.vals + slot->vals.off;
+        const uint8_t *key = slot->key_len <= CACHE_INLINE_KEY ? slot->key.bytes : old_keys + slot->key.off;
+        const int32_t *vals = slot->n_vals <= CACHE_INLINE_VALS ? slot->vals.inl : old_vals + slot->vals.off;
         cache_put(c, &c->own, key, slot->key_len, c->key_hash(key, slot->key_len), vals, slot->n_vals, 0);
     }
-    cache_release_tables(&old);
+    free(old_slots);
+    free(old_keys);
+    free(old_vals);
 }
 
 /* A free cache for a call (the first one first: a cache that stays with one caller stays in the
