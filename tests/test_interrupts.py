@@ -402,3 +402,16 @@ def test_the_console_module_imports_nothing_heavy():
             "print(heavy)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_as_the_command_returns_is_ignored(signum):
+    """The signal delivered in the moment the command has returned and `settle` begins (a race
+    the random campaign hits now and then): the command's result stands, exit 0, nothing on stderr."""
+    code = ("import signal, sys, tokviz.console as console;"
+            "real = console.settle;"
+            f"console.settle = lambda: (signal.raise_signal({int(signum)}), real());"
+            f"sys.exit(console.main(['encode', '-t', {DEMO!r}]))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, input="hello world\n", capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == "" and proc.stdout.split(), proc.stdout + proc.stderr

@@ -23,5 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # (--help or --version into a closed pipe)
         silence_stdout()
         status = 0
-    settle()
+    try:
+        settle()
+    except KeyboardInterrupt:  # (a signal that came as settle began: the command had ended already)
+        settle()
     return status
