@@ -33,7 +33,6 @@ import datetime
 import gzip
 import json
 import os
-import platform
 import queue
 import shutil
 import statistics
@@ -51,6 +50,7 @@ SHARED = ROOT.parent / "shared"
 sys.path.insert(0, str(ROOT))
 
 from tokviz import bench  # noqa: E402
+from tokviz.bench_runs import machine  # noqa: E402
 
 TOKENIZERS = {
     "cl100k": SHARED / "tokenizers" / "cl100k_base.tiktoken",
@@ -303,19 +303,6 @@ def run(args) -> dict:
         "missing_tokenizers": skipped_tokenizers,
         "agree": not mismatches,
     }
-
-
-def machine() -> dict:
-    cpu = platform.processor() or "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"platform": platform.platform(), "cpu": cpu, "cores": os.cpu_count(),
-            "python": platform.python_version()}
 
 
 # ---- tables ----------------------------------------------------------------------------------

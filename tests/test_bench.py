@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import lzma
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from tokviz import bench
 from tokviz.cli import main
 from tokviz.defaults import default_tokenizer_path
 
-from _shared import CORPUS, TOKENIZERS, need
+from _shared import BUNDLED, CORPUS, TOKENIZERS, need
 
 DEMO = str(default_tokenizer_path())
 PEER_SPEED = Path(__file__).resolve().parents[1] / "benchmarks" / "peer_speed.py"
@@ -296,6 +297,74 @@ def test_info_shows_the_encoder_in_use(capsys):
     info = tokviz.load(DEMO).describe()
     assert rows["encoder"].strip() == info["encoder_detail"]
     assert info["encoder_detail"].startswith(info["encoder"])  # "native (gpt2 scanner)" or "python"
+
+
+# ---- tokviz bench --runs / --threads 1,2,...: fresh processes, medians, the thread table ---------------
+
+
+def test_runs_in_fresh_processes_with_a_thread_table(capsys, varied_file, tmp_path):
+    need_module("tokenizers")
+    bert = tmp_path / "bert-minilm.json"  # (a real file kept with the tests)
+    bert.write_bytes(lzma.decompress((BUNDLED / "bert-minilm" / "tokenizer.json.xz").read_bytes()))
+    argv = ["-t", str(bert), str(varied_file), "--chunk-kb", "2", "--threads",
+            "2,1", "--runs", "3", "--repeat", "1", "--against", "hf"]
+    code, report, err = run_json(capsys, *argv)
+    assert code == 0 and report["agree"] is True, report["skipped"]
+    assert report["runs"] == 3 and report["threads"] == [1, 2] and report["machine"]["cpu"] and report["machine"]["cores"] >= 1
+    assert list(report["single"]) == ["tokviz", "hf"] and list(report["batch"]) == ["tokviz", "hf"]
+    assert all(list(by) == ["1", "2"] for by in report["batch"].values())
+    cells = list(report["single"].values()) + [c for by in report["batch"].values() for c in by.values()]
+    for cell in cells:
+        assert cell["agree"] is True and cell["first_mismatch"] is None and cell["load_seconds"] > 0
+        for phase in bench.PHASES:
+            numbers = cell["phases"][phase]
+            assert len(numbers["runs_mb_per_s"]) == 3 and all(v > 0 for v in numbers["runs_mb_per_s"])
+            assert numbers["mb_per_s"] == sorted(numbers["runs_mb_per_s"])[1]
+            assert numbers["tokens"] > 0 and numbers["bytes"] > 0
+    # the same text in every cell: the same number of tokens, for tokviz and the reference alike
+    assert len({c["phases"]["cold"]["tokens"] for c in cells}) == 1
+    assert len({c["phases"]["warm_unseen"]["tokens"] for c in cells}) == 1
+    assert err.count("MB/s") == 6  # a progress line per cell
+
+    assert main(["bench", *argv[:-2], "--against", ""]) == 0
+    out = capsys.readouterr().out
+    assert report["machine"]["cpu"] in out and "median of 3 runs" in out
+    assert "One thread, one encode call per chunk" in out and "Batches: one call per pass" in out
+    assert "tokviz ÷ fastest peer" not in out  # (no peer asked for)
+
+
+def test_a_thread_list_without_one_gives_the_batch_table_only(capsys, text_file):
+    code, report, _ = run_json(capsys, "-t", DEMO, str(text_file), "--threads", "2,3", "--repeat", "1", "--against", "")
+    assert code == 0 and report["single"] == {} and list(report["batch"]["tokviz"]) == ["2", "3"]
+    assert report["runs"] == 1
+
+
+@pytest.mark.parametrize("value", ["0", "1,0", "two", "1,,2"])
+def test_bad_thread_counts_are_refused(capsys, text_file, value):
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "-t", DEMO, str(text_file), "--threads", value])
+    assert exc.value.code == 2 and "threads must be whole numbers of at least 1" in capsys.readouterr().err
+
+
+def test_the_first_differing_chunk_and_token_are_found(tmp_path):
+    import numpy as np
+
+    from tokviz.bench_runs import _first_difference
+
+    def save(path, cold, warm):
+        np.savez(path, cold=np.concatenate(cold), warm_unseen=np.concatenate(warm),
+                 cold_offsets=np.cumsum([0] + [len(c) for c in cold]), warm_unseen_offsets=np.cumsum([0] + [len(c) for c in warm]))
+
+    cold, warm = [[1, 2], [3]], [[4, 5, 6], [7, 8]]
+    save(tmp_path / "a.npz", cold, warm)
+    save(tmp_path / "b.npz", cold, warm)
+    texts = (["ab", "c"], ["def", "gh"])
+    assert _first_difference(tmp_path / "a.npz", tmp_path / "b.npz", *texts) is None
+    save(tmp_path / "b.npz", cold, [[4, 5, 6], [7, 9]])
+    assert _first_difference(tmp_path / "a.npz", tmp_path / "b.npz", *texts) == {
+        "pass": "warm_unseen", "chunk": 1, "token": 1, "tokviz": [8], "reference": [9], "text": "gh"}
+    save(tmp_path / "b.npz", [[1, 2, 2], [3]], warm)  # a longer chunk: it differs where the shorter one ends
+    assert _first_difference(tmp_path / "a.npz", tmp_path / "b.npz", *texts)["token"] == 2
 
 
 # ---- benchmarks/peer_speed.py ----------------------------------------------------------------------

@@ -6,7 +6,7 @@
     tokviz info -t TOK [--json]             format, model, vocab size, specials, pipeline
     tokviz fetch OWNER/NAME[@REV]            download a model's tokenizer files into the HF cache
     tokviz chat -t TOK MESSAGES.json [--add-generation-prompt] [--template NAME] [--json]  a conversation as the model sees it
-    tokviz bench -t TOK FILE... [--against fastokens,tokie,...] [--threads N] [--json]  cold / warm-unseen / repeat MB/s
+    tokviz bench -t TOK FILE... [--against fastokens,tokie,...] [--threads N[,N...]] [--runs N] [--json]  cold / warm-unseen / repeat MB/s
     tokviz train --model {bpe,bytelevel-bpe,wordpiece,unigram} --vocab-size N [options] -o OUT FILE...
     tokviz export -t TOK --format FORMAT -o OUT [--scrub] [--force]
     tokviz health -t TOK [--corpus FILE] [--ios 0.9] [--min-count 3] [--table markdown|csv] [--json]
@@ -224,8 +224,16 @@ def cmd_bench(args) -> int:
     tok = _load(args.tokenizer, args.pattern)
     load_seconds = time.perf_counter() - start
     against = [a.strip() for a in args.against.split(",") if a.strip()] if args.against is not None else None
-    report = run_bench(tok, args.files, threads=args.threads, against=against, chunk_kb=args.chunk_kb,
-                       limit_kb=args.limit_kb, repeat=args.repeat, load_seconds=load_seconds)
+    if len(args.threads) > 1 or args.runs > 1:
+        from .bench_runs import format_table, run_table
+
+        report = run_table(tok, args.files, threads=args.threads, runs=args.runs, against=against,
+                           chunk_kb=args.chunk_kb, limit_kb=args.limit_kb, repeat=args.repeat,
+                           progress=lambda line: print(line, file=sys.stderr, flush=True))
+        format_report = format_table
+    else:
+        report = run_bench(tok, args.files, threads=args.threads[0], against=against, chunk_kb=args.chunk_kb,
+                           limit_kb=args.limit_kb, repeat=args.repeat, load_seconds=load_seconds)
     if args.json:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
@@ -669,6 +677,14 @@ def _threads(value: str) -> int:
     return n
 
 
+def _thread_counts(value: str) -> list[int]:
+    """A thread count, or a comma-separated list of them (1,2,4,8,16)."""
+    try:
+        return sorted({_threads(part.strip()) for part in value.split(",")})
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"threads must be whole numbers of at least 1, such as 4 or 1,2,4,8, not {value!r}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tokviz", description="See exactly how a tokenizer cuts text.")
     parser.add_argument("--version", action="version", version=f"tokviz {__version__}")
@@ -757,8 +773,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="encoding speed next to other tokenizer libraries: cold, warm on unseen text, repeat")
     tok_arg(p)
     p.add_argument("files", nargs="+", help="text files to encode (first half of each: cold pass; second half: warm-unseen)")
-    p.add_argument("--threads", type=_threads, default=1,
-                   help="threads for every encoder (default 1: one encode call per chunk; more: one batch call per pass)")
+    p.add_argument("--threads", type=_thread_counts, default=[1],
+                   help="threads for every encoder (default 1: one encode call per chunk; more: one batch call per "
+                        "pass); a list such as 1,2,4,8,16 measures each, in fresh processes, as --runs does")
+    p.add_argument("--runs", type=_threads, default=1,
+                   help="measure each encoder this many times, each in a fresh process; the median counts (default 1: "
+                        "all in this process)")
     p.add_argument("--against", help=f"comma-separated peers to measure: {','.join(PEERS)} "
                                      "(default: all that apply to the tokenizer's format; '' for none)")
     p.add_argument("--chunk-kb", type=float, default=8, help="chunk size in KB (default 8)")
