@@ -50,3 +50,24 @@ def test_a_growing_cache_keeps_its_entries(name, tmp_path):
     assert [tok.encode_ids(t) for t in texts] == first
     fresh = tokviz.load(unpacked(name, tmp_path))
     assert [fresh.encode_ids(t) for t in texts] == first
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", ["cl100k_base.tiktoken.xz", "mistral-v1.model.xz"])
+def test_one_big_call_learns_as_it_goes(name, threads, tmp_path):
+    """A batch on a fresh encoder is given a cache sized for its text when it takes one (about an entry
+    per 64 characters), and one that has the cache to itself grows it whenever it fills: every new
+    word stays cached.  (A call used to keep the cache at its first size, 2,048 entries, throughout:
+    emptied each time it filled, or, shared by threads, full and learning nothing more.)"""
+    tok = tokviz.load(unpacked(name, tmp_path))
+    if tok.native_encoder() is None:
+        pytest.skip("the C extension is not built")
+    texts = _texts(11)
+    words = sum(len(t.split()) for t in texts)  # all different; each a piece of its own
+    ids = tok.encode_ids_batch(texts, threads=threads)
+    entries = tok.native_cache_info()["entries"]
+    if threads == 1:
+        assert entries >= words - len(texts), entries  # (a text's first word has no space before it)
+    else:
+        assert entries >= sum(map(len, texts)) // 64, entries
+    assert ids == [tokviz.load(unpacked(name, tmp_path)).encode_ids(t) for t in texts]

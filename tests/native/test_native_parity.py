@@ -225,9 +225,9 @@ def test_cache_starts_small_and_grows_with_use():
 
 def test_cache_holds_long_pieces_of_many_tokens():
     """Pieces of many tokens (as Chinese text makes: ~20 bytes, ~10 tokens each) fill the arenas of
-    keys and id lists, not only the slots: 90,000 of them in one call all stay cached once the cache
-    has grown to its largest size (arenas sized for 6 ids a piece emptied the cache on the way), and
-    the ids are the Python pipeline's."""
+    keys and id lists, not only the slots: 90,000 of them in one call all stay cached, the cache
+    growing to its largest size within the call (arenas sized for 6 ids a piece emptied the cache on
+    the way), and the ids are the Python pipeline's."""
     import random
 
     tok = load("demo")
@@ -238,12 +238,11 @@ def test_cache_holds_long_pieces_of_many_tokens():
     enc.clear_cache()
     ids = tok.encode_ids(text)
     assert len(ids) > 8 * len(words)
-    sizes = [tok.native_cache_info()["bytes"]]
-    for _ in range(3):  # each call that fills the cache makes the next one's bigger
+    first = tok.native_cache_info()  # the call grew the cache as it filled, to its largest size
+    assert first["entries"] >= len(words)
+    for _ in range(2):
         assert tok.encode_ids(text) == ids
-        sizes.append(tok.native_cache_info()["bytes"])
-    assert sizes == sorted(sizes) and sizes[0] < sizes[-1]
-    assert tok.native_cache_info()["entries"] >= len(words)
+        assert tok.native_cache_info() == first  # nothing more to learn: it neither grows nor is emptied
     assert tok.encode_ids(text) == ids
     python = tokviz.load(default_tokenizer_path()).use_native(False)
     assert python.encode(text[:30_000]).ids == tok.encode_ids(text[:30_000])

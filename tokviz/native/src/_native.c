@@ -1148,7 +1148,7 @@ static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
     if (text_check_active(check) && !text_check_passes(check, &t)) {
         rc = ENC_REJECTED;
     } else {
-        CacheUse cache = {cache_take(&self->caches), 0};
+        CacheUse cache = {cache_take(&self->caches, (size_t)t.n), 0};
         rc = encode_text(self, &t, cache, &s, &o, offsets);
         cache_give(cache.cache);
     }
@@ -1261,13 +1261,16 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t k = 0; k < n; k++)
+    size_t total = 0; /* characters */
+    for (Py_ssize_t k = 0; k < n; k++) {
         if (tv_text_of(PyTuple_GET_ITEM(fast, k), &b.texts[k])) goto done;
+        total += (size_t)b.texts[k].n;
+    }
     /* One cache for all the threads: each learns the pieces the others met (with a cache each,
        every thread would merge the common pieces of the batch once more). */
     b.cache.shared = threads > 1 && n > 1;
     Py_BEGIN_ALLOW_THREADS
-    b.cache.cache = cache_take(&self->caches);
+    b.cache.cache = cache_take(&self->caches, total);
     Py_END_ALLOW_THREADS
     BatchJob job = {&b, (size_t)n, batch_encode, batch_result, sizeof(Scratch), batch_scratch_free};
     if (flat) {

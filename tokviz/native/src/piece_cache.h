@@ -98,10 +98,13 @@ typedef struct {
 /* Entries of a cache when first allocated, and how many times more when it first grows (keeping
  * what it holds); the second time it takes the largest shape.  A cache used on short texts (typing
  * in the app) then stays at ~0.4 MB instead of the largest shape's 23, and one that fills up is at
- * its largest after two growths, early in a big text (each growth moves every entry and zeroes a
- * bigger table: in 8 KB calls on English, growing fourfold twice more cost a 4.5 ms call at 1.3 MB). */
+ * its largest after two growths (each moves every entry and zeroes a bigger table: 4 ms for the
+ * last one of cl100k's). */
 #define CACHE_FIRST_ENTRIES ((size_t)1 << 11)
 #define CACHE_GROWTH 4
+/* A call on a long text takes a cache of about one entry per this many characters from its start
+ * (English has about 15,000 different pieces in 1 MB). */
+#define CACHE_TEXT_PER_ENTRY 64
 
 /* One slot of the open-addressing table: a short key and its values are read from this one
  * 32-byte slot (half a cache line); longer ones from the key and value arenas. */
@@ -279,10 +282,14 @@ static int cache_reserve(Cache *c, CacheBlock *b) {
     return 1;
 }
 
+static void cache_resize(Cache *c, size_t entries);
+static size_t cache_next_entries(const Cache *c);
+
 /* Add a key and its values, in the thread's block `b`.  `shared`: other threads may use the cache
  * meanwhile (a full cache then takes no more entries; else it is emptied first).  A call that does
  * not share the cache puts in the cache's own block instead, which outlives the call: a thousand
- * short calls that each add one key then take a thousand entries, not a thousand blocks.  Keys or value
+ * short calls that each add one key then take a thousand entries, not a thousand blocks; when it is
+ * full, it grows (its entries moved) up to its largest shape, and only then is emptied.  Keys or value
  * lists longer than the shape's maxima are not cached.  A slot is claimed (tag 1), written, then
  * published with its tag (release; readers load tags with acquire). */
 static void cache_put(Cache *c, CacheBlock *b, const void *key, size_t len, uint64_t h, const int32_t *vals,
@@ -294,8 +301,11 @@ static void cache_put(Cache *c, CacheBlock *b, const void *key, size_t len, uint
         if (!cache_reserve(c, b)) {
             atomic_store_explicit(&c->filled, 1, memory_order_relaxed);
             if (shared) return;
-            cache_clear(c);
-            if (!cache_reserve(c, b)) return;
+            if (c->shape.entries < c->max_entries) cache_resize(c, cache_next_entries(c));
+            if (!cache_reserve(c, b)) { /* (at its largest, or no memory to grow) */
+                cache_clear(c);
+                if (!cache_reserve(c, b)) return;
+            }
         }
     }
     b->entry++;
@@ -362,20 +372,21 @@ static void cache_pool_free(CachePool *p) {
     p->n = 0;
 }
 
-/* Make a cache that calls have filled up, or nearly (three quarters), bigger (CACHE_GROWTH times
- * from its first shape, then its largest), its entries moved into the new tables (a cache emptied at each step would
- * lose what the first megabytes of a text taught it; with no memory for the new tables it stays as
- * it is).  Only while no other thread uses it. */
-static void cache_grow_if_full(Cache *c) {
-    if (!c->slots || c->shape.entries >= c->max_entries) return;
-    if (!atomic_load_explicit(&c->filled, memory_order_relaxed) && !cache_used_over(c, 3)) return;
+/* Move the cache's entries into new tables of `entries` entries (at most its largest shape; they
+ * all fit); with no memory for the new tables it stays as it is.  Only while no other thread uses it. */
+static void cache_resize(Cache *c, size_t entries) {
+    if (entries > c->max_entries) entries = c->max_entries;
+    if (!c->slots) {
+        c->shape.entries = entries; /* (allocated at that size by cache_alloc) */
+        return;
+    }
+    if (entries <= c->shape.entries) return;
     CacheShape old_shape = c->shape;
     CacheSlot *old_slots = c->slots;
     uint8_t *old_keys = c->keys;
     int32_t *old_vals = c->vals;
     atomic_store_explicit(&c->filled, 0, memory_order_relaxed);
-    size_t entries = c->shape.entries > CACHE_FIRST_ENTRIES ? c->max_entries : c->shape.entries * CACHE_GROWTH;
-    c->shape.entries = entries < c->max_entries ? entries : c->max_entries;
+    c->shape.entries = entries;
     c->slots = NULL;
     if (cache_alloc(c) != 0) { /* (it frees what it got; the old tables stay) */
         c->shape = old_shape;
@@ -400,15 +411,40 @@ static void cache_grow_if_full(Cache *c) {
     free(old_vals);
 }
 
-/* A free cache for a call (the first one first: a cache that stays with one caller stays in the
- * memory caches).  NULL when all are busy or out of memory (encode without one).  A cache that its
- * last users filled grows now; one left nearly full at its largest is emptied, while nobody else
- * uses it. */
-static Cache *cache_take(CachePool *p) {
+/* The size a cache grows to next: CACHE_GROWTH times its first shape, then its largest. */
+static size_t cache_next_entries(const Cache *c) {
+    return c->shape.entries > CACHE_FIRST_ENTRIES ? c->max_entries : c->shape.entries * CACHE_GROWTH;
+}
+
+/* Make a cache that calls have filled up, or nearly (three quarters), bigger, its entries moved (a
+ * cache emptied at each step would lose what the first megabytes of a text taught it). */
+static void cache_grow_if_full(Cache *c) {
+    if (!c->slots || c->shape.entries >= c->max_entries) return;
+    if (!atomic_load_explicit(&c->filled, memory_order_relaxed) && !cache_used_over(c, 3)) return;
+    cache_resize(c, cache_next_entries(c));
+}
+
+/* Make a cache big enough, from the start, for a call on `size` characters of text: about one entry
+ * per CACHE_TEXT_PER_ENTRY characters, in the steps it grows by.  (A call that shares the cache
+ * among threads cannot grow it midway; one that does not grows it when it fills, but each growth
+ * moves every entry.) */
+static void cache_fit(Cache *c, size_t size) {
+    size_t want = size / CACHE_TEXT_PER_ENTRY, entries = c->shape.entries;
+    while (entries < want && entries < c->max_entries)
+        entries = entries > CACHE_FIRST_ENTRIES ? c->max_entries : entries * CACHE_GROWTH;
+    if (entries > c->shape.entries) cache_resize(c, entries);
+}
+
+/* A free cache for a call on `size` characters of text (the first one first: a cache that stays
+ * with one caller stays in the memory caches).  NULL when all are busy or out of memory (encode
+ * without one).  A cache that its last users filled grows now, one too small for the call too; one
+ * left nearly full at its largest is emptied, while nobody else uses it. */
+static Cache *cache_take(CachePool *p, size_t size) {
     for (int k = 0; k < p->n; k++) {
         Cache *c = &p->caches[k];
         if (pthread_mutex_trylock(&c->lock) != 0) continue;
         cache_grow_if_full(c);
+        cache_fit(c, size);
         if (cache_alloc(c) == 0) {
             if (cache_used_over(c, 3)) cache_clear(c);
             return c;

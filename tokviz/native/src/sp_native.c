@@ -1060,7 +1060,7 @@ static PyObject *Encoder_encode(Encoder *self, PyObject *args, PyObject *kw) {
     Out out = {0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    s.cache.cache = cache_take(&self->word_caches);
+    s.cache.cache = cache_take(&self->word_caches, (size_t)t.n);
     rc = encode_text(self, &t, (int32_t)base, &s, &out);
     cache_give(s.cache.cache);
     scratch_free(&s);
@@ -1145,7 +1145,7 @@ static PyObject *Encoder_encode_many(Encoder *self, PyObject *args, PyObject *kw
     /* One word cache for all the threads: each learns the words the others met. */
     b.cache.shared = threads > 1 && n > 1;
     Py_BEGIN_ALLOW_THREADS
-    b.cache.cache = cache_take(&self->word_caches);
+    b.cache.cache = cache_take(&self->word_caches, total);
     Py_END_ALLOW_THREADS
     BatchJob job = {&b, (size_t)n, sp_batch_encode, sp_batch_result, sizeof(Scratch), sp_batch_scratch_free};
     if (flat) {
