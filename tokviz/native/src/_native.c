@@ -645,9 +645,17 @@ static inline uint64_t piece_words_hash(uint64_t first, uint64_t second, size_t 
 /* piece_words_hash of a piece of 1 .. 8 bytes. */
 static inline uint64_t short_piece_hash(uint64_t word, size_t len) { return piece_words_hash(word, 0, len); }
 
-/* bytes_head's word masks: the low n bytes, n = 0 .. 8. */
-static const uint64_t LOW_BYTES[9] = {0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFFULL, 0xFFFFFFFFFFULL, 0xFFFFFFFFFFFFULL,
-                                      0xFFFFFFFFFFFFFFULL, ~0ULL};
+/* The masks of a piece's first and second 8 bytes by its length (up to 16; beyond, by length % 32). */
+#define MASK_8(n) ((n) >= 8 ? ~0ULL : (1ULL << (8 * (n))) - 1)
+#define MASKS_4(f, a) f(a), f(a + 1), f(a + 2), f(a + 3)
+#define FIRST_OF(n) MASK_8(n)
+#define SECOND_OF(n) ((n) <= 8 ? 0 : (n) >= 16 ? ~0ULL : MASK_8((n) - 8))
+static const uint64_t FIRST_WORD_MASK[32] = {MASKS_4(FIRST_OF, 0), MASKS_4(FIRST_OF, 4), MASKS_4(FIRST_OF, 8),
+                                             MASKS_4(FIRST_OF, 12), MASKS_4(FIRST_OF, 16), MASKS_4(FIRST_OF, 20),
+                                             MASKS_4(FIRST_OF, 24), MASKS_4(FIRST_OF, 28)};
+static const uint64_t SECOND_WORD_MASK[32] = {MASKS_4(SECOND_OF, 0), MASKS_4(SECOND_OF, 4), MASKS_4(SECOND_OF, 8),
+                                              MASKS_4(SECOND_OF, 12), MASKS_4(SECOND_OF, 16), MASKS_4(SECOND_OF, 20),
+                                              MASKS_4(SECOND_OF, 24), MASKS_4(SECOND_OF, 28)};
 
 /* The cache hash of a piece of 1 or more bytes (the pool's CacheKeyHash). */
 static inline uint64_t piece_key_hash(const uint8_t *bytes, size_t len) {
@@ -762,21 +770,26 @@ static inline __attribute__((always_inline)) ptrdiff_t ascii_cached_pieces(tv_pi
     int32_t *ids = out->ids + out->n; /* (room for the window's bytes, and one) */
     uint64_t rest = ps->rest;
     size_t w = ps->word;
+    ptrdiff_t base = w0 + (ptrdiff_t)(w * 64); /* the text position of bit 0 of starts[w] */
     *end = -1;
     while (i < stop) {
-        while (!rest) rest = starts[++w];
-        ptrdiff_t j = w0 + (ptrdiff_t)(w * 64) + __builtin_ctzll(rest);
+        while (!rest) {
+            rest = starts[++w];
+            base += 64;
+        }
+        ptrdiff_t j = base + __builtin_ctzll(rest);
         rest &= rest - 1;
         size_t len = (size_t)(j - i);
         /* (a piece over 16 bytes is not taken below: its masks only need to be in range) */
-        size_t first_len = len < 8 ? len : 8, second_len = len < 8 ? 0 : len < 16 ? len - 8 : 8;
-        uint64_t first = tv_load64(text + i) & LOW_BYTES[first_len];
-        uint64_t second = tv_load64(text + i + 8) & LOW_BYTES[second_len];
+        uint64_t first = tv_load64(text + i) & FIRST_WORD_MASK[len & 31];
+        uint64_t second = tv_load64(text + i + 8) & SECOND_WORD_MASK[len & 31];
         uint64_t h = piece_words_hash(first, second, len);
         const CacheSlot *slot = &slots[h & mask];
         uint32_t tag = atomic_load_explicit(&slot->tag, memory_order_acquire);
-        /* (keys of up to 16 bytes are stored in their slot on zeroed bytes) */
-        if (len > 16 || tag != cache_tag(h) || slot->key_len != len || tv_load64(slot->key.bytes) != first ||
+        /* Keys of up to 16 bytes are stored in their slot on zeroed bytes: the same length and words
+         * are the same key, and a tag of 2 or more says the slot is written (its hash part, which
+         * only spares comparing keys, is not needed). */
+        if (len > 16 || tag < 2 || slot->key_len != len || tv_load64(slot->key.bytes) != first ||
             tv_load64(slot->key.bytes + 8) != second || slot->n_vals > CACHE_INLINE_VALS) {
             *end = j;
             break;
