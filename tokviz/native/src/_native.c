@@ -324,7 +324,7 @@ static int scratch_reserve_bytes(Scratch *s, size_t n) {
 }
 
 /* memmove(a, a + 1, count * 4), without a library call: the symbols and ranks of a piece are few,
- * and the call cost more than the copy (a third of the instructions of merging a new English word). */
+ * and the calls cost more than the copies (a quarter of the instructions of merging new English words). */
 static inline void shift_down(int32_t *a, size_t count) {
     size_t k = 0;
 #ifdef __SSE2__
@@ -666,16 +666,18 @@ static inline uint64_t piece_words_hash(uint64_t first, uint64_t second, size_t 
 static inline uint64_t short_piece_hash(uint64_t word, size_t len) { return piece_words_hash(word, 0, len); }
 
 /* The masks of a piece's first and second 8 bytes by its length (up to 16; beyond, by length % 32). */
-#define MASK_8(n) ((n) >= 8 ? ~0ULL : (1ULL << (8 * (n))) - 1)
-#define MASKS_4(f, a) f(a), f(a + 1), f(a + 2), f(a + 3)
-#define FIRST_OF(n) MASK_8(n)
-#define SECOND_OF(n) ((n) <= 8 ? 0 : (n) >= 16 ? ~0ULL : MASK_8((n) - 8))
-static const uint64_t FIRST_WORD_MASK[32] = {MASKS_4(FIRST_OF, 0), MASKS_4(FIRST_OF, 4), MASKS_4(FIRST_OF, 8),
-                                             MASKS_4(FIRST_OF, 12), MASKS_4(FIRST_OF, 16), MASKS_4(FIRST_OF, 20),
-                                             MASKS_4(FIRST_OF, 24), MASKS_4(FIRST_OF, 28)};
-static const uint64_t SECOND_WORD_MASK[32] = {MASKS_4(SECOND_OF, 0), MASKS_4(SECOND_OF, 4), MASKS_4(SECOND_OF, 8),
-                                              MASKS_4(SECOND_OF, 12), MASKS_4(SECOND_OF, 16), MASKS_4(SECOND_OF, 20),
-                                              MASKS_4(SECOND_OF, 24), MASKS_4(SECOND_OF, 28)};
+#define LOW_BYTES(n) ((n) >= 8 ? ~0ULL : (1ULL << (8 * (n))) - 1)
+#define SECOND_WORD(n) ((n) <= 8 ? 0 : LOW_BYTES((n) - 8))
+#define FOUR(f, a) f(a), f(a + 1), f(a + 2), f(a + 3)
+static const uint64_t FIRST_WORD_MASK[32] = {FOUR(LOW_BYTES, 0),  FOUR(LOW_BYTES, 4),  FOUR(LOW_BYTES, 8),
+                                             FOUR(LOW_BYTES, 12), FOUR(LOW_BYTES, 16), FOUR(LOW_BYTES, 20),
+                                             FOUR(LOW_BYTES, 24), FOUR(LOW_BYTES, 28)};
+static const uint64_t SECOND_WORD_MASK[32] = {FOUR(SECOND_WORD, 0),  FOUR(SECOND_WORD, 4),  FOUR(SECOND_WORD, 8),
+                                              FOUR(SECOND_WORD, 12), FOUR(SECOND_WORD, 16), FOUR(SECOND_WORD, 20),
+                                              FOUR(SECOND_WORD, 24), FOUR(SECOND_WORD, 28)};
+#undef FOUR
+#undef SECOND_WORD
+#undef LOW_BYTES
 
 /* The cache hash of a piece of 1 or more bytes (the pool's CacheKeyHash). */
 static inline uint64_t piece_key_hash(const uint8_t *bytes, size_t len) {

@@ -283,13 +283,13 @@ static int cache_reserve(Cache *c, CacheBlock *b) {
 }
 
 static void cache_resize(Cache *c, size_t entries);
-static size_t cache_next_entries(const Cache *c);
+static size_t cache_grown(const Cache *c, size_t entries);
 
 /* Add a key and its values, in the thread's block `b`.  `shared`: other threads may use the cache
- * meanwhile (a full cache then takes no more entries; else it is emptied first).  A call that does
- * not share the cache puts in the cache's own block instead, which outlives the call: a thousand
- * short calls that each add one key then take a thousand entries, not a thousand blocks; when it is
- * full, it grows (its entries moved) up to its largest shape, and only then is emptied.  Keys or value
+ * meanwhile (a full cache then takes no more entries; else it grows, its entries moved, and at its
+ * largest it is emptied).  A call that does not share the cache puts in the cache's own block
+ * instead, which outlives the call: a thousand short calls that each add one key then take a
+ * thousand entries, not a thousand blocks.  Keys or value
  * lists longer than the shape's maxima are not cached.  A slot is claimed (tag 1), written, then
  * published with its tag (release; readers load tags with acquire). */
 static void cache_put(Cache *c, CacheBlock *b, const void *key, size_t len, uint64_t h, const int32_t *vals,
@@ -301,7 +301,7 @@ static void cache_put(Cache *c, CacheBlock *b, const void *key, size_t len, uint
         if (!cache_reserve(c, b)) {
             atomic_store_explicit(&c->filled, 1, memory_order_relaxed);
             if (shared) return;
-            if (c->shape.entries < c->max_entries) cache_resize(c, cache_next_entries(c));
+            if (c->shape.entries < c->max_entries) cache_resize(c, cache_grown(c, c->shape.entries));
             if (!cache_reserve(c, b)) { /* (at its largest, or no memory to grow) */
                 cache_clear(c);
                 if (!cache_reserve(c, b)) return;
@@ -376,11 +376,11 @@ static void cache_pool_free(CachePool *p) {
  * all fit); with no memory for the new tables it stays as it is.  Only while no other thread uses it. */
 static void cache_resize(Cache *c, size_t entries) {
     if (entries > c->max_entries) entries = c->max_entries;
+    if (entries <= c->shape.entries) return;
     if (!c->slots) {
         c->shape.entries = entries; /* (allocated at that size by cache_alloc) */
         return;
     }
-    if (entries <= c->shape.entries) return;
     CacheShape old_shape = c->shape;
     CacheSlot *old_slots = c->slots;
     uint8_t *old_keys = c->keys;
@@ -411,9 +411,9 @@ static void cache_resize(Cache *c, size_t entries) {
     free(old_vals);
 }
 
-/* The size a cache grows to next: CACHE_GROWTH times its first shape, then its largest. */
-static size_t cache_next_entries(const Cache *c) {
-    return c->shape.entries > CACHE_FIRST_ENTRIES ? c->max_entries : c->shape.entries * CACHE_GROWTH;
+/* The size a cache of `entries` entries grows to: CACHE_GROWTH times its first shape, then its largest. */
+static size_t cache_grown(const Cache *c, size_t entries) {
+    return entries > CACHE_FIRST_ENTRIES ? c->max_entries : entries * CACHE_GROWTH;
 }
 
 /* Make a cache that calls have filled up, or nearly (three quarters), bigger, its entries moved (a
@@ -421,7 +421,7 @@ static size_t cache_next_entries(const Cache *c) {
 static void cache_grow_if_full(Cache *c) {
     if (!c->slots || c->shape.entries >= c->max_entries) return;
     if (!atomic_load_explicit(&c->filled, memory_order_relaxed) && !cache_used_over(c, 3)) return;
-    cache_resize(c, cache_next_entries(c));
+    cache_resize(c, cache_grown(c, c->shape.entries));
 }
 
 /* Make a cache big enough, from the start, for a call on `size` characters of text: about one entry
@@ -430,8 +430,7 @@ static void cache_grow_if_full(Cache *c) {
  * moves every entry.) */
 static void cache_fit(Cache *c, size_t size) {
     size_t want = size / CACHE_TEXT_PER_ENTRY, entries = c->shape.entries;
-    while (entries < want && entries < c->max_entries)
-        entries = entries > CACHE_FIRST_ENTRIES ? c->max_entries : entries * CACHE_GROWTH;
+    while (entries < want && entries < c->max_entries) entries = cache_grown(c, entries);
     if (entries > c->shape.entries) cache_resize(c, entries);
 }
 
