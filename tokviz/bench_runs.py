@@ -331,12 +331,12 @@ def format_table(report: dict) -> str:
     cells = [(e, "1 thread", c) for e, c in single.items()] + \
             [(e, f"{t} threads", c) for e, by in batch.items() for t, c in by.items()]
     for encoder, where, cell in cells:
-        m = cell.get("first_mismatch")
-        if m and encoder != "tokviz":
-            lines.append(f"first mismatch with {encoder} ({where}, {m['pass']}): chunk {m['chunk']} token "
-                         f"{m['token']}: tokviz {m['tokviz']} vs {m['reference']} in {m['text']!r}")
-        elif m:
-            lines.append(f"tokviz ({where}): {m['text']}")
+        found = cell.get("first_mismatch")
+        if found and encoder != "tokviz":
+            lines.append(f"first mismatch with {encoder} ({where}, {found['pass']}): chunk {found['chunk']} token "
+                         f"{found['token']}: tokviz {found['tokviz']} vs {found['reference']} in {found['text']!r}")
+        elif found:
+            lines.append(f"tokviz ({where}): {found['text']}")
     return "\n".join(lines)
 
 
