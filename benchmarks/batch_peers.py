@@ -37,7 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from peer_speed import SHARED, TOKENIZERS, applicable_peers, machine, tokenizer_paths, worker_record  # noqa: E402
+from peer_speed import SHARED, TOKENIZERS, tokenizer_paths  # noqa: E402
+from tokviz.bench_runs import applicable_peers, ids_arrays, machine, worker_record  # noqa: E402
 from tokviz import bench  # noqa: E402
 
 CORPORA = ("en", "zh", "code", "multi")
@@ -90,12 +91,7 @@ def worker(args) -> dict:
             took = time.perf_counter() - start
         if k:
             speeds.append(nbytes / 1e6 / took)
-        if isinstance(out, tuple):
-            ids, offs = out
-        else:
-            offs = np.cumsum([0] + [len(x) for x in out], dtype=np.int64)
-            ids = np.fromiter((i for x in out for i in x), dtype=np.int64, count=int(offs[-1]))
-        flat[f"s{k}"], offsets[f"o{k}"] = np.asarray(ids, dtype=np.int64), np.asarray(offs, dtype=np.int64)
+        flat[f"s{k}"], offsets[f"o{k}"] = ids_arrays(out)
     np.savez(args.ids_out, **flat, **offsets)
     return {"encoder": args.worker, "version": version, "threads": args.threads, "load_seconds": load_seconds,
             "runs_mb_per_s": speeds, "mb_per_s": statistics.median(speeds)}

@@ -36,7 +36,6 @@ import os
 import queue
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -50,7 +49,7 @@ SHARED = ROOT.parent / "shared"
 sys.path.insert(0, str(ROOT))
 
 from tokviz import bench  # noqa: E402
-from tokviz.bench_runs import machine  # noqa: E402
+from tokviz.bench_runs import applicable_peers, ids_arrays, machine, median_record, worker_record  # noqa: E402
 
 TOKENIZERS = {
     "cl100k": SHARED / "tokenizers" / "cl100k_base.tiktoken",
@@ -106,8 +105,9 @@ def worker(args) -> dict:
     seconds, ids = bench.measure(encode, cold, warm, args.repeat)
     if args.worker == "tokviz":
         detail = tok.describe()["encoder_detail"]
-    np.savez(args.ids_out, **{phase: _flat(ids[phase]) for phase in bench.PHASES},
-             **{f"{phase}_offsets": _offsets(ids[phase]) for phase in bench.PHASES})
+    arrays = {phase: ids_arrays(ids[phase]) for phase in bench.PHASES}
+    np.savez(args.ids_out, **{phase: a[0] for phase, a in arrays.items()},
+             **{f"{phase}_offsets": a[1] for phase, a in arrays.items()})
     sizes = {"cold": bench.utf8_size(cold), "warm_unseen": bench.utf8_size(warm)}
     sizes["repeat"] = sizes["warm_unseen"]
     return {
@@ -122,29 +122,7 @@ def worker(args) -> dict:
     }
 
 
-def _flat(lists) -> np.ndarray:
-    return np.fromiter((i for ids in lists for i in ids), dtype=np.int64)
-
-
-def _offsets(lists) -> np.ndarray:
-    return np.cumsum([0] + [len(ids) for ids in lists], dtype=np.int64)
-
-
 # ---- parent ----------------------------------------------------------------------------------
-
-
-def median_record(runs: list[dict]) -> dict:
-    """The first run's record with each phase's median MB/s over the runs (and the runs' figures)."""
-    good = [r for r in runs if "skipped" not in r]
-    if len(good) < len(runs):
-        return next(r for r in runs if "skipped" in r)
-    rec = dict(good[0], phases={p: dict(v) for p, v in good[0]["phases"].items()})
-    rec["load_seconds"] = statistics.median(r["load_seconds"] for r in good)
-    for phase, values in rec["phases"].items():
-        speeds = [r["phases"][phase]["mb_per_s"] for r in good]
-        values["mb_per_s"] = statistics.median(speeds)
-        values["runs_mb_per_s"] = speeds
-    return rec
 
 
 def measure_cell(encoders: list[str], tokenizer: Path, corpus: Path, args, scratch: Path):
@@ -176,28 +154,6 @@ def run_worker(encoder: str, tokenizer: Path, corpus: Path, args, ids_out: Path,
            "--repeat", str(args.repeat), "--ids-out", str(ids_out)]
     pin = (lambda: os.sched_setaffinity(0, {core})) if core is not None else None
     return worker_record(encoder, cmd, {**os.environ, **ONE_THREAD}, pin)
-
-
-def worker_record(encoder: str, cmd: list[str], env: dict, preexec_fn=None) -> dict:
-    """Run a worker process; the record it printed last, or a "skipped" record saying why not."""
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, preexec_fn=preexec_fn)
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        tail = " ".join((proc.stderr or proc.stdout).strip().splitlines()[-1:])[:300]
-        return {"encoder": encoder, "skipped": f"worker failed (exit {proc.returncode}): {tail}"}
-    return json.loads(lines[-1])
-
-
-def applicable_peers(peers: list[str], source) -> tuple[list[str], list[tuple[str, bench._Skip]]]:
-    """(the peers that apply to the tokenizer, (peer, why) for the others)."""
-    applicable, not_applicable = [], []
-    for peer in peers:
-        try:
-            bench.check_peer(peer, source)
-            applicable.append(peer)
-        except bench._Skip as why:
-            not_applicable.append((peer, why))
-    return applicable, not_applicable
 
 
 def compare_ids(reference: Path, other: Path, corpus: Path, args) -> dict | None:

@@ -416,7 +416,8 @@ def test_peer_speed_finds_the_first_differing_token(tmp_path):
     ids = {p: [[1, 2, 3], [4, 5, 6]] for p in bench.PHASES}
 
     def save(path, ids):
-        np.savez(path, **{p: peer_speed._flat(ids[p]) for p in ids}, **{f"{p}_offsets": peer_speed._offsets(ids[p]) for p in ids})
+        arrays = {p: peer_speed.ids_arrays(ids[p]) for p in ids}
+        np.savez(path, **{p: a[0] for p, a in arrays.items()}, **{f"{p}_offsets": a[1] for p, a in arrays.items()})
 
     save(tmp_path / "a.npz", ids)
     save(tmp_path / "b.npz", ids)

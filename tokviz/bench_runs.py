@@ -55,11 +55,12 @@ def machine() -> dict:
 # ---- the worker: one encoder, one configuration, in its own process --------------------------------
 
 
-def _as_arrays(out, batch: bool):
-    """(flat ids, offsets) int64 arrays of a pass's output: lists per chunk, or tokviz's arrays."""
+def ids_arrays(out):
+    """(flat ids, offsets) int64 arrays of a pass's output: a list of id lists, or tokviz's
+    (ids, offsets) arrays as they are."""
     import numpy as np
 
-    if batch and isinstance(out, tuple):
+    if isinstance(out, tuple):
         ids, offsets = out
         return np.asarray(ids, dtype=np.int64), np.asarray(offsets, dtype=np.int64)
     offsets = np.cumsum([0] + [len(x) for x in out], dtype=np.int64)
@@ -98,13 +99,13 @@ def worker(spec: dict) -> dict:
     seconds, arrays = {}, {}
     for phase, chunks in (("cold", cold), ("warm_unseen", warm)):
         seconds[phase], out = time_pass(encode, chunks, batch)
-        arrays[phase] = _as_arrays(out, batch)
+        arrays[phase] = ids_arrays(out)
         del out
     best, repeat_same = float("inf"), True
     for _ in range(max(1, spec["repeat"])):
         took, out = time_pass(encode, warm, batch)
         best = min(best, took)
-        ids, offsets = _as_arrays(out, batch)
+        ids, offsets = ids_arrays(out)
         del out
         repeat_same = repeat_same and np.array_equal(ids, arrays["warm_unseen"][0]) and \
             np.array_equal(offsets, arrays["warm_unseen"][1])
@@ -119,35 +120,53 @@ def worker(spec: dict) -> dict:
                            "mb_per_s": sizes[p] / 1e6 / seconds[p] if seconds[p] > 0 else None} for p in PHASES}}
 
 
+def worker_record(encoder: str, cmd: list[str], env: dict, preexec_fn=None) -> dict:
+    """Run a worker process; the record it printed last, or a "skipped" record saying why not."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, preexec_fn=preexec_fn)
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        tail = " ".join((proc.stderr or proc.stdout).strip().splitlines()[-1:])[:300]
+        return {"encoder": encoder, "skipped": f"its process failed (exit {proc.returncode}): {tail}"}
+    return json.loads(lines[-1])
+
+
 def _run_worker(spec: dict) -> dict:
     threads = spec["threads"] or 1
     env = {**os.environ, "RAYON_NUM_THREADS": str(threads), "FASTOKENS_BPE_THREADS": str(threads),
            "TOKENIZERS_PARALLELISM": "true" if threads > 1 else "false", "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run([sys.executable, "-m", "tokviz.bench_runs", json.dumps(spec)], capture_output=True,
-                          text=True, env=env)
-    lines = proc.stdout.strip().splitlines()
-    if proc.returncode != 0 or not lines:
-        tail = " ".join((proc.stderr or proc.stdout).strip().splitlines()[-1:])[:300]
-        return {"skipped": f"its process failed (exit {proc.returncode}): {tail}"}
-    return json.loads(lines[-1])
+    return worker_record(spec["encoder"], [sys.executable, "-m", "tokviz.bench_runs", json.dumps(spec)], env)
+
+
+def applicable_peers(peers: list[str], source) -> tuple[list[str], list[tuple[str, _Skip]]]:
+    """(the peers that apply to the tokenizer, (peer, why) for the others)."""
+    applicable, not_applicable = [], []
+    for peer in peers:
+        try:
+            check_peer(peer, source)
+            applicable.append(peer)
+        except _Skip as why:
+            not_applicable.append((peer, why))
+    return applicable, not_applicable
 
 
 # ---- the parent ------------------------------------------------------------------------------------
 
 
-def _median_record(runs: list[dict]) -> dict:
-    """The runs' record: each phase's median MB/s and seconds (and each run's MB/s), the median load."""
-    rec = {"version": runs[0]["version"], "load_seconds": statistics.median(r["load_seconds"] for r in runs),
-           "repeat_same_ids": all(r["repeat_same_ids"] for r in runs), "phases": {}}
-    for phase in PHASES:
+def median_record(runs: list[dict]) -> dict:
+    """The first run's record with the median load time and, for each phase, the median MB/s and
+    seconds (and each run's MB/s); a run's "skipped" record, when there is one, stands for them all."""
+    skipped = next((r for r in runs if "skipped" in r), None)
+    if skipped is not None:
+        return skipped
+    rec = dict(runs[0], phases={p: dict(v) for p, v in runs[0]["phases"].items()})
+    rec["load_seconds"] = statistics.median(r["load_seconds"] for r in runs)
+    if "repeat_same_ids" in rec:
+        rec["repeat_same_ids"] = all(r["repeat_same_ids"] for r in runs)
+    for phase, values in rec["phases"].items():
         speeds = [r["phases"][phase]["mb_per_s"] for r in runs]
-        rec["phases"][phase] = {
-            "mb_per_s": statistics.median(speeds),
-            "seconds": statistics.median(r["phases"][phase]["seconds"] for r in runs),
-            "bytes": runs[0]["phases"][phase]["bytes"],
-            "tokens": runs[0]["phases"][phase]["tokens"],
-            "runs_mb_per_s": speeds,
-        }
+        values["mb_per_s"] = statistics.median(speeds)
+        values["seconds"] = statistics.median(r["phases"][phase]["seconds"] for r in runs)
+        values["runs_mb_per_s"] = speeds
     return rec
 
 
@@ -186,14 +205,8 @@ def run_table(tok, paths, *, threads=(1,), runs: int = 3, against=None, chunk_kb
         raise TokvizError(f"unknown reference {', '.join(unknown)} (choose from {', '.join(PEERS)})")
     source = tok.source
     pattern = source.extra.get("pattern") if source.format == "tiktoken" else None
-    peers, skipped = [], []
-    for name in against:
-        try:
-            check_peer(name, source)
-            peers.append(name)
-        except _Skip as why:
-            if explicit or why.applies:
-                skipped.append({"name": name, "reason": str(why)})
+    peers, not_applicable = applicable_peers(against, source)
+    skipped = [{"name": name, "reason": str(why)} for name, why in not_applicable if explicit or why.applies]
     configs = ([SINGLE] if 1 in threads else []) + (threads if threads[-1] > 1 else [])
     cold, warm = split_halves(paths, chunk_kb, limit_kb)
     if not cold:
@@ -219,7 +232,7 @@ def run_table(tok, paths, *, threads=(1,), runs: int = 3, against=None, chunk_kb
                     if config == SINGLE or rec["skipped"] != "no batch call":
                         skipped.append({"name": encoder, "reason": rec["skipped"]})
                     continue
-                cell = _median_record(records)
+                cell = median_record(records)
                 if encoder == "tokviz":
                     reference = ids_out.with_name("tokviz-reference.npz")
                     ids_out.replace(reference)
