@@ -99,7 +99,7 @@ def main(argv=None) -> int:
 
     import tokviz
     from tokviz.gui.app import ensure_application
-    from tokviz.gui.main_window import MainWindow
+    from tokviz.gui.window.main_window import MainWindow
     from tokviz.gui.settings import Settings
 
     app = ensure_application()  # (as the app makes it: allocator and thread switching tuned)

@@ -536,7 +536,7 @@ def run(minutes: float, seed: int, *, base_minutes: float = 2.0, stall_ms: float
         stack_after_s: float = STALL_S, native_stacks: bool = False, home: bool = True, ui_gate: bool = True,
         log=print) -> dict:
     from tokviz.gui.app import ensure_application
-    from tokviz.gui.main_window import MainWindow
+    from tokviz.gui.window.main_window import MainWindow
     from tokviz.gui.settings import Settings
 
     rng = random.Random(seed)

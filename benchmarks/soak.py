@@ -487,7 +487,7 @@ class Soak:
 
     def idle(self) -> bool:
         """Nothing under way anywhere in the window."""
-        from tokviz.gui.workers import TaskRunner
+        from tokviz.gui.work.workers import TaskRunner
 
         w = self.window
         return (w.is_up_to_date() and not w.compare_view.is_busy() and not w.train_panel.is_training()
@@ -910,7 +910,7 @@ def traced_growth(before: tracemalloc.Snapshot, after: tracemalloc.Snapshot, top
 
 def run_soak(minutes: float, plan: Plan, limits: Limits, log=print, trace: bool = False) -> dict:
     from tokviz.gui.app import ensure_application
-    from tokviz.gui.main_window import MainWindow
+    from tokviz.gui.window.main_window import MainWindow
     from tokviz.gui.settings import Settings
 
     app = ensure_application()

@@ -50,7 +50,7 @@ SHARED_TOKENIZERS = [
 CORE_PROBE = r"""
 import json, statistics, sys, time
 sys.path.insert(0, sys.argv[1])
-from tokviz.gui.open_tokenizers import open_tokenizer
+from tokviz.gui.window.open_tokenizers import open_tokenizer
 text = open(sys.argv[3], encoding="utf-8").read()[:1000]
 t0 = time.perf_counter(); tok = open_tokenizer(sys.argv[2]); load = time.perf_counter() - t0
 prepare = None
@@ -199,7 +199,7 @@ def type_keys(app, window, probe: Probe, chars: str, count: int, interval_ms: fl
 
 
 def make_window(app, tokenizer: str, text: str, size=(1200, 800)):
-    from tokviz.gui.main_window import MainWindow
+    from tokviz.gui.window.main_window import MainWindow
 
     window = MainWindow(tokenizer, text)
     window.resize(*size)

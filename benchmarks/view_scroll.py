@@ -94,7 +94,7 @@ def main(argv=None) -> int:
 
     import tokviz
     from tokviz.core.gcpause import freeze_long_lived
-    from tokviz.gui.token_view import TokenView
+    from tokviz.gui.views.token_view import TokenView
 
     app = QApplication.instance() or QApplication([])
     tok = tokviz.load(args.tokenizer)

@@ -28,7 +28,7 @@ def main(argv=None) -> int:
 
     import tokviz
     from tokviz.analysis.vocab_stats import token_table
-    from tokviz.gui.vocab_table import VocabModel, VocabProxy
+    from tokviz.gui.views.vocab_table import VocabModel, VocabProxy
 
     argv = sys.argv[1:] if argv is None else argv
     path = argv[0] if argv else str(ROOT.parent / "shared" / "tokenizers" / "qwen2.5" / "tokenizer.json")

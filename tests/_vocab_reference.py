@@ -115,7 +115,7 @@ def reference_stats(tok, rows: list[Row], longest: int = 20) -> VocabStats:
 
 def reference_cells(r: Row) -> tuple[str, ...]:
     """The seven cells of a row as the table showed them."""
-    from tokviz.gui.token_view import runs_display, text_runs
+    from tokviz.gui.views.token_view import runs_display, text_runs
 
     rank = "" if r.rank is None else f"{r.rank:g}" if isinstance(r.rank, float) else str(r.rank)
     return (str(r.id), r.token, runs_display(text_runs(r.text)), str(r.n_bytes), str(r.n_chars), r.category, rank)

@@ -15,7 +15,7 @@ import pytest
 import tokviz
 from tokviz import TokvizError
 from tokviz.core import limits
-from tokviz.gui import files
+from tokviz.gui.window import files
 
 from _shared import TOKENIZERS
 
@@ -271,7 +271,7 @@ def hook(event, args):
             events.append(f"{event} of file content: {source!r:.120}")
 
 import tokviz
-from tokviz.gui import files
+from tokviz.gui.window import files
 
 hostile = Path(sys.argv[1])
 manifest = json.loads((hostile / "MANIFEST.json").read_text(encoding="utf-8"))

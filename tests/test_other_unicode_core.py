@@ -15,7 +15,7 @@ import tokviz
 from tokviz.core.chat import read_conversation
 from tokviz.core.streaming import encode_file
 from tokviz.errors import TokvizError
-from tokviz.gui.files import read_text_file, read_text_head
+from tokviz.gui.window.files import read_text_file, read_text_head
 from tokviz.paths import unicode_encoding
 
 TOKENIZER = Path(__file__).resolve().parent / "data" / "real" / "tortoise-tokenizer.json"

@@ -530,7 +530,7 @@ def cmd_screenshot(args) -> int:
     w, h = args.size
     try:
         out = screenshot(args.view, args.tokenizer or [], args.text, args.output, width=w, height=h,
-                         dock=args.dock, tab=args.tab)
+                         dock=args.dock, tab=args.tab, language=args.lang or "en")
     except ValueError as exc:  # an unknown view name
         raise TokvizError(str(exc)) from None
     print(out)
@@ -685,12 +685,25 @@ def _thread_counts(value: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"threads must be whole numbers of at least 1, such as 4 or 1,2,4,8, not {value!r}") from None
 
 
+def _language(value: str) -> str:
+    """A language the app speaks (gui/i18n/languages.py)."""
+    from .gui.i18n.languages import UnknownLanguage, check_language
+
+    try:
+        return check_language(value)
+    except UnknownLanguage as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tokviz", description="See exactly how a tokenizer cuts text.")
     parser.add_argument("--version", action="version", version=f"tokviz {__version__}")
     parser.add_argument("-t", "--tokenizer",
                         help="open the app on this tokenizer (file or folder, or a Hub name in the HF cache)")
     parser.add_argument("--text", help="open the app on this text file")
+    parser.add_argument("--lang", type=_language, metavar="LANG",
+                        help="the app's language: en or zh_CN (default: as chosen in View > Language, else the "
+                             "system's)")
     sub = parser.add_subparsers(dest="command")
 
     def cluster_args(p, what="count the tokens"):
@@ -884,6 +897,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="window: the right-hand dock raised (merges, vocab, stats, train, edit or roundtrip)")
     p.add_argument("--tab", default="explorer", help="window: the tab showing (explorer, compare, chat, or the "
                                                     "Analyses tab run on a page: fairness, robustness, overlap)")
+    p.add_argument("--lang", type=_language, metavar="LANG", help="the language shown: en (default) or zh_CN")
     p.set_defaults(func=cmd_screenshot)
     return parser
 
@@ -907,7 +921,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             from .gui.app import run
 
-            return run(args.tokenizer, args.text)
+            return run(args.tokenizer, args.text, args.lang)
         if args.command == "screenshot":  # (Qt calls into Python there, and drops what is raised: held to the end)
             with interrupts.noted() as received:
                 status = args.func(args)

@@ -32,7 +32,7 @@ def make_window(qtbot, tmp_path):
     """make_window(tokenizer, text) -> a shown MainWindow, once its tokenizer is loaded and the text encoded.
     Errors are collected in window.errors instead of opening message boxes.  Each window starts from
     empty settings of its own (pass settings= to share them)."""
-    from tokviz.gui.main_window import MainWindow
+    from tokviz.gui.window.main_window import MainWindow
     from tokviz.gui.settings import Settings
 
     count = iter(range(1000))

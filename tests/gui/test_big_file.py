@@ -11,7 +11,7 @@ from PySide6.QtCore import QTimer
 import tokviz
 from tokviz import defaults
 from tokviz.core.streaming import last_cut
-from tokviz.gui import main_window as mw
+from tokviz.gui.window import main_window as mw
 
 BIG_MB = 50
 HEARTBEAT_MS = 15

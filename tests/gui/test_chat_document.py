@@ -9,8 +9,8 @@ import json
 import pytest
 
 from tokviz.core import chat
-from tokviz.gui import chat_view as chat_view_module
-from tokviz.gui.chat_view import STARTER, ChatView
+from tokviz.gui.views import chat_view as chat_view_module
+from tokviz.gui.views.chat_view import STARTER, ChatView
 from tokviz.gui.settings import Settings
 from tokviz.gui.window import session as session_module
 

@@ -12,7 +12,7 @@ import pytest
 
 import tokviz
 from tokviz.core import chat
-from tokviz.gui.chat_view import STARTER, ChatView
+from tokviz.gui.views.chat_view import STARTER, ChatView
 
 transformers = pytest.importorskip("transformers")
 transformers.logging.set_verbosity_error()

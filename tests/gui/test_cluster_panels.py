@@ -14,9 +14,9 @@ import pytest
 import tokviz
 from tokviz.cluster import INSTALL_HINT
 from tokviz.defaults import default_tokenizer_path, resource_path, sample_text_path
-from tokviz.gui.run_on import HERE, SCHEDULER, WORKERS, RunOnBox
-from tokviz.gui.stats_view import StatsView
-from tokviz.gui.train_panel import TrainPanel
+from tokviz.gui.work.run_on import HERE, SCHEDULER, WORKERS, RunOnBox
+from tokviz.gui.views.stats_view import StatsView
+from tokviz.gui.panels.train_panel import TrainPanel
 from tokviz.train import TRAINERS, TrainOptions, train
 
 UNREACHABLE = "tcp://127.0.0.1:9"

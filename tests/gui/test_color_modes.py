@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
-from tokviz.gui.coloring import MODES, id_fill
-from tokviz.gui.style import LIGHT
+from tokviz.gui.views.coloring import MODES, id_fill
+from tokviz.gui.widgets.style import LIGHT
 
 NEUTRAL, PARTIAL, UNKNOWN = LIGHT.neutral, LIGHT.partial_fill, LIGHT.unknown_fill
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import QPoint
 import tokviz
 from tokviz.cli import main
 from tokviz.defaults import default_tokenizer_path
-from tokviz.gui.compare_view import CompareView
+from tokviz.gui.views.compare_view import CompareView
 
 from .helpers import shared_corpus, shared_tokenizer
 from .test_big_file import Heartbeat

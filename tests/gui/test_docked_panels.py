@@ -12,10 +12,10 @@ from tokviz.core import Tokenizer
 from tokviz.core.models.bpe import BPE
 from tokviz.defaults import default_tokenizer_path
 from tokviz.formats.discover import RECENT, Found
-from tokviz.gui import style
-from tokviz.gui.ids_panel import IdsPanel
-from tokviz.gui.library_panel import LibraryPanel
-from tokviz.gui.merges_panel import MergesPanel
+from tokviz.gui.widgets import style
+from tokviz.gui.panels.ids_panel import IdsPanel
+from tokviz.gui.panels.library_panel import LibraryPanel
+from tokviz.gui.panels.merges_panel import MergesPanel
 
 from .helpers import DOCK_PANEL_MAX_MIN_HEIGHT, DOCK_PANEL_MAX_MIN_WIDTH, clipped_widgets, docked, shared_tokenizer
 

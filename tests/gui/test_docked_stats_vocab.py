@@ -15,10 +15,10 @@ from PySide6.QtWidgets import QApplication, QScrollArea
 
 import tokviz
 from tokviz.defaults import default_tokenizer_path, sample_text_path
-from tokviz.gui.plots import CategoryAxis, FittedAxis
-from tokviz.gui.stats_view import StatsView
-from tokviz.gui.style import DARK, LIGHT
-from tokviz.gui.vocab_view import VocabView
+from tokviz.gui.widgets.plots import CategoryAxis, FittedAxis
+from tokviz.gui.views.stats_view import StatsView
+from tokviz.gui.widgets.style import DARK, LIGHT
+from tokviz.gui.views.vocab_view import VocabView
 
 from .helpers import DOCK_PANEL_MAX_MIN_HEIGHT, DOCK_PANEL_MAX_MIN_WIDTH, clipped_widgets, docked, shared_tokenizer
 

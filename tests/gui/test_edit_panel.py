@@ -8,7 +8,7 @@ import tokviz
 from tokviz.core import Tokenizer
 from tokviz.core.models.bpe import BPE
 from tokviz.defaults import default_tokenizer_path
-from tokviz.gui.edit_panel import EDITS, PAD_MULTIPLES, EditPanel, parse_merges
+from tokviz.gui.panels.edit_panel import EDITS, PAD_MULTIPLES, EditPanel, parse_merges
 
 from ._inner_editors import clipped_controls
 from .helpers import DOCK_PANEL_MAX_MIN_HEIGHT, DOCK_PANEL_MAX_MIN_WIDTH, docked

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QToolTip
 import tokviz
 from tokviz import defaults
 from tokviz.core.token_array import offsets_arrays
-from tokviz.gui import main_window as main_window_module
-from tokviz.gui.style import DEFAULT_THEME
+from tokviz.gui.window import main_window as main_window_module
+from tokviz.gui.widgets.style import DEFAULT_THEME
 
 from .helpers import SHARED, shared_tokenizer, wait_encoded
 
@@ -326,7 +326,7 @@ def test_dropping_non_utf8_text_is_a_clear_error(qtbot, make_window, default_tok
 
 
 def test_dropping_a_vocab_txt_is_a_tokenizer_not_text(tmp_path):
-    from tokviz.gui.files import TEXT, TOKENIZER, classify_path
+    from tokviz.gui.window.files import TEXT, TOKENIZER, classify_path
 
     prose = tmp_path / "story.txt"
     prose.write_text("Once upon a time there was a tokenizer.\nIt cut text into pieces.\n" * 5, encoding="utf-8")
@@ -359,7 +359,7 @@ def test_long_text_is_held_in_arrays_with_the_same_tokens(qtbot, make_window):
     piece by piece: the same ids, offsets and special flags as encoding the text at once, with
     the special-token options of the window."""
     from tokviz.core.token_array import TokenArray
-    from tokviz.gui.workers import COMPACT_CHARS
+    from tokviz.gui.work.workers import COMPACT_CHARS
 
     bert = shared_tokenizer("bert-minilm/tokenizer.json")
     reference = tokviz.load(bert)

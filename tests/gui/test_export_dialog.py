@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
 import tokviz
 from tokviz import defaults
 from tokviz.formats.writers import WRITE_FORMATS
-from tokviz.gui import export_dialog
-from tokviz.gui.export_dialog import ExportDialog, background_runner
+from tokviz.gui.window import export_dialog
+from tokviz.gui.window.export_dialog import ExportDialog, background_runner
 from tokviz.gui.settings import Settings
 from tokviz.train import TrainOptions, train
 

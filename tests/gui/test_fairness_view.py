@@ -10,7 +10,7 @@ import pytest
 
 import tokviz
 from tokviz.defaults import parallel_sample_path
-from tokviz.gui.fairness_view import FairnessView
+from tokviz.gui.analyses.fairness_view import FairnessView
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 PARALLEL = parallel_sample_path()
@@ -127,7 +127,7 @@ def test_errors_are_shown_not_raised(qtbot, view, tokenizers, tmp_path):
 
 
 def test_theme_and_shutdown(qtbot, view, tokenizers):
-    from tokviz.gui.style import DARK
+    from tokviz.gui.widgets.style import DARK
 
     view.set_tokenizers(tokenizers)
     view.set_files([PARALLEL / "whatis.en.txt", PARALLEL / "whatis.ru.txt"])

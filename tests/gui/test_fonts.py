@@ -6,8 +6,8 @@ import unicodedata
 
 from PySide6.QtGui import QFont, QFontDatabase, QRawFont
 
-from tokviz.gui import fonts
-from tokviz.gui.style import mono_font
+from tokviz.gui.widgets import fonts
+from tokviz.gui.widgets.style import mono_font
 
 # letters of many scripts (some have no font on a bare machine), CJK, emoji, accents, punctuation
 MIXED = ("नमस्ते दुनिया สวัสดีชาวโลก ሰላም ᎣᏏᏲ 𑼄𑼅 你好 こんにちは 안녕하세요 Привет مرحبا שלום "

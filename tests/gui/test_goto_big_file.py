@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtWidgets import QInputDialog
 
 import tokviz
-from tokviz.gui import main_window as mw
+from tokviz.gui.window import main_window as mw
 
 
 @pytest.fixture

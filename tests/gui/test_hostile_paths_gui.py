@@ -105,7 +105,7 @@ def test_recent_entries_and_session_at_start_up(make_window, qtbot, tmp_path, ho
 
 
 def test_fairness_file_list(qtbot, hostile):
-    from tokviz.gui.fairness_view import FairnessView
+    from tokviz.gui.analyses.fairness_view import FairnessView
 
     view = FairnessView()
     qtbot.addWidget(view)
@@ -153,9 +153,9 @@ import json, os, sys, time
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 import tokviz.gui
 from tokviz.gui.app import ensure_application
-from tokviz.gui.main_window import MainWindow
+from tokviz.gui.window.main_window import MainWindow
 from tokviz.gui.settings import Settings
-from tokviz.gui.fairness_view import FairnessView
+from tokviz.gui.analyses.fairness_view import FairnessView
 
 tokenizer, locked, root = sys.argv[1:4]
 app = ensure_application()

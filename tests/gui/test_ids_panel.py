@@ -65,7 +65,7 @@ def test_ids_panel_keeps_a_small_minimum_and_fits_a_side_dock(qtbot):
     box); moved to a side dock it still shows everything."""
     import tokviz
     from tokviz.defaults import default_tokenizer_path
-    from tokviz.gui.ids_panel import MAX_SHOWN_IDS, IdsPanel
+    from tokviz.gui.panels.ids_panel import MAX_SHOWN_IDS, IdsPanel
 
     from .helpers import DOCK_PANEL_MAX_MIN_HEIGHT, DOCK_PANEL_MAX_MIN_WIDTH, clipped_widgets, docked
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tokviz
 from tokviz import defaults
-from tokviz.gui.overlap_view import OverlapView
+from tokviz.gui.analyses.overlap_view import OverlapView
 
 
 def test_overlap_page_changing_the_set_during_a_run_ends_the_run(qtbot):
@@ -29,7 +29,7 @@ def _job(qtbot):
     """A BackgroundJob whose progress bar and Cancel button are shown in a widget, with a status label."""
     from PySide6.QtWidgets import QLabel, QWidget
 
-    from tokviz.gui.jobs import BackgroundJob
+    from tokviz.gui.work.jobs import BackgroundJob
 
     host = QWidget()
     qtbot.addWidget(host)

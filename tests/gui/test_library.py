@@ -8,8 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 
 from tokviz.formats.discover import FOLDER, HF_CACHE
-from tokviz.gui.click_guard import click_guard
-from tokviz.gui.library_panel import FOUND_ROLE, LibraryPanel
+from tokviz.gui.widgets.click_guard import click_guard
+from tokviz.gui.panels.library_panel import FOUND_ROLE, LibraryPanel
 
 from .helpers import shared_tokenizer
 
@@ -88,7 +88,7 @@ def test_settings_remember_recent_files_folders_and_layout(qtbot, tmp_path, make
 
 
 def _counting(calls):
-    from tokviz.gui.library_panel import tokenizer_details
+    from tokviz.gui.panels.library_panel import tokenizer_details
 
     def details(found):
         calls.append(found.path.name)
@@ -99,7 +99,7 @@ def _counting(calls):
 
 def test_refresh_recent_shows_a_new_recent_tokenizer_without_looking_in_folders(qtbot, tmp_path, monkeypatch):
     import tokviz
-    import tokviz.gui.library_panel as library_panel
+    import tokviz.gui.panels.library_panel as library_panel
     from tokviz.defaults import default_tokenizer_path
     from tokviz.formats.discover import RECENT, Found
 
@@ -320,7 +320,7 @@ def test_a_long_recent_list_is_read_on_the_worker_and_its_rows_kept(qtbot, tmp_p
     import threading
 
     from tokviz.formats.discover import FOLDER, RECENT, Found
-    from tokviz.gui.library_panel import tokenizer_details
+    from tokviz.gui.panels.library_panel import tokenizer_details
 
     recent, folder = _long_recent_list(tmp_path)
     threads: list[threading.Thread] = []

@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QDialog, QMenu
 
-from tokviz.gui.coloring import MODES, legend_entries
-from tokviz.gui.style import LIGHT
+from tokviz.gui.views.coloring import MODES, legend_entries
+from tokviz.gui.widgets.style import LIGHT
 
 TEXT = "one two three two one\nfour two"
 

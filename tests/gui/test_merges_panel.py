@@ -9,8 +9,8 @@ import tokviz.defaults
 from tokviz.analysis.merges import merge_tree, trace_bpe, used_by
 from tokviz.core import Tokenizer
 from tokviz.core.models.bpe import BPE
-from tokviz.gui.merge_tree_view import MIN_LEGIBLE_PT
-from tokviz.gui.merges_panel import MIN_TREE_HEIGHT, MergesPanel
+from tokviz.gui.views.merge_tree_view import MIN_LEGIBLE_PT
+from tokviz.gui.panels.merges_panel import MIN_TREE_HEIGHT, MergesPanel
 
 from .helpers import shared_tokenizer
 

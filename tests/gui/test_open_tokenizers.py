@@ -1,4 +1,4 @@
-"""Tokenizers shared by file between the app's views (tokviz/gui/open_tokenizers.py)."""
+"""Tokenizers shared by file between the app's views (tokviz/gui/window/open_tokenizers.py)."""
 from __future__ import annotations
 
 import gc
@@ -12,7 +12,7 @@ import pytest
 
 import tokviz
 from tokviz import TokvizError
-from tokviz.gui.open_tokenizers import file_identity, open_tokenizer
+from tokviz.gui.window.open_tokenizers import file_identity, open_tokenizer
 
 from .helpers import shared_tokenizer
 

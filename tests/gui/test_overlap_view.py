@@ -11,8 +11,8 @@ import pytest
 
 import tokviz
 from tokviz.cli import main
-from tokviz.gui.overlap_view import COLUMNS, OverlapView
-from tokviz.gui.style import DARK
+from tokviz.gui.analyses.overlap_view import COLUMNS, OverlapView
+from tokviz.gui.widgets.style import DARK
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 

@@ -11,8 +11,8 @@ import pytest
 import tokviz
 from tokviz.analysis.perturb import PERTURBATIONS, perturb
 from tokviz.analysis.robustness import perturbed_pieces
-from tokviz.gui.robustness_view import RobustnessView
-from tokviz.gui.style import DARK
+from tokviz.gui.analyses.robustness_view import RobustnessView
+from tokviz.gui.widgets.style import DARK
 
 REAL = Path(__file__).resolve().parents[1] / "data" / "real"
 TEXT = ("Welcome to tokviz! Every coloured box below is one token.\n\n"

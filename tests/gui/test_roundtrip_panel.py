@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import tokviz
-from tokviz.gui.roundtrip_panel import MAX_ROWS, RoundTripPanel, visible
+from tokviz.gui.panels.roundtrip_panel import MAX_ROWS, RoundTripPanel, visible
 from tokviz.gui.window.editor import py_index
 
 from .helpers import DOCK_PANEL_MAX_MIN_HEIGHT, DOCK_PANEL_MAX_MIN_WIDTH, clipped_widgets, docked, wait_encoded

@@ -67,7 +67,7 @@ def test_soak_cycles_leave_nothing_behind(qtbot, make_window, tmp_path, soak):
 
 def test_a_finished_task_lets_go_of_its_work(qtbot):
     """A TaskRunner's task, once reported, no longer holds its callable (nor what that holds)."""
-    from tokviz.gui.workers import TaskRunner
+    from tokviz.gui.work.workers import TaskRunner
 
     class Payload:
         pass
@@ -91,7 +91,7 @@ def test_a_finished_task_lets_go_of_its_work(qtbot):
 def test_a_task_that_has_run_holds_nothing_of_its_work(qtbot):
     """PySide may keep a finished task's Python side for a while: it must not keep the work's
     closure (and its tokenizer and text) alive meanwhile."""
-    from tokviz.gui.workers import _Relay, _Task
+    from tokviz.gui.work.workers import _Relay, _Task
 
     class Payload:
         pass

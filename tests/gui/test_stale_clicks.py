@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from tokviz.defaults import resource_path
 from tokviz.errors import Cancelled
-from tokviz.gui.click_guard import QUIET_MS, click_guard
-from tokviz.gui.jobs import BackgroundJob
-from tokviz.gui.train_panel import TrainPanel
+from tokviz.gui.widgets.click_guard import QUIET_MS, click_guard
+from tokviz.gui.work.jobs import BackgroundJob
+from tokviz.gui.panels.train_panel import TrainPanel
 
 LEFT = Qt.MouseButton.LeftButton
 

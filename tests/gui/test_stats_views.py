@@ -13,9 +13,9 @@ import tokviz
 from tokviz.analysis.vocab_stats import token_table, vocab_stats
 from tokviz.cli import main
 from tokviz.defaults import default_tokenizer_path, sample_text_path
-from tokviz.gui.stats_view import METRICS, StatsView, format_metric
-from tokviz.gui.vocab_table import VocabModel, VocabProxy
-from tokviz.gui.vocab_view import VocabView
+from tokviz.gui.views.stats_view import METRICS, StatsView, format_metric
+from tokviz.gui.views.vocab_table import VocabModel, VocabProxy
+from tokviz.gui.views.vocab_view import VocabView
 
 from _shared import need
 from _vocab_reference import SHARED_TABLES, reference_cells, reference_filter, reference_order, reference_rows, reference_stats

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QKeySequence, QTextCursor
 
-import tokviz.gui.main_window as main_window_module
+import tokviz.gui.window.main_window as main_window_module
 from tokviz.gui.settings import Settings
 from tokviz.gui.window import session as session_module
 from tokviz.gui.window import text_document

@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLabel
 
-from tokviz.gui.style import CHROME_COLOURS, DARK, LIGHT, dark_palette
+from tokviz.gui.widgets.style import CHROME_COLOURS, DARK, LIGHT, dark_palette
 
 TEXT = "Theme switch: colours for tokens, 中文 and the chrome around them."
 

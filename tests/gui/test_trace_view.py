@@ -5,7 +5,7 @@ import random
 
 from PySide6.QtWidgets import QScrollArea
 
-from tokviz.gui.trace_view import LatticeBar, TraceView, lattice_lanes
+from tokviz.gui.views.trace_view import LatticeBar, TraceView, lattice_lanes
 
 
 def _bars(text: str, seed: int) -> list[LatticeBar]:
@@ -64,7 +64,7 @@ def test_a_long_words_lattice_paints_what_is_in_view(qtbot):
 
 
 def test_a_long_trace_paints_the_rows_in_view(qtbot):
-    from tokviz.gui.trace_view import TraceRow
+    from tokviz.gui.views.trace_view import TraceRow
 
     view, area = _scrolled_view(qtbot, 500)
     view.set_rows([TraceRow(f"step {k}", tuple("ab" for _ in range(400 - k)), 3) for k in range(400)])

@@ -11,7 +11,7 @@ import pytest
 
 import tokviz
 from tokviz.defaults import resource_path
-from tokviz.gui.train_panel import TrainPanel, _CountAxis
+from tokviz.gui.panels.train_panel import TrainPanel, _CountAxis
 from tokviz.train import TrainOptions, train
 
 from ._inner_editors import clipped_controls

@@ -3,7 +3,7 @@ folder, through a link, by another spelling), so the sizes shown add up to the r
 from __future__ import annotations
 
 from tokviz.defaults import resource_path
-from tokviz.gui.train_panel import TrainPanel
+from tokviz.gui.panels.train_panel import TrainPanel
 
 
 def test_the_training_files_count_each_file_once(tmp_path):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tokviz.gui.train_panel import TrainPanel
+from tokviz.gui.panels.train_panel import TrainPanel
 
 
 @pytest.fixture

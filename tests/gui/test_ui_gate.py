@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from tokviz.gui import ui_gate
+from tokviz.gui.work import ui_gate
 
 gate = pytest.importorskip("tokviz._uigate", reason="the C module tokviz._uigate is not built")
 
@@ -81,7 +81,7 @@ EVENT_LOOP_SCRIPT = r"""
 import threading, time
 from PySide6.QtCore import QEventLoop, QTimer
 from tokviz import _uigate
-from tokviz.gui.ui_gate import GatedApplication
+from tokviz.gui.work.ui_gate import GatedApplication
 
 app = GatedApplication(["gate-test"])
 seen = {}

@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint
 import tokviz
 from tokviz import defaults
 from tokviz.core.token_array import TokenArray, offsets_arrays
-from tokviz.gui.token_view import TokenView
+from tokviz.gui.views.token_view import TokenView
 
 
 @pytest.fixture(scope="module")

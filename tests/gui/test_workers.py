@@ -10,7 +10,7 @@ import pytest
 
 import tokviz
 from tokviz import defaults
-from tokviz.gui.workers import EncodeController, TaskRunner
+from tokviz.gui.work.workers import EncodeController, TaskRunner
 
 
 @pytest.fixture

@@ -55,7 +55,7 @@ piece (pieces are ~`piece_chars` characters, a few tens of milliseconds of work)
 batch of a read chunk's pieces with `encode_many`, and raises `Cancelled`, which carries how far it
 got.
 
-A UTF-8 byte-order mark at the start of the file is skipped, as `tokviz.gui.files.read_text_file`
+A UTF-8 byte-order mark at the start of the file is skipped, as `tokviz.gui.window.files.read_text_file`
 does.  Special tokens of a post-processor are not added (this is the text's own tokens).
 """
 from __future__ import annotations

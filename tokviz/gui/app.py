@@ -4,17 +4,20 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from . import i18n
 from .platform import display_problem, tune_allocator, tune_thread_switching
 
 APP_NAME = "tokviz"
 
 
-def ensure_application(argv: list[str] | None = None, *, gated: bool = False):
+def ensure_application(argv: list[str] | None = None, *, gated: bool = False, language: str | None = None):
     """The running QApplication, created (named "tokviz") if there is none yet; `gated`: one during
-    whose event handling the workers pause (gui/ui_gate.py), as the app runs."""
+    whose event handling the workers pause (gui/work/ui_gate.py), as the app runs.  `language`: the
+    language to speak from now on (gui/i18n); by default a new application speaks the one chosen
+    before (View ▸ Language), else the system's."""
     from PySide6.QtWidgets import QApplication
 
-    from . import ui_gate
+    from .work import ui_gate
 
     app = QApplication.instance()
     if app is None:
@@ -25,13 +28,20 @@ def ensure_application(argv: list[str] | None = None, *, gated: bool = False):
         QApplication.setDesktopFileName(APP_NAME)
         application = ui_gate.application_class() if gated else QApplication
         app = application(list(argv) if argv is not None else [sys.argv[0] if sys.argv else APP_NAME])
+        if language is None:
+            from .settings import Settings
+
+            language = i18n.chosen_language(settings=Settings())
+    if language is not None:
+        i18n.install(language)
     tune_thread_switching()
     return app
 
 
-def run(tokenizer: str | None = None, text_file: str | None = None) -> int:
+def run(tokenizer: str | None = None, text_file: str | None = None, language: str | None = None) -> int:
     """Open the explorer on `tokenizer` (default: the shipped one) and `text_file` (default: the
-    sample text) and run until the window closes.  Returns the exit status; 1 (with a message on
+    sample text), speaking `language` (default: gui/i18n's choice), and run until the window
+    closes.  Returns the exit status; 1 (with a message on
     stderr, before Qt starts) when there is no usable display."""
     problem = display_problem()
     if problem:
@@ -40,7 +50,7 @@ def run(tokenizer: str | None = None, text_file: str | None = None) -> int:
 
     from ..errors import TokvizError
     from ..formats import detect
-    from . import files
+    from .window import files
 
     # Check the arguments before a window appears: a typo should not need a dialog.
     try:
@@ -52,10 +62,12 @@ def run(tokenizer: str | None = None, text_file: str | None = None) -> int:
         print(f"tokviz: error: {exc}", file=sys.stderr)
         return 2
 
-    app = ensure_application(gated=True)
+    from .settings import Settings
+
+    app = ensure_application(gated=True, language=i18n.chosen_language(language, Settings()))
 
     def open_window():
-        from .main_window import MainWindow
+        from .window.main_window import MainWindow
 
         window = MainWindow(tokenizer, text_file=text_file)
         window.show()

@@ -68,6 +68,7 @@ def screenshot(
     timeout: float = 120.0,
     dock: str = "merges",
     tab: str = "explorer",
+    language: str = "en",
 ) -> Path:
     """Render `view` at width x height to the PNG `out` and return its path.
 
@@ -83,7 +84,8 @@ def screenshot(
     on every tokenizer given, the text side by side under homoglyphs and the corpus run on the text.  "fairness": the Fairness page on every
     tokenizer given, run on the parallel files of `text_file` (a folder) or the shipped sample (resources/parallel).  "overlap": the Overlap page on every tokenizer given (at least two), run.  "window": the whole main window exactly width x height, as a user sees it,
     with every dock open (the right-hand ones tabbed, `dock` raised), the Compare tab holding every
-    tokenizer given and `tab` ("explorer", "compare" or "chat") showing.  Raises ValueError for an unknown
+    tokenizer given and `tab` ("explorer", "compare" or "chat") showing.  `language`: the language
+    the view speaks (gui/i18n; the app's own language is back as it was afterwards).  Raises ValueError for an unknown
     view and TokvizError when a tokenizer or the text cannot be opened, or the window cannot be
     that small."""
     if view not in VIEWS:
@@ -93,7 +95,21 @@ def screenshot(
         raise ValueError(f"window size {width}x{height} is too small (at least 200x150)")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-    from . import files
+    from . import i18n
+    from .app import ensure_application
+
+    language = i18n.check_language(language)
+    previous = i18n.current_language()
+    ensure_application(language=language)
+    try:
+        return _render(view, tokenizers, text_file, out, width, height, timeout, dock, tab)
+    finally:
+        if i18n.current_language() != previous:
+            i18n.install(previous)
+
+
+def _render(view, tokenizers, text_file, out, width, height, timeout, dock, tab) -> Path:
+    from .window import files
     from .app import ensure_application
 
     if view == "chat":
@@ -101,7 +117,7 @@ def screenshot(
     if view == "fairness":  # (its --text is a folder or file of parallel texts, read by the page)
         return _fairness(ensure_application(), tokenizers, text_file, Path(out), width, height, timeout)
     if text_file is not None:  # a TokvizError naming the file, before any window exists
-        from .main_window import BIG_FILE_BYTES, PREVIEW_BYTES
+        from .window.main_window import BIG_FILE_BYTES, PREVIEW_BYTES
 
         if check_regular_file(text_file, "a text file").st_size > BIG_FILE_BYTES:
             files.read_text_head(text_file, PREVIEW_BYTES)  # opened in big-file mode: only its start is read
@@ -128,7 +144,7 @@ def screenshot(
             raise ValueError(f"unknown tab {tab!r} (explorer, compare, chat, or the Analyses tab's pages: "
                              f"{', '.join(ANALYSIS_PAGES)})")
         return _whole_window(app, tokenizers, text_file, Path(out), width, height, timeout, dock, tab)
-    from .main_window import MainWindow
+    from .window.main_window import MainWindow
     from .settings import Settings
 
     errors: list[TokvizError] = []
@@ -159,7 +175,7 @@ def screenshot(
 def _whole_window(app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float,
                   dock: str, tab: str) -> Path:
     from .. import load
-    from .main_window import MainWindow
+    from .window.main_window import MainWindow
     from .settings import Settings
 
     paths = list(tokenizers) or [str(default_tokenizer_path())]
@@ -232,8 +248,8 @@ def _merges(app, tokenizers: list[str], text_file: str | None, out: Path, width:
     from ..analysis.segments import words_of
     from ..core.models.bpe import BPE
     from ..defaults import sample_text
-    from . import files
-    from .merges_panel import MergesPanel
+    from .window import files
+    from .panels.merges_panel import MergesPanel
 
     tok = load(tokenizers[0] if tokenizers else default_tokenizer_path())
     text = files.read_text_head(text_file, 64 * 1024) if text_file else sample_text()
@@ -262,8 +278,8 @@ def _merges(app, tokenizers: list[str], text_file: str | None, out: Path, width:
 def _statistics(view: str, app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
     from .. import load
     from ..defaults import sample_text_path
-    from .stats_view import StatsView
-    from .vocab_view import VocabView
+    from .views.stats_view import StatsView
+    from .views.vocab_view import VocabView
 
     tok = load(tokenizers[0] if tokenizers else default_tokenizer_path())
     widget = VocabView() if view == "vocab" else StatsView()
@@ -291,8 +307,8 @@ def _statistics(view: str, app, tokenizers, text_file, out: Path, width: int, he
 def _compare(app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
     from .. import load
     from ..defaults import sample_text
-    from . import files
-    from .compare_view import CompareView
+    from .window import files
+    from .views.compare_view import CompareView
 
     paths = list(tokenizers) or [str(default_tokenizer_path())]
     if len(paths) < 2:
@@ -319,8 +335,8 @@ def _robustness(app, tokenizers, text_file, out: Path, width: int, height: int, 
     """The Robustness page on every tokenizer given (or the shipped default) and the text: the
     homoglyph perturbation side by side on the first tokenizer, and the corpus run on the text."""
     from ..defaults import sample_text
-    from . import files
-    from .robustness_view import RobustnessView
+    from .window import files
+    from .analyses.robustness_view import RobustnessView
 
     loaded = _named_tokenizers(list(tokenizers) or [str(default_tokenizer_path())])
     text = files.read_text_head(text_file, 64 * 1024) if text_file else sample_text()
@@ -335,7 +351,7 @@ def _fairness(app, tokenizers, text_file, out: Path, width: int, height: int, ti
     """The Fairness page on every tokenizer given (or the shipped default), run on `text_file` (a
     folder of parallel files, or one file) or the shipped parallel sample (resources/parallel)."""
     from ..analysis.fairness import parallel_files
-    from .fairness_view import FairnessView
+    from .analyses.fairness_view import FairnessView
 
     loaded = _named_tokenizers(list(tokenizers) or [str(default_tokenizer_path())])
     source = Path(text_file) if text_file else parallel_sample_path()
@@ -354,7 +370,7 @@ def _fairness(app, tokenizers, text_file, out: Path, width: int, height: int, ti
 def _overlap(app, tokenizers, out: Path, width: int, height: int, timeout: float) -> Path:
     """The Overlap page on every tokenizer given (at least two; the shipped default is added to a
     single one), run, the first pair selected."""
-    from .overlap_view import OverlapView
+    from .analyses.overlap_view import OverlapView
 
     paths = list(tokenizers) or [str(default_tokenizer_path())]
     if len(paths) < 2:
@@ -366,7 +382,7 @@ def _overlap(app, tokenizers, out: Path, width: int, height: int, timeout: float
 def _chat(app, tokenizers, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
     from .. import load
     from ..core.chat import read_conversation
-    from .chat_view import ChatView
+    from .views.chat_view import ChatView
 
     tok = load(tokenizers[0] if tokenizers else default_tokenizer_path())
     conversation = read_conversation(text_file) if text_file else None  # (errors name the file first)
@@ -391,7 +407,7 @@ def _chat(app, tokenizers, text_file, out: Path, width: int, height: int, timeou
 
 def _train(app, text_file, out: Path, width: int, height: int, timeout: float) -> Path:
     from ..defaults import resource_path
-    from .train_panel import TrainPanel
+    from .panels.train_panel import TrainPanel
 
     panel = TrainPanel()
     done: list = []

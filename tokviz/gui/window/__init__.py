@@ -1,5 +1,6 @@
-"""The main window's parts, one module per responsibility; `gui.main_window.MainWindow` assembles them.
+"""The main window's parts, one module per responsibility; `main_window.MainWindow` assembles them.
 
+* `main_window`: the window, assembling the parts below;
 * `editor`: the text editor and the mapping between Python character indices and Qt positions;
 * `find_bar`: the inline find bar under the editor;
 * `docks`: every dock and its panel;
@@ -9,5 +10,7 @@
 * `text_document`: the editor's text: its file, modified or not, Save / Save as, asking before a replace;
 * `session`: the last session, tokenizers not yet exported, and the question on quit;
 * `idle`: collecting long-lived garbage once the app is quiet;
-* `roundtrip_marks`: the Round trip dock's findings underlined in the token view.
+* `roundtrip_marks`: the Round trip dock's findings underlined in the token view;
+* `files`: what a dropped or opened file is; `open_tokenizers`: the tokenizers open, shared by file;
+* `about`, `export_dialog`: the About box and File ▸ Export tokenizer.
 """

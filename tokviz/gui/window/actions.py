@@ -8,7 +8,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QApplication, QLineEdit, QMenu, QPlainTextEdit, QTextEdit
 
-from ..coloring import MODES as COLOR_MODES
+from ..views.coloring import MODES as COLOR_MODES
+from .language import add_language_menu
 
 
 def _action(window, text: str, slot=None, shortcut=None, *, checkable: bool = False, tip: str = "") -> QAction:
@@ -193,6 +194,7 @@ def _view_menu(window) -> None:
         action.triggered.connect(lambda _=False, n=name: window.set_theme(n))
         window.theme_actions.addAction(action)
         theme_menu.addAction(action)
+    add_language_menu(window, menu)
     menu.addSeparator()
     keys = QKeySequence.StandardKey
     window.zoom_actions = []

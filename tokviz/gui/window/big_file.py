@@ -23,9 +23,9 @@ from PySide6.QtCore import QObject, Slot
 from ...core.gcpause import freeze_long_lived
 from ...core.streaming import last_cut
 from ...errors import TokvizError
-from .. import files
-from ..click_guard import guard_clicks
-from ..workers import EncodeResult, FileEncodeJob, FileEncodeResult
+from . import files
+from ..widgets.click_guard import guard_clicks
+from ..work.workers import EncodeResult, FileEncodeJob, FileEncodeResult
 from .status import plural
 
 BIG_FILE_BYTES = 2 * 2**20  # above this a text file opens in big-file mode

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
-from ..edit_panel import EditPanel
-from ..ids_panel import IdsPanel
-from ..library_panel import LibraryPanel
-from ..merges_panel import MergesPanel
-from ..roundtrip_panel import RoundTripPanel
-from ..stats_view import StatsView
-from ..train_panel import TrainPanel
-from ..vocab_view import VocabView
+from ..panels.edit_panel import EditPanel
+from ..panels.ids_panel import IdsPanel
+from ..panels.library_panel import LibraryPanel
+from ..panels.merges_panel import MergesPanel
+from ..panels.roundtrip_panel import RoundTripPanel
+from ..views.stats_view import StatsView
+from ..panels.train_panel import TrainPanel
+from ..views.vocab_view import VocabView
 
 DOCK_MIN_WIDTH = 300
 DOCK_MIN_HEIGHT = 260

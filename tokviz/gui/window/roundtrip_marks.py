@@ -7,7 +7,7 @@ from PySide6.QtCore import QObject
 
 from ...analysis.roundtrip import tokens_touched
 from ...core.token_array import offsets_arrays
-from ..roundtrip_panel import DECODE_COLOR, NORMALIZER_COLOR
+from ..panels.roundtrip_panel import DECODE_COLOR, NORMALIZER_COLOR
 
 
 class RoundTripMarks(QObject):

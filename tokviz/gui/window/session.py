@@ -34,8 +34,8 @@ from ...core.chat import conversation_from_json
 from ...formats.atomic_write import write_text_atomic
 from ...formats.writers import WRITE_FORMATS, save_files
 from ...errors import TokvizError
-from ..ui_gate import ui_thread_waits
-from ..workers import TaskRunner
+from ..work.ui_gate import ui_thread_waits
+from ..work.workers import TaskRunner
 
 MAX_SAVED_CHARS = 20_000_000  # an edited text longer than this is not copied (its file, if any, is)
 MAX_SAVED_CHAT_CHARS = 1_000_000  # a modified conversation with more JSON text is not copied (~20 ms to save)

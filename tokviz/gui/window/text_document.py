@@ -35,7 +35,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from ...errors import TokvizError
 from ...formats.atomic_write import write_bytes_atomic
 from ...paths import open_regular, os_error_reason
-from ..workers import TaskRunner
+from ..work.workers import TaskRunner
 
 SAVE_FILTER = "Text files (*.txt *.md);;All files (*)"
 UNDO_KEEP_CHARS = 32_000_000  # replaced texts kept for undo, at most (Qt holds them as UTF-16)

@@ -1,0 +1,1 @@
+"""The Analyses tab and its pages (Fairness, Overlap, Robustness): research questions over several tokenizers."""

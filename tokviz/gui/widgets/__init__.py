@@ -1,0 +1,1 @@
+"""Building blocks shared by every view: layout pieces for narrow docks, plots, fonts and colours."""
