@@ -101,6 +101,8 @@ def test_unigram_shows_its_em_objective_and_pruning_rounds(qtbot, panel):
     with qtbot.waitSignal(panel.trained, timeout=60_000):
         panel.start()
     assert panel.plotted()[0] and panel.main_plot.getAxis("bottom").labelText == "merge"
+    time_axis = panel.size_plot.getAxis("bottom")  # (a real run's times: ms or s, never "(x0.001)")
+    assert time_axis.labelText in ("time (ms)", "time (s)") and "(x" not in time_axis.labelString()
 
     panel.set_model("unigram")
     panel.vocab_size.setValue(350)
@@ -142,6 +144,40 @@ def test_unigram_shows_its_em_objective_and_pruning_rounds(qtbot, panel):
             panel.grab()
         panel.grab()
     assert [str(w.message) for w in warned] == []
+
+
+def _feed_merges(panel, seconds) -> None:
+    """What a BPE trainer reports at these times, as the worker hands it over."""
+    panel._run_model = "bytelevel-bpe"
+    panel._clear_series()
+    with panel._lock:
+        panel._events = [(t, k / len(seconds), f"merge {k}: a b ({1000 - k})") for k, t in enumerate(seconds, 1)]
+    panel._drain()
+
+
+def test_the_time_axis_says_milliseconds_or_seconds_without_si_scaling(qtbot, panel, monkeypatch):
+    """Tokens against time: a short run in ms, a long one in s, said by the label itself (pyqtgraph's
+    SI prefix on a unitless label read "seconds (x0.001)"), and the label translatable."""
+    panel.set_model("bytelevel-bpe")
+    axis = panel.size_plot.getAxis("bottom")
+    assert axis.labelText == "time (ms)"  # (before any run)
+    _feed_merges(panel, [0.05, 0.2, 0.45])
+    assert axis.labelText == "time (ms)" and "(x" not in axis.labelString()
+    assert [x for x, _ in panel.plotted()[1]] == pytest.approx([50, 200, 450])
+    _feed_merges(panel, [0.5, 1.5, 3.0])
+    assert axis.labelText == "time (s)" and "(x" not in axis.labelString()
+    assert [x for x, _ in panel.plotted()[1]] == pytest.approx([0.5, 1.5, 3.0])
+    for side in ("left", "bottom"):  # (no axis of either plot adds a scale factor to its label)
+        assert not panel.main_plot.getAxis(side).autoSIPrefix and not panel.size_plot.getAxis(side).autoSIPrefix
+
+    from tokviz.gui.panels import train_panel
+
+    chinese = {"time (ms)": "时间（毫秒）", "time (s)": "时间（秒）"}
+    monkeypatch.setattr(train_panel.QCoreApplication, "translate", lambda context, text: chinese.get(text, text))
+    _feed_merges(panel, [0.1, 0.3])
+    assert axis.labelText == "时间（毫秒）" and "(x" not in axis.labelString()
+    _feed_merges(panel, [0.5, 2.5])
+    assert axis.labelText == "时间（秒）"
 
 
 def test_log_count_axis_labels_keep_apart():

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -52,25 +52,38 @@ from ..work.run_on import RunOnBox, open_cluster
 from ..widgets.style import DEFAULT_THEME, TokenTheme
 from ..work.workers import TaskRunner, describe_error
 
+# (English sources, translated where shown: QCoreApplication.translate("TrainPanel", …))
 MODELS = {
-    "bytelevel-bpe": "Byte-level BPE (GPT-2 style)",
-    "bpe": "Character BPE (words end in </w>)",
-    "wordpiece": "WordPiece (BERT style)",
-    "unigram": "Unigram (sentencepiece style)",
+    "bytelevel-bpe": QT_TRANSLATE_NOOP("TrainPanel", "Byte-level BPE (GPT-2 style)"),
+    "bpe": QT_TRANSLATE_NOOP("TrainPanel", "Character BPE (words end in </w>)"),
+    "wordpiece": QT_TRANSLATE_NOOP("TrainPanel", "WordPiece (BERT style)"),
+    "unigram": QT_TRANSLATE_NOOP("TrainPanel", "Unigram (sentencepiece style)"),
 }
-SHORT_NAMES = {"bytelevel-bpe": "Byte-level BPE", "bpe": "Character BPE", "wordpiece": "WordPiece",
+SHORT_NAMES = {"bytelevel-bpe": QT_TRANSLATE_NOOP("TrainPanel", "Byte-level BPE"),
+               "bpe": QT_TRANSLATE_NOOP("TrainPanel", "Character BPE"), "wordpiece": "WordPiece",
                "unigram": "Unigram"}
+END_OF_WORD = {"separate": QT_TRANSLATE_NOOP("TrainPanel", "separate"),
+               "glued": QT_TRANSLATE_NOOP("TrainPanel", "glued")}
 _MERGE = re.compile(r"^merge (\d+): .* \((\d+)\)$")
 _SEEDS = re.compile(r"^(\d+) seed pieces$")
 _EM = re.compile(r"^EM round \d+, step \d+: \d+ pieces, objective (\S+)$")
 _PRUNED = re.compile(r"pruned to (\d+) pieces")
-# What each kind of trainer shows: (title, x label, y label, log y) of the upper and the lower plot.
+# What each kind of trainer shows: (title, x label, y label, log y) of the upper and the lower plot;
+# the time axis (x label None) is labelled by `time_unit`.
 PLOTS = {
-    "merges": (("Count of each new merge", "merge", "count", True),
-               ("Tokens learned against time", "seconds", "tokens", False)),
-    "unigram": (("EM objective (log-likelihood)", "EM step", "log-likelihood", False),
-                ("Pieces after each pruning round", "round (0: seeds)", "pieces", False)),
+    "merges": ((QT_TRANSLATE_NOOP("TrainPanel", "Count of each new merge"), QT_TRANSLATE_NOOP("TrainPanel", "merge"),
+                QT_TRANSLATE_NOOP("TrainPanel", "count"), True),
+               (QT_TRANSLATE_NOOP("TrainPanel", "Tokens learned against time"), None,
+                QT_TRANSLATE_NOOP("TrainPanel", "tokens"), False)),
+    "unigram": ((QT_TRANSLATE_NOOP("TrainPanel", "EM objective (log-likelihood)"),
+                 QT_TRANSLATE_NOOP("TrainPanel", "EM step"), QT_TRANSLATE_NOOP("TrainPanel", "log-likelihood"), False),
+                (QT_TRANSLATE_NOOP("TrainPanel", "Pieces after each pruning round"),
+                 QT_TRANSLATE_NOOP("TrainPanel", "round (0: seeds)"), QT_TRANSLATE_NOOP("TrainPanel", "pieces"),
+                 False)),
 }
+SPECIALS_EXAMPLE = "<unk>, <s>, </s>"  # (data, not words to translate)
+EXPORT_NAME = "tokenizer.json"
+MS_UNTIL = 1.0  # a run shorter than this many seconds is plotted in milliseconds
 WIDE = 760  # from this width on, the parameters and the plots sit side by side
 
 
@@ -97,6 +110,19 @@ class _CountAxis(pg.AxisItem):
         if not self.logMode:
             return super().tickStrings(values, scale, spacing)
         return [f"{10 ** v:,.0f}" if v >= 0 else f"{10 ** v:.2g}" for v in values]
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("TrainPanel", text)
+
+
+def time_unit(longest: float) -> tuple[float, str]:
+    """(scale, axis label) of the time axis for a run that has lasted `longest` seconds:
+    milliseconds while it is short, seconds after.  (pyqtgraph's own SI prefixes on a unitless
+    label read "seconds (x0.001)".)"""
+    if longest < MS_UNTIL:
+        return 1000.0, QCoreApplication.translate("TrainPanel", "time (ms)")
+    return 1.0, QCoreApplication.translate("TrainPanel", "time (s)")
 
 
 def plots_for(model: str) -> str:
@@ -137,111 +163,116 @@ class TrainPanel(QWidget):
         self.files = QListWidget()
         self.files.setMinimumHeight(60)
         self.files.setMaximumHeight(130)
-        add_files = QPushButton("Add files…")
+        add_files = QPushButton(self.tr("Add files…"))
         add_files.clicked.connect(self._ask_files)
-        add_folder = QPushButton("Add folder…")
+        add_folder = QPushButton(self.tr("Add folder…"))
         add_folder.clicked.connect(self._ask_folder)
-        remove = QPushButton("Remove")
+        remove = QPushButton(self.tr("Remove"))
         remove.clicked.connect(lambda: [self.files.takeItem(self.files.row(i)) for i in self.files.selectedItems()])
 
         self.model_box = QComboBox()
         for key, label in SHORT_NAMES.items():
-            self.model_box.addItem(label, key)
-            self.model_box.setItemData(self.model_box.count() - 1, MODELS[key], Qt.ItemDataRole.ToolTipRole)
+            self.model_box.addItem(_tr(label), key)
+            self.model_box.setItemData(self.model_box.count() - 1, _tr(MODELS[key]), Qt.ItemDataRole.ToolTipRole)
         self.model_box.currentIndexChanged.connect(self._update_fields)
         self.pattern_box = QComboBox()
         self.pattern_box.setEditable(True)
         self.pattern_box.addItems(list(NAMED_PATTERNS))
         self.pattern_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.pattern_box.setMinimumContentsLength(10)
-        self.pattern_box.setToolTip("Split pattern (byte-level BPE): a known name or a regex")
+        self.pattern_box.setToolTip(self.tr("Split pattern (byte-level BPE): a known name or a regex"))
         self.end_of_word = QComboBox()
-        self.end_of_word.addItems(["separate", "glued"])
-        self.end_of_word.setToolTip("Character BPE: </w> as a symbol of its own (Sennrich) or glued to the "
-                                    "last character (HF tokenizers)")
+        for key, label in END_OF_WORD.items():
+            self.end_of_word.addItem(_tr(label), key)
+        self.end_of_word.setToolTip(self.tr("Character BPE: </w> as a symbol of its own (Sennrich) or glued to "
+                                            "the last character (HF tokenizers)"))
         self.tie_break = QComboBox()
         self.tie_break.addItem(self.tr("HF tokenizers: lowest ids"), "hf")
         self.tie_break.addItem(self.tr("minbpe: first in the text"), "minbpe")
         self.tie_break.setToolTip(self.tr("Which pair is merged when several occur equally often: HF "
                                           "tokenizers' rule or minbpe's (minbpe's is slower on a big corpus)"))
-        self.lowercase = QCheckBox("lower-case the text")
+        self.lowercase = QCheckBox(self.tr("lower-case the text"))
         self.lowercase.setChecked(True)
-        self.vocab_size = self._spin(1, 1_000_000, 1000, "Tokens in the trained vocabulary, everything included")
-        self.min_frequency = self._spin(0, 1_000_000, 2, "A pair or piece must occur this often to be learned")
-        self.min_word_count = self._spin(1, 1_000_000, 1, "Once the corpus is counted, words seen fewer times are "
-                                                          "dropped before learning (1: keep all; bounds memory on "
-                                                          "a big corpus)")
+        self.vocab_size = self._spin(1, 1_000_000, 1000, self.tr("Tokens in the trained vocabulary, everything "
+                                                                  "included"))
+        self.min_frequency = self._spin(0, 1_000_000, 2, self.tr("A pair or piece must occur this often to be "
+                                                                 "learned"))
+        self.min_word_count = self._spin(1, 1_000_000, 1, self.tr("Once the corpus is counted, words seen fewer times "
+                                                                  "are dropped before learning (1: keep all; bounds "
+                                                                  "memory on a big corpus)"))
         self.special_tokens = QLineEdit()
-        self.special_tokens.setPlaceholderText("<unk>, <s>, </s>")
-        self.special_tokens.setToolTip("Special tokens (comma-separated), ids 0.. in this order")
+        self.special_tokens.setPlaceholderText(SPECIALS_EXAMPLE)
+        self.special_tokens.setToolTip(self.tr("Special tokens (comma-separated), ids 0.. in this order"))
         self.user_symbols = QLineEdit()
-        self.user_symbols.setToolTip("User-defined symbols: always one token, never split")
-        self.reserved = self._spin(0, 100_000, 0, "Extra special tokens named <|reserved_special_token_N|>")
-        self.split_digits = QCheckBox("every digit its own pre-token")
-        self.max_length = self._spin(0, 1024, 0, "Longest token in characters (bytes for byte-level BPE); 0: no limit")
+        self.user_symbols.setToolTip(self.tr("User-defined symbols: always one token, never split"))
+        self.reserved = self._spin(0, 100_000, 0, self.tr("Extra special tokens named <|reserved_special_token_N|>"))
+        self.split_digits = QCheckBox(self.tr("every digit its own pre-token"))
+        self.max_length = self._spin(0, 1024, 0, self.tr("Longest token in characters (bytes for byte-level BPE); "
+                                                          "0: no limit"))
         self.coverage = QDoubleSpinBox()
         self.coverage.setRange(0.5, 1.0)
         self.coverage.setDecimals(4)
         self.coverage.setSingleStep(0.0005)
         self.coverage.setValue(1.0)
-        self.coverage.setToolTip("Share of the text's characters covered; the rarest others become unknown")
-        self.byte_fallback = QCheckBox("unknown characters as <0xNN> bytes")
-        self.byte_fallback.setToolTip("Characters outside the alphabet become <0xNN> byte tokens instead of unknown")
+        self.coverage.setToolTip(self.tr("Share of the text's characters covered; the rarest others become unknown"))
+        self.byte_fallback = QCheckBox(self.tr("unknown characters as <0xNN> bytes"))
+        self.byte_fallback.setToolTip(self.tr("Characters outside the alphabet become <0xNN> byte tokens instead of "
+                                              "unknown"))
         self.initial_alphabet = QLineEdit()
-        self.initial_alphabet.setToolTip("Characters always in the vocabulary (typed together, e.g. abc)")
-        self.limit_alphabet = self._spin(0, 1_000_000, 0, "Keep at most this many characters (0: all)")
-        self.collapse_ws = QCheckBox("runs of white space count as one")
-        self.collapse_ws.setToolTip("Runs of white space count as one space")
-        self.pad_to = self._spin(0, 4096, 0, "Round the vocabulary up with reserved tokens to a multiple of this "
-                                             "(64, 128...; 0: no rounding)")
-        self.threads = self._spin(1, 64, max(1, os.cpu_count() or 1), "Worker threads for counting")
+        self.initial_alphabet.setToolTip(self.tr("Characters always in the vocabulary (typed together, e.g. abc)"))
+        self.limit_alphabet = self._spin(0, 1_000_000, 0, self.tr("Keep at most this many characters (0: all)"))
+        self.collapse_ws = QCheckBox(self.tr("runs of white space count as one"))
+        self.collapse_ws.setToolTip(self.tr("Runs of white space count as one space"))
+        self.pad_to = self._spin(0, 4096, 0, self.tr("Round the vocabulary up with reserved tokens to a multiple of "
+                                                     "this (64, 128...; 0: no rounding)"))
+        self.threads = self._spin(1, 64, max(1, os.cpu_count() or 1), self.tr("Worker threads for counting"))
         self.run_on = RunOnBox(label=False, dashboard_inside=False)
         for box in (self.max_length, self.limit_alphabet, self.pad_to):
-            box.setSpecialValueText("none")
+            box.setSpecialValueText(self.tr("none"))
 
         form = QFormLayout()
         # a narrow dock puts a field under its label rather than cutting either
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.addRow("Algorithm", self.model_box)
-        form.addRow("Run on", self.run_on)
-        form.addRow("Split pattern", self.pattern_box)
-        form.addRow("End of word", self.end_of_word)
+        form.addRow(self.tr("Algorithm"), self.model_box)
+        form.addRow(self.tr("Run on"), self.run_on)
+        form.addRow(self.tr("Split pattern"), self.pattern_box)
+        form.addRow(self.tr("End of word"), self.end_of_word)
         form.addRow(self.lowercase)
         form.addRow(self.tr("Equal counts"), self.tie_break)
-        form.addRow("Vocabulary size", self.vocab_size)
-        form.addRow("Min frequency", self.min_frequency)
-        form.addRow("Min word count", self.min_word_count)
-        form.addRow("Special tokens", self.special_tokens)
-        form.addRow("User symbols", self.user_symbols)
-        form.addRow("Reserved tokens", self.reserved)
-        form.addRow("Pad to multiple of", self.pad_to)
+        form.addRow(self.tr("Vocabulary size"), self.vocab_size)
+        form.addRow(self.tr("Min frequency"), self.min_frequency)
+        form.addRow(self.tr("Min word count"), self.min_word_count)
+        form.addRow(self.tr("Special tokens"), self.special_tokens)
+        form.addRow(self.tr("User symbols"), self.user_symbols)
+        form.addRow(self.tr("Reserved tokens"), self.reserved)
+        form.addRow(self.tr("Pad to multiple of"), self.pad_to)
         form.addRow(self.split_digits)
-        form.addRow("Max token length", self.max_length)
-        form.addRow("Character coverage", self.coverage)
+        form.addRow(self.tr("Max token length"), self.max_length)
+        form.addRow(self.tr("Character coverage"), self.coverage)
         form.addRow(self.byte_fallback)
-        form.addRow("Initial alphabet", self.initial_alphabet)
-        form.addRow("Limit alphabet", self.limit_alphabet)
+        form.addRow(self.tr("Initial alphabet"), self.initial_alphabet)
+        form.addRow(self.tr("Limit alphabet"), self.limit_alphabet)
         form.addRow(self.collapse_ws)
-        form.addRow("Threads", self.threads)
+        form.addRow(self.tr("Threads"), self.threads)
         self._rows = {"pattern": self.pattern_box, "end": self.end_of_word, "lower": self.lowercase,
                       "ties": self.tie_break}
         self._form = form
 
-        self.train_button = QPushButton("Train")
+        self.train_button = QPushButton(self.tr("Train"))
         self.train_button.clicked.connect(self.start)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.hide()
         guard_clicks(self.train_button, self.cancel_button)  # (each appears where the other was)
-        self.export_button = QPushButton("Export…")
+        self.export_button = QPushButton(self.tr("Export…"))
         self.export_button.setEnabled(False)
         self.export_button.clicked.connect(self._ask_export)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setValue(0)
-        self.progress.setFormat("ready")
-        self.status = QLabel("Add training files, choose the parameters, then Train.")
+        self.progress.setFormat(self.tr("ready"))
+        self.status = QLabel(self.tr("Add training files, choose the parameters, then Train."))
         self.status.setWordWrap(True)
         self._timer = QTimer(self)
         self._timer.setInterval(100)
@@ -251,6 +282,8 @@ class TrainPanel(QWidget):
         self.size_plot = pg.PlotWidget()
         for plot in (self.main_plot, self.size_plot):
             plot.setMinimumSize(120, 56)
+            for side in ("left", "bottom"):  # (the labels say the units: no "(x0.001)" added to them)
+                plot.getAxis(side).enableAutoSIPrefix(False)
         self._main_curve = self.main_plot.plot([], [])
         self._size_curve = self.size_plot.plot([], [])
 
@@ -260,7 +293,7 @@ class TrainPanel(QWidget):
         setup = QWidget()
         sl = QVBoxLayout(setup)
         sl.setContentsMargins(4, 4, 4, 4)
-        sl.addWidget(QLabel("Training files"))
+        sl.addWidget(QLabel(self.tr("Training files")))
         sl.addWidget(self.files)
         sl.addLayout(buttons)
         sl.addLayout(form)
@@ -364,18 +397,18 @@ class TrainPanel(QWidget):
         if model == "bytelevel-bpe":
             return {"pattern": self.pattern_box.currentText().strip() or "gpt2"}
         if model == "bpe":
-            return {"end_of_word": self.end_of_word.currentText()}
+            return {"end_of_word": self.end_of_word.currentData()}
         if model == "wordpiece":
             return {"lowercase": self.lowercase.isChecked()}
         return {}
 
     def _ask_files(self) -> None:
-        names, _ = QFileDialog.getOpenFileNames(self, "Training files")
+        names, _ = QFileDialog.getOpenFileNames(self, self.tr("Training files"))
         for n in names:
             self.files.addItem(n)
 
     def _ask_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "A folder of training text")
+        folder = QFileDialog.getExistingDirectory(self, self.tr("A folder of training text"))
         if folder:
             self.files.addItem(folder)
 
@@ -386,10 +419,10 @@ class TrainPanel(QWidget):
             files = self.training_files()
             options = self.options()
             if not files:
-                raise TokvizError("no training files: add files or folders")
+                raise TokvizError(self.tr("no training files: add files or folders"))
             where = self.run_on.choice()
             if where == ("scheduler", ""):
-                raise TokvizError("give the address of the Dask scheduler (tcp://host:port)")
+                raise TokvizError(self.tr("give the address of the Dask scheduler (tcp://host:port)"))
         except TokvizError as exc:
             self.status.setText(str(exc))
             return False
@@ -406,6 +439,8 @@ class TrainPanel(QWidget):
         self._update_plots()
         t0 = time.perf_counter()
         threads = self.threads.value()
+        connecting = self.tr("Connecting to the Dask scheduler at {address}…").format(address=where[1])
+        starting = self.tr("Starting {count} worker process(es)…").format(count=where[1])
 
         def progress(fraction: float, message: str) -> None:  # on the worker
             with self._lock:
@@ -415,8 +450,7 @@ class TrainPanel(QWidget):
         def work():
             if where[0] == "here":
                 return train(model, files, options, progress=progress, cancel=cancel.is_set, threads=threads, **extra)
-            progress(0.0, f"Connecting to the Dask scheduler at {where[1]}…" if where[0] == "scheduler"
-                     else f"Starting {where[1]} worker process(es)…")
+            progress(0.0, connecting if where[0] == "scheduler" else starting)
             cluster = open_cluster(where, cancel)
             try:
                 if cancel.is_set():
@@ -435,9 +469,10 @@ class TrainPanel(QWidget):
             self.result = tok
             self.seconds = time.perf_counter() - t0
             self.progress.setValue(1000)
-            self.progress.setFormat("done")
+            self.progress.setFormat(self.tr("done"))
             self.export_button.setEnabled(True)
-            self.status.setText(f"Trained a {MODELS[model]} of {tok.vocab_size:,} tokens in {self.seconds:.1f} s.")
+            self.status.setText(self.tr("Trained a {model} of {size} tokens in {seconds} s.").format(
+                model=_tr(MODELS[model]), size=f"{tok.vocab_size:,}", seconds=f"{self.seconds:.1f}"))
             self.trained.emit(tok)
 
         def failed(exc) -> None:
@@ -446,13 +481,13 @@ class TrainPanel(QWidget):
             self._stopped()
             self.progress.setValue(0)
             if isinstance(exc, Cancelled):
-                self.progress.setFormat("cancelled")
-                self.status.setText("Cancelled.")
+                self.progress.setFormat(self.tr("cancelled"))
+                self.status.setText(self.tr("Cancelled."))
                 self.cancelled.emit()
             else:
                 reason = describe_error(exc)
-                self.progress.setFormat("failed")
-                self.status.setText(f"Training failed: {reason}")
+                self.progress.setFormat(self.tr("failed"))
+                self.status.setText(self.tr("Training failed: {reason}").format(reason=reason))
                 self.failed.emit(reason)
 
         self.run_on.set_running(True)
@@ -461,7 +496,8 @@ class TrainPanel(QWidget):
         self.cancel_button.show()
         self.progress.setValue(0)
         self.progress.setFormat("%p%")
-        self.status.setText(f"Training on {len(files)} file(s)…")
+        self.status.setText(self.tr("Training on 1 file…") if len(files) == 1
+                            else self.tr("Training on {count} files…").format(count=f"{len(files):,}"))
         self._timer.start()
         self._runner.submit(work, done, failed)
         return True
@@ -526,15 +562,20 @@ class TrainPanel(QWidget):
             for curve in (self._main_curve, self._size_curve):
                 curve.setData([], [])  # (the other kind's points, negative log-likelihoods say, have no place on a log axis)
             for plot, (title, x, y, log_y) in zip((self.main_plot, self.size_plot), PLOTS[kind]):
-                plot.setTitle(title, color=self.theme.text)
-                plot.setLabel("bottom", x)
-                plot.setLabel("left", y)
+                plot.setTitle(_tr(title), color=self.theme.text)
+                plot.setLabel("bottom", _tr(x) if x is not None else time_unit(0.0)[1])
+                plot.setLabel("left", _tr(y))
                 plot.setLogMode(x=False, y=log_y)
         ours = self._run_model is not None and plots_for(self._run_model) == kind
         names = ("merge", "size") if kind == "merges" else ("em", "pieces")
         pen = pg.mkPen(self.theme.hover_outline, width=1.5)
         for plot, curve, name in zip((self.main_plot, self.size_plot), (self._main_curve, self._size_curve), names):
             xs, ys = self._series[name] if ours else ([], [])
+            if name == "size":  # (the time axis: milliseconds or seconds as the run's length asks)
+                scale, label = time_unit(xs[-1] if xs else 0.0)
+                xs = [x * scale for x in xs]
+                if plot.getAxis("bottom").labelText != label:
+                    plot.setLabel("bottom", label)
             few = len(xs) <= 30  # (points marked: EM steps and rounds, or the start of a merge run)
             curve.setData(list(xs), list(ys), pen=pen, symbol="o" if few else None, symbolSize=6,
                           symbolBrush=self.theme.hover_outline, symbolPen=None)
@@ -580,19 +621,19 @@ class TrainPanel(QWidget):
         from ... import save
 
         if self.result is None:
-            raise TokvizError("nothing trained yet")
+            raise TokvizError(self.tr("nothing trained yet"))
         return save(self.result, path, overwrite=overwrite)
 
     def _ask_export(self) -> None:
         name, _ = QFileDialog.getSaveFileName(
-            self, "Export the trained tokenizer", "tokenizer.json",
-            "HF tokenizer.json (*.json);;WordPiece vocab.txt (*.txt);;tiktoken (*.tiktoken);;"
-            "sentencepiece or minbpe (*.model);;vocabulary listing (*.tsv *.csv);;All files (*)")
+            self, self.tr("Export the trained tokenizer"), EXPORT_NAME,
+            self.tr("HF tokenizer.json (*.json);;WordPiece vocab.txt (*.txt);;tiktoken (*.tiktoken);;"
+                    "sentencepiece or minbpe (*.model);;vocabulary listing (*.tsv *.csv);;All files (*)"))
         if not name:
             return
         try:
             out = self.export(name, overwrite=True)  # (the dialog asked before replacing a file)
-            self.status.setText(f"Written: {out}")
+            self.status.setText(self.tr("Written: {path}").format(path=out))
         except TokvizError as exc:
             self.status.setText(str(exc))
 
