@@ -26,10 +26,6 @@ from __future__ import annotations
 
 import re
 
-import math
-
-import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
@@ -67,8 +63,9 @@ from ...core.sentencepiece import SentencePieceBPE
 from ..widgets.click_guard import guard_clicks
 from ..work.jobs import BackgroundJob
 from .merge_tables import MergeTables
+from .merges_health import counts_tooltip, fill_tree, fit_tree_columns, health_summary, plot_counts
 from ..views.merge_tree_view import MergeTreeView
-from ..widgets.plots import MIN_PLOT_HEIGHT, CategoryAxis, FittedAxis, make_plot, theme_plot
+from ..widgets.plots import CategoryAxis, FittedAxis, make_plot, theme_plot
 from ..widgets.style import DEFAULT_THEME, TokenTheme
 from ..views.token_view import runs_display, text_runs
 from ..views.trace_view import LatticeBar, TraceRow, TraceView
@@ -110,10 +107,10 @@ class MergesPanel(QWidget):
 
         # -- build tab: token and tree
         self.token_input = QLineEdit()
-        self.token_input.setPlaceholderText("Token or id, e.g. Ġtokenizer or 45702")
+        self.token_input.setPlaceholderText(self.tr("Token or id, e.g. Ġtokenizer or 45702"))
         self.token_input.returnPressed.connect(lambda: self.show_token(self.token_input.text()))
         self.back_button = QToolButton()
-        self.back_button.setText("◀ Back")
+        self.back_button.setText(self.tr("◀ Back"))
         self.back_button.setEnabled(False)
         self.back_button.clicked.connect(self.go_back)
         self.tree_info = QLabel("")
@@ -121,16 +118,18 @@ class MergesPanel(QWidget):
         self.tree_view = MergeTreeView(theme=theme)
         self.tree_view.setMinimumHeight(MIN_TREE_HEIGHT)
         self.tree_view.tokenActivated.connect(self.show_token)
-        self.zoom_out_button = self._tool("−", "Zoom out (Ctrl+wheel, -)", lambda: self.tree_view.zoom(1 / 1.25))
-        self.fit_button = self._tool("Fit", "Fit the tree to the view (0)", self.tree_view.fit)
-        self.zoom_in_button = self._tool("+", "Zoom in (Ctrl+wheel, +)", lambda: self.tree_view.zoom(1.25))
+        self.zoom_out_button = self._tool("−", self.tr("Zoom out (Ctrl+wheel, -)"),
+                                          lambda: self.tree_view.zoom(1 / 1.25))
+        self.fit_button = self._tool(self.tr("Fit"), self.tr("Fit the tree to the view (0)"), self.tree_view.fit)
+        self.zoom_in_button = self._tool("+", self.tr("Zoom in (Ctrl+wheel, +)"), lambda: self.tree_view.zoom(1.25))
         self.used_toggle = QToolButton()
         self.used_toggle.setCheckable(True)
         self.used_toggle.setAutoRaise(True)
         self.used_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.used_toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.used_toggle.setText("Used by")
-        self.used_toggle.setToolTip("The merges that take this token as a part (double-click one to go there)")
+        self.used_toggle.setText(self.tr("Used by"))
+        self.used_toggle.setToolTip(self.tr("The merges that take this token as a part (double-click one to go "
+                                            "there)"))
         self.used_toggle.toggled.connect(self._show_used_by)
         self.used_by = QListWidget()
         self.used_by.itemActivated.connect(lambda item: self.show_token(item.data(Qt.ItemDataRole.UserRole)))
@@ -139,7 +138,7 @@ class MergesPanel(QWidget):
 
         # -- build tab: trace
         self.text_input = QLineEdit()
-        self.text_input.setPlaceholderText("Text to trace, e.g. lower or 乌鲁木齐")
+        self.text_input.setPlaceholderText(self.tr("Text to trace, e.g. lower or 乌鲁木齐"))
         self.text_input.returnPressed.connect(lambda: self.trace_text(self.text_input.text()))
         self.word_box = QComboBox()
         # (a long word must not widen the dock: the popup shows it whole)
@@ -162,7 +161,7 @@ class MergesPanel(QWidget):
         self.trace_scroll.setWidgetResizable(True)  # (as wide as the pane, wider only for its boxes)
         self.trace_scroll.setMinimumHeight(MIN_TRACE_HEIGHT)
         self.nbest = QTableWidget(0, 3)
-        self.nbest.setHorizontalHeaderLabels(["segmentation", "log-prob", "probability"])
+        self.nbest.setHorizontalHeaderLabels([self.tr("segmentation"), self.tr("log-prob"), self.tr("probability")])
         self.nbest.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.nbest.verticalHeader().setVisible(False)
         self.nbest.hide()
@@ -214,27 +213,27 @@ class MergesPanel(QWidget):
         build.setWidget(self.build_split)
 
         # -- health tab
-        self.health_button = QPushButton("Check the vocabulary")
+        self.health_button = QPushButton(self.tr("Check the vocabulary"))
         self.health_button.clicked.connect(self.check_health)
         guard_clicks(self.health_button)  # (enabled again as the job ends, under a click meant for Cancel)
-        self.health_summary = QLabel("Finds unreachable tokens, merges that cannot work, partial UTF-8 tokens, "
-                                     "duplicates, added tokens the pre-tokenizer would split, undecodable tokens, "
-                                     "specials text never produces, intermediate-only tokens (IoS on the sample "
-                                     "texts), added tokens duplicating model tokens, ids that decode alike and "
-                                     "stray-byte tokens.")
+        self.health_summary = QLabel(self.tr("Finds unreachable tokens, merges that cannot work, partial UTF-8 "
+                                             "tokens, duplicates, added tokens the pre-tokenizer would split, "
+                                             "undecodable tokens, specials text never produces, intermediate-only "
+                                             "tokens (IoS on the sample texts), added tokens duplicating model "
+                                             "tokens, ids that decode alike and stray-byte tokens."))
         self.health_summary.setWordWrap(True)
         self.health_job = BackgroundJob(status=self.health_summary, parent=self)
         self.health_job.ended.connect(lambda: self.health_button.setEnabled(True))
         self.health_progress, self.health_cancel = self.health_job.progress_bar, self.health_job.cancel_button
         self.health_tree = QTreeWidget()
-        self.health_tree.setHeaderLabels(["finding", "detail"])
+        self.health_tree.setHeaderLabels([self.tr("finding"), self.tr("detail")])
         self.health_tree.itemActivated.connect(self._on_health_item)
         self.health_axis = CategoryAxis("left")
         count_axis = FittedAxis("bottom")
         count_axis.setLogMode(True)
         self.health_plot = make_plot("", {"bottom": count_axis, "left": self.health_axis})
         self.health_plot.setTitle(None)
-        self.health_plot.setLabel("bottom", "count (log scale)")
+        self.health_plot.setLabel("bottom", self.tr("count (log scale)"))
         self.health_plot.getViewBox().invertY(True)
         self.health_plot.setMouseEnabled(x=False, y=False)
         self.health_plot.hideButtons()
@@ -269,8 +268,8 @@ class MergesPanel(QWidget):
 
         self.tabs = QTabWidget()
         self.tabs.setUsesScrollButtons(False)  # (two short tabs always fit; the arrows only inflate the minimum)
-        self.tabs.addTab(build, "Build")
-        self.tabs.addTab(health, "Health")
+        self.tabs.addTab(build, self.tr("Build"))
+        self.tabs.addTab(health, self.tr("Health"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.tabs)
@@ -308,7 +307,7 @@ class MergesPanel(QWidget):
         self.health_plot.hide()
         self.tree_view.set_tree(None)
         self.used_by.clear()
-        self.used_toggle.setText("Used by")
+        self.used_toggle.setText(self.tr("Used by"))
         self.tree_info.setText("")
         self.tree_box.setVisible(self.is_bpe())  # (merge trees are for BPE models)
         self.word_box.clear()
@@ -353,7 +352,8 @@ class MergesPanel(QWidget):
             return False
         token = self._resolve(str(token_or_id).strip())
         if token is None:
-            self.tree_info.setText(wrappable(f"{token_or_id!r} is not a token of this model."))
+            self.tree_info.setText(wrappable(self.tr("{token} is not a token of this model.").format(
+                token=repr(token_or_id))))
             return False
         current = self.current_token()
         if remember and current is not None and current != token:
@@ -382,16 +382,16 @@ class MergesPanel(QWidget):
         if tree is None:
             self.tables.request(model)
             self.tree_view.set_tree(None)
-            self.tree_info.setText(f"{name} · {self.tr('indexing…')}")
+            self.tree_info.setText(self.tr("{token} · indexing…").format(token=name))
             return
         self.tree_view.set_tree(tree, self.label_of)
-        facts = [name, f"id {tree.id}" if tree.id is not None else ""]
+        facts = [name, self.tr("id {id}").format(id=tree.id) if tree.id is not None else ""]
         if tree.rank is not None:
-            facts.append(f"merge #{tree.rank}")
-        facts.append(f"{len(tree.leaves())} symbols, depth {tree.depth()}")
+            facts.append(self.tr("merge #{rank}").format(rank=tree.rank))
+        facts.append(self.tr("{symbols} symbols, depth {depth}").format(symbols=len(tree.leaves()), depth=tree.depth()))
         if not tree.reachable:
-            facts.append("<span style='color:#c0392b'>unreachable: its own string never encodes to it "
-                         "(the tree its listed merges imply)</span>")
+            facts.append("<span style='color:#c0392b'>{}</span>".format(self._html(self.tr(
+                "unreachable: its own string never encodes to it (the tree its listed merges imply)"))))
         self.tree_info.setText(" · ".join(f for f in facts if f))
 
     def _fill_used_by(self) -> None:
@@ -409,8 +409,10 @@ class MergesPanel(QWidget):
             item = QListWidgetItem(f"#{rank}  {self.label_of(merged)}")
             item.setData(Qt.ItemDataRole.UserRole, merged)
             self.used_by.addItem(item)
-        self.used_toggle.setText(f"Used by {len(users):,} merge{'s' if len(users) != 1 else ''}")
-        self.used_by.setToolTip(f"The first 500 of {len(users):,}" if len(users) > 500 else "")
+        self.used_toggle.setText(self.tr("Used by 1 merge") if len(users) == 1
+                                 else self.tr("Used by {count} merges").format(count=f"{len(users):,}"))
+        self.used_by.setToolTip(self.tr("The first 500 of {count}").format(count=f"{len(users):,}")
+                                if len(users) > 500 else "")
 
     def is_indexing(self) -> bool:
         """Whether the tree, "used by" or the trace waits for merge tables being built."""
@@ -499,35 +501,41 @@ class MergesPanel(QWidget):
             self._set_trace([TraceRow(self.tr("indexing…"), ())])
         elif isinstance(model, (BPE, SentencePieceBPE)):
             trace = trace_bpe(model, word)
-            rows = [TraceRow("initial symbols" if not trace.whole_word else "the word is a token: taken whole",
+            rows = [TraceRow(self.tr("initial symbols") if not trace.whole_word
+                             else self.tr("the word is a token: taken whole"),
                              tuple(self.label_of(s) for s in trace.initial))]
             if trace.whole_word:
-                rows.append(TraceRow("ignore_merges: whole-word lookup", (self.label_of(word),), 0))
+                rows.append(TraceRow(self.tr("ignore_merges: whole-word lookup"), (self.label_of(word),), 0))
             for k, step in enumerate(trace.steps, 1):
-                which = f"merge #{step.rank}" if step.rank is not None else f"best piece score {step.score:.2f}"
-                rows.append(TraceRow(
-                    f"step {k}: {which}  {self.label_of(step.left)} + {self.label_of(step.right)} "
-                    f"→ {self.label_of(step.merged)}",
-                    tuple(self.label_of(s) for s in step.symbols), step.position))
+                parts = {"step": k, "left": self.label_of(step.left), "right": self.label_of(step.right),
+                         "merged": self.label_of(step.merged)}
+                caption = (self.tr("step {step}: merge #{rank}  {left} + {right} → {merged}").format(
+                    rank=step.rank, **parts) if step.rank is not None else
+                    self.tr("step {step}: best piece score {score}  {left} + {right} → {merged}").format(
+                    score=f"{step.score:.2f}", **parts))
+                rows.append(TraceRow(caption, tuple(self.label_of(s) for s in step.symbols), step.position))
             self._set_trace(rows)
         elif isinstance(model, WordPiece):
             trace = wordpiece_trace(model, word)
-            rows = [TraceRow("the word", (), -1, word)]
+            rows = [TraceRow(self.tr("the word"), (), -1, word)]
             done: list[str] = []
             for k, step in enumerate(trace.steps, 1):
                 tried = ", ".join(repr(t) for t in step.tried[:6]) + (" …" if len(step.tried) > 6 else "")
                 if step.id is None:
-                    rows.append(TraceRow(f"step {k}: nothing matches at character {step.start} → the whole word is "
-                                         f"{model.unk_token}", (model.unk_token,), 0))
+                    rows.append(TraceRow(self.tr("step {step}: nothing matches at character {at} → the whole word "
+                                                 "is {unk}").format(step=k, at=step.start, unk=model.unk_token),
+                                         (model.unk_token,), 0))
                     break
                 done.append(step.piece)
-                caption = f"step {k}: longest match at character {step.start}: {step.piece!r} (id {step.id})"
-                if tried:
-                    caption += f"; not in the vocabulary: {tried}"
+                caption = (self.tr("step {step}: longest match at character {at}: {piece} (id {id})").format(
+                    step=k, at=step.start, piece=repr(step.piece), id=step.id) if not tried else
+                    self.tr("step {step}: longest match at character {at}: {piece} (id {id}); not in the "
+                            "vocabulary: {tried}").format(step=k, at=step.start, piece=repr(step.piece), id=step.id,
+                                                           tried=tried))
                 rows.append(TraceRow(caption, tuple(done), len(done) - 1, word[step.end:]))
             if trace.too_long:
-                rows.append(TraceRow(f"longer than {model.max_input_chars_per_word} characters → {model.unk_token}",
-                                     (model.unk_token,), 0))
+                rows.append(TraceRow(self.tr("longer than {count} characters → {unk}").format(
+                    count=model.max_input_chars_per_word, unk=model.unk_token), (model.unk_token,), 0))
             self._set_trace(rows)
         elif isinstance(model, Unigram):
             lattice = unigram_lattice(model, word)
@@ -538,8 +546,8 @@ class MergesPanel(QWidget):
             self.trace_view.set_lattice(bars, word)
             self._trace_rows = []
             self.slider.setRange(0, 0)
-            self.step_label.setText(f"{len(lattice.edges)} pieces match; the filled ones are the best path "
-                                    f"(what the model encodes)")
+            self.step_label.setText(self.tr("{count} pieces match; the filled ones are the best path (what the "
+                                            "model encodes)").format(count=len(lattice.edges)))
             self.nbest.setRowCount(len(best))
             for r, seg in enumerate(best):
                 self.nbest.setItem(r, 0, QTableWidgetItem(" | ".join(seg.pieces)))
@@ -547,7 +555,7 @@ class MergesPanel(QWidget):
                 self.nbest.setItem(r, 2, QTableWidgetItem(f"{seg.probability:.4f}"))
             self.nbest.show()
         else:
-            self._set_trace([TraceRow(f"no trace for {model.kind} models", ())])
+            self._set_trace([TraceRow(self.tr("no trace for {kind} models").format(kind=model.kind), ())])
 
     def _trace_current_word(self) -> None:
         word = self.word_box.currentData()
@@ -582,7 +590,8 @@ class MergesPanel(QWidget):
             self.step_label.setText("")
             return
         self.trace_view.set_current(value)
-        self.step_label.setText(wrappable(f"{value} of {len(self._trace_rows) - 1}: {self._trace_rows[value].caption}"))
+        self.step_label.setText(wrappable(self.tr("{step} of {steps}: {caption}").format(
+            step=value, steps=len(self._trace_rows) - 1, caption=self._trace_rows[value].caption)))
         rect = self.trace_view.row_rect(value)
         self.trace_scroll.ensureVisible(0, int(rect.center().y()), 0, int(rect.height()))
         self.prev_button.setEnabled(value > 0)
@@ -604,10 +613,10 @@ class MergesPanel(QWidget):
             self.healthFinished.emit(report)
 
         def failed(exc) -> None:
-            self.health_summary.setText(f"The check failed: {describe_error(exc)}")
+            self.health_summary.setText(self.tr("The check failed: {reason}").format(reason=describe_error(exc)))
 
         self.health_button.setEnabled(False)
-        self.health_summary.setText("Checking…")
+        self.health_summary.setText(self.tr("Checking…"))
         self.health_job.start(lambda cancel, progress: full_health(tokenizer, progress=progress, cancel=cancel),
                               done, on_failed=failed, on_cancelled=self.healthCancelled.emit)
 
@@ -618,91 +627,18 @@ class MergesPanel(QWidget):
         return self.health_progress.isVisible()
 
     def _show_report(self, report: HealthReport) -> None:
+        """The summary, the findings tree and the chart of `report` (see merges_health)."""
         self.report = report
         counts = report.counts()
-        found = sum(1 for v in counts.values() if v)
-        self.health_summary.setText(f"{report.model}, {report.vocab_size:,} tokens ({report.checked:,} checked for "
-                                    f"reachability): {found} of {len(counts)} kinds of finding (the chart; the "
-                                    f"list below)." + "".join(f"\n{n}" for n in report.notes))
-        self.health_summary.setToolTip(", ".join(f"{v:,} {k}" for k, v in counts.items()))
-        tree = self.health_tree
-        tree.clear()
-
-        def section(title: str, rows, limit: int = 2000):
-            top = QTreeWidgetItem([f"{title} ({len(rows):,})", ""])
-            tree.addTopLevelItem(top)
-            top.setFirstColumnSpanned(True)  # (a section's title is not cut at the first column)
-            top.setToolTip(0, top.text(0))
-            for label, detail, token in rows[:limit]:
-                child = QTreeWidgetItem([label, detail])
-                child.setToolTip(0, label)
-                child.setToolTip(1, detail)
-                if token is not None:
-                    child.setData(0, Qt.ItemDataRole.UserRole, token)
-                top.addChild(child)
-            return top
-
-        section("Unreachable tokens", [(f"{i}  {self.label_of(t)}", "encodes to " + " | ".join(map(self.label_of, got)), t)
-                                       for i, t, got in report.unreachable]).setExpanded(True)
-        section("Merges that cannot work as listed", [(f"#{r}  {self.label_of(a)} + {self.label_of(b)}", why, None)
-                                                      for r, a, b, why in report.bad_merges])
-        section("Tokens that are not UTF-8 alone (byte-level: expected)",
-                [(f"{i}  {self.label_of(t)}", "", t) for i, t in report.partial_utf8])
-        section("Duplicate token strings", [(repr(t), "ids " + ", ".join(map(str, ids)), None) for t, ids in report.duplicates])
-        section("Added tokens the pre-tokenizer would split",
-                [(f"{i}  {c}", " | ".join(p), None) for i, c, p in report.split_specials])
-        th = report.tokens
-        if th is not None:
-            def ids(seq) -> str:
-                return ", ".join(map(str, seq))
-
-            def tok(i: int) -> str:
-                return self.label_of(self._tokenizer.id_to_token(i) or "")
-
-            section("Undecodable: decode, then encode, never gives the token back",
-                    [(f"{i}  {self.label_of(t)}", "; ".join(f"{form} → [{ids(got)}]" for form, got in forms.items()), t)
-                     for i, t, _, forms in th.undecodable])
-            section("Specials text never produces", [(f"{i}  {c}", f"only from {who}", None)
-                                                    for i, c, who in th.unproduced_specials])
-            section(f"Intermediate-only (IoS ≥ {th.ios_threshold:g} in {th.corpus})",
-                    [(f"{i}  {self.label_of(t)}", f"IoS {ios:.2f}: {k:,} of {n:,} merged again", t)
-                     for i, t, ios, n, k in th.intermediate])
-            section("Added tokens duplicating model tokens", [(f"{a}  {c}", f"model token {m}", None)
-                                                              for a, c, m in th.added_duplicates])
-            section("Ids that decode alike", [(repr(t), "ids " + ids(group), None) for t, group in th.same_decode])
-            section("Stray bytes: text only with their neighbours", [(f"{i}  {tok(i)}", f"[{h}] {why}", None)
-                                                                    for i, _, h, why in th.stray_bytes])
+        self.health_summary.setText(health_summary(report))
+        self.health_summary.setToolTip(counts_tooltip(counts))
+        fill_tree(self.health_tree, report, self.label_of, self._tokenizer.id_to_token)
         self._plot_counts(counts)
-        # the findings fit, but in a narrow dock the detail column stays in sight
-        fm = tree.fontMetrics()
-        labels = [top.child(k).text(0) for top in map(tree.topLevelItem, range(tree.topLevelItemCount()))
-                  for k in range(min(top.childCount(), 200))]
-        wanted = max(map(fm.horizontalAdvance, labels), default=0) + 2 * tree.indentation() + 16
-        tree.setColumnWidth(0, max(120, min(wanted, int(tree.viewport().width() * 0.6))))
+        fit_tree_columns(self.health_tree)
 
     def _plot_counts(self, counts: dict[str, int]) -> None:
         """Horizontal bars of the count per finding on a log axis, each labelled with its count."""
-        plot = self.health_plot
-        plot.clear()
-        names = list(counts)
-        self.health_axis.set_names(names)
-        values = np.array([counts[n] for n in names], float)
-        y = np.arange(len(names), dtype=float)
-        low = math.log10(0.5)  # (a bar starts at 0.5, so that a count of 1 shows)
-        shown = values > 0
-        if shown.any():
-            plot.addItem(pg.BarGraphItem(x0=low, y=y[shown], height=0.7, width=np.log10(values[shown]) - low,
-                                         brush=pg.mkBrush(self.theme.palette[1])))
-        top = max(1.0, math.log10(max(values.max(initial=1), 1)))
-        for k, v in enumerate(values):
-            label = pg.TextItem(f" {int(v):,}", color=self.theme.text, anchor=(0, 0.5))
-            label.setPos(math.log10(v) if v > 0 else low, k)
-            plot.addItem(label)
-        plot.setXRange(low, top * 1.15 + 0.3, padding=0)
-        plot.setYRange(-0.6, len(names) - 0.4, padding=0)
-        line = self.health_axis.label_extent("x")
-        plot.setMinimumHeight(max(MIN_PLOT_HEIGHT, int(len(names) * line) + 50))
-        plot.show()
+        plot_counts(self.health_plot, self.health_axis, counts, self.theme)
 
     def _on_health_item(self, item: QTreeWidgetItem) -> None:
         token = item.data(0, Qt.ItemDataRole.UserRole)
