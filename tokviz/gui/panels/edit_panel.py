@@ -13,7 +13,7 @@ separated by ";", applied in that order: a merge may use a token an earlier one 
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtGui import QFont, QIntValidator
 from PySide6.QtWidgets import (
     QComboBox,
@@ -34,16 +34,54 @@ from ...errors import TokvizError
 from ..views.token_view import byte_runs, runs_display, text_runs
 from ..work.workers import TaskRunner, describe_error
 
-EDITS = {
-    "special": "Add special tokens",
-    "reserved": "Add reserved tokens",
-    "pad": "Pad to a multiple of",
-    "merges": "Add merges (BPE)",
-    "tokens": "Add tokens matched whole",
-    "remove": "Remove tokens (BPE)",
+EDITS = {  # (English; shown through QCoreApplication.translate("EditPanel", …))
+    "special": QT_TRANSLATE_NOOP("EditPanel", "Add special tokens"),
+    "reserved": QT_TRANSLATE_NOOP("EditPanel", "Add reserved tokens"),
+    "pad": QT_TRANSLATE_NOOP("EditPanel", "Pad to a multiple of"),
+    "merges": QT_TRANSLATE_NOOP("EditPanel", "Add merges (BPE)"),
+    "tokens": QT_TRANSLATE_NOOP("EditPanel", "Add tokens matched whole"),
+    "remove": QT_TRANSLATE_NOOP("EditPanel", "Remove tokens (BPE)"),
+}
+# what each edit's text box takes: an example (data, not translated) and a note
+PLACEHOLDERS = {"merges": "left right; left right", "special": "<|im_start|>, <|im_end|>",
+                "tokens": "token, token", "remove": "token, token"}
+HINTS = {
+    "merges": QT_TRANSLATE_NOOP("EditPanel", "Pairs in the model's alphabet (Ġ for a space in a byte-level BPE), "
+                                             "applied in order: a merge may use what an earlier one made."),
+    "special": QT_TRANSLATE_NOOP("EditPanel", "Separate tokens with commas; each gets a new id."),
+    "tokens": QT_TRANSLATE_NOOP("EditPanel", "Matched whole wherever they appear in text; separate with commas."),
+    "remove": QT_TRANSLATE_NOOP("EditPanel", "In the model's alphabet; the merges that make or use them go too."),
 }
 PAD_MULTIPLES = (8, 64, 128, 256)
 SHOWN = 500  # at most this many lines of each list in the details
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("EditPanel", text)
+
+
+def edit_summary(report) -> str:
+    """`report.summary()` (analysis.vocab_edit.EditReport) in the app's language."""
+    n = {"before": f"{report.size_before:,}", "after": f"{report.size_after:,}",
+         "added": f"{len(report.added_tokens):,}", "removed": f"{len(report.removed_tokens):,}",
+         "unreachable": f"{len(report.newly_unreachable):,}",
+         "tokens": ", ".join(repr(t) for _, t in report.newly_unreachable[:5]),
+         "changed": f"{len(report.changed_words):,}", "checked": f"{report.words_checked:,}"}
+    parts = [QCoreApplication.translate("EditPanel", "vocabulary {before} → {after}")]
+    if report.added_tokens:
+        parts.append(QCoreApplication.translate("EditPanel", "{added} token(s) added"))
+    if report.removed_tokens:
+        parts.append(QCoreApplication.translate("EditPanel", "{removed} token(s) removed"))
+    if report.newly_unreachable:
+        parts.append(QCoreApplication.translate("EditPanel", "{unreachable} token(s) become unreachable: {tokens}"))
+    else:
+        parts.append(QCoreApplication.translate("EditPanel", "no token becomes unreachable"))
+    if report.unit == "words":
+        parts.append(QCoreApplication.translate("EditPanel", "{changed} of {checked} words checked cut differently"))
+    else:
+        parts.append(QCoreApplication.translate("EditPanel",
+                                                "{changed} of {checked} lines of the text checked cut differently"))
+    return QCoreApplication.translate("EditPanel", "; ").join(part.format(**n) for part in parts)
 
 
 def parse_merges(text: str) -> list[tuple[str, str]]:
@@ -55,17 +93,19 @@ def parse_merges(text: str) -> list[tuple[str, str]]:
             continue
         pieces = part.split()
         if len(pieces) != 2:
-            raise TokvizError(f"a merge is two tokens separated by a space, not {part!r}")
+            raise TokvizError(QCoreApplication.translate(
+                "EditPanel", "a merge is two tokens separated by a space, not {part}").format(part=repr(part)))
         out.append((pieces[0], pieces[1]))
     if not out:
-        raise TokvizError("no merge given: write them as 'left right; left right'")
+        raise TokvizError(QCoreApplication.translate("EditPanel",
+                                                     "no merge given: write them as 'left right; left right'"))
     return out
 
 
 def _list(text: str) -> list[str]:
     items = [t.strip() for t in text.split(",") if t.strip()]
     if not items:
-        raise TokvizError("no token given (separate several with commas)")
+        raise TokvizError(QCoreApplication.translate("EditPanel", "no token given (separate several with commas)"))
     return items
 
 
@@ -101,7 +141,7 @@ class EditPanel(QWidget):
 
         self.kind_box = QComboBox()
         for key, label in EDITS.items():
-            self.kind_box.addItem(label, key)
+            self.kind_box.addItem(_tr(label), key)
         self.kind_box.currentIndexChanged.connect(self._kind_changed)
         self.argument = QLineEdit()
         self.argument.setClearButtonEnabled(True)
@@ -111,32 +151,32 @@ class EditPanel(QWidget):
         self.count = QSpinBox()
         self.count.setRange(1, 1_000_000)
         self.count.setValue(8)
-        self.count.setToolTip("How many <|reserved_special_token_N|> to add")
+        self.count.setToolTip(self.tr("How many <|reserved_special_token_N|> to add"))
         self.pad_box = QComboBox()
         self.pad_box.setEditable(True)
         self.pad_box.setValidator(QIntValidator(1, 1_000_000, self))
         for m in PAD_MULTIPLES:
             self.pad_box.addItem(str(m))
         self.pad_box.setCurrentText("64")
-        self.pad_box.setToolTip("Round the vocabulary up to a multiple of this with reserved tokens "
-                                "(pick one or type your own)")
+        self.pad_box.setToolTip(self.tr("Round the vocabulary up to a multiple of this with reserved tokens "
+                                        "(pick one or type your own)"))
         self.pad_box.currentTextChanged.connect(self._update_pad_note)
         self.pad_note = QLabel()
         self.pad_note.setWordWrap(True)
         self.rank = QSpinBox()
         self.rank.setRange(-1, 10_000_000)
         self.rank.setValue(-1)
-        self.rank.setSpecialValueText("last")
-        self.rank.setToolTip("Rank of the first added merge (last: after all the others)")
-        self.check_button = QPushButton("Check")
+        self.rank.setSpecialValueText(self.tr("last"))
+        self.rank.setToolTip(self.tr("Rank of the first added merge (last: after all the others)"))
+        self.check_button = QPushButton(self.tr("Check"))
         self.check_button.clicked.connect(self._check_clicked)
-        self.apply_button = QPushButton("Apply")
+        self.apply_button = QPushButton(self.tr("Apply"))
         self.apply_button.setEnabled(False)
         self.apply_button.clicked.connect(self.apply)
-        self.undo_button = QPushButton("Undo")
+        self.undo_button = QPushButton(self.tr("Undo"))
         self.undo_button.setEnabled(False)
         self.undo_button.clicked.connect(self.undo)
-        self.summary = QLabel("Choose an edit and Check it: nothing changes before Apply.")
+        self.summary = QLabel(self.tr("Choose an edit and Check it: nothing changes before Apply."))
         self.summary.setWordWrap(True)
         self.details = QListWidget()
         self.details.setWordWrap(True)
@@ -145,13 +185,13 @@ class EditPanel(QWidget):
         self.form = QFormLayout()
         self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self.form.addRow("Edit", self.kind_box)
-        self.form.addRow("Tokens", self.argument)
+        self.form.addRow(self.tr("Edit"), self.kind_box)
+        self.form.addRow(self.tr("Tokens"), self.argument)
         self.form.addRow(self.hint)
-        self.form.addRow("Count", self.count)
-        self.form.addRow("Multiple", self.pad_box)
+        self.form.addRow(self.tr("Count"), self.count)
+        self.form.addRow(self.tr("Multiple"), self.pad_box)
         self.form.addRow(self.pad_note)
-        self.form.addRow("At rank", self.rank)
+        self.form.addRow(self.tr("At rank"), self.rank)
         buttons = QHBoxLayout()
         for b in (self.check_button, self.apply_button, self.undo_button):
             buttons.addWidget(b)
@@ -174,7 +214,7 @@ class EditPanel(QWidget):
         self._proposal = None
         self.apply_button.setEnabled(False)
         self.details.clear()
-        self.summary.setText("The edit changed: Check it again before applying.")
+        self.summary.setText(self.tr("The edit changed: Check it again before applying."))
 
     def _kind_changed(self) -> None:
         """Show the inputs the chosen edit takes, and nothing else."""
@@ -186,22 +226,16 @@ class EditPanel(QWidget):
         self.form.setRowVisible(self.pad_box, kind == "pad")
         self.form.setRowVisible(self.pad_note, kind == "pad")
         self.form.setRowVisible(self.rank, kind == "merges")
-        self.form.labelForField(self.argument).setText("Merges" if kind == "merges" else "Tokens")
-        self.argument.setPlaceholderText({"merges": "left right; left right", "special": "<|im_start|>, <|im_end|>",
-                                          "tokens": "token, token", "remove": "token, token"}.get(kind, ""))
-        self.hint.setText({
-            "merges": "Pairs in the model's alphabet (Ġ for a space in a byte-level BPE), applied in order: "
-                      "a merge may use what an earlier one made.",
-            "special": "Separate tokens with commas; each gets a new id.",
-            "tokens": "Matched whole wherever they appear in text; separate with commas.",
-            "remove": "In the model's alphabet; the merges that make or use them go too.",
-        }.get(kind, ""))
+        self.form.labelForField(self.argument).setText(self.tr("Merges") if kind == "merges" else self.tr("Tokens"))
+        self.argument.setPlaceholderText(PLACEHOLDERS.get(kind, ""))
+        self.hint.setText(_tr(HINTS[kind]) if kind in HINTS else "")
         self._update_pad_note()
 
     def _pad_multiple(self) -> int:
         text = self.pad_box.currentText().strip()
         if not text.isdecimal() or int(text) < 1:
-            raise TokvizError(f"pad to a multiple of a whole number (64, 128...), not {text!r}")
+            raise TokvizError(self.tr("pad to a multiple of a whole number (64, 128...), not {text}").format(
+                text=repr(text)))
         return int(text)
 
     def _update_pad_note(self) -> None:
@@ -217,10 +251,13 @@ class EditPanel(QWidget):
         except TokvizError as exc:
             self.pad_note.setText(str(exc))
             return
-        if add:
-            self.pad_note.setText(f"{size:,} → {size + add:,} tokens: adds {add:,} reserved token{'s' * (add != 1)}")
+        sizes = {"size": f"{size:,}", "padded": f"{size + add:,}", "add": f"{add:,}"}
+        if add == 1:
+            self.pad_note.setText(self.tr("{size} → {padded} tokens: adds 1 reserved token").format(**sizes))
+        elif add:
+            self.pad_note.setText(self.tr("{size} → {padded} tokens: adds {add} reserved tokens").format(**sizes))
         else:
-            self.pad_note.setText(f"{size:,} tokens: already a multiple, nothing to add")
+            self.pad_note.setText(self.tr("{size} tokens: already a multiple, nothing to add").format(**sizes))
 
     def _argument(self):
         kind = self.kind_box.currentData()
@@ -270,7 +307,7 @@ class EditPanel(QWidget):
         """The edited copy of the current tokenizer (raises TokvizError for a bad argument)."""
         tok = self._tokenizer
         if tok is None:
-            raise TokvizError("no tokenizer loaded")
+            raise TokvizError(self.tr("no tokenizer loaded"))
         if kind == "special":
             return vocab_edit.add_special_tokens(tok, _list(argument))
         if kind == "tokens":
@@ -284,7 +321,7 @@ class EditPanel(QWidget):
             return vocab_edit.add_merges(tok, parse_merges(text), rank)
         if kind == "remove":
             return vocab_edit.remove_tokens(tok, _list(argument))
-        raise TokvizError(f"unknown edit {kind!r}")
+        raise TokvizError(self.tr("unknown edit {kind}").format(kind=repr(kind)))
 
     def propose(self, kind: str, argument) -> bool:
         """Make and check an edit on a worker; `checked(report)` follows, and Apply is enabled."""
@@ -302,7 +339,7 @@ class EditPanel(QWidget):
         job = self._job
         self._proposal = None
         self.apply_button.setEnabled(False)
-        self.summary.setText("Checking what the edit changes…")
+        self.summary.setText(self.tr("Checking what the edit changes…"))
         self.details.clear()
 
         def done(report) -> None:
@@ -312,13 +349,13 @@ class EditPanel(QWidget):
             self._proposal = edited
             self.apply_button.setEnabled(True)
             warn = "" if report.safe else "⚠ "
-            self.summary.setText(warn + report.summary() + ". Apply to use it.")
+            self.summary.setText(warn + self.tr("{summary}. Apply to use it.").format(summary=edit_summary(report)))
             self._show_report(report, before, edited)
             self.checked.emit(report)
 
         def failed(exc) -> None:
             if job == self._job:
-                self.summary.setText(f"Could not check the edit: {describe_error(exc)}")
+                self.summary.setText(self.tr("Could not check the edit: {reason}").format(reason=describe_error(exc)))
 
         self._runner.submit(lambda: vocab_edit.check_edit(before, edited, text=text), done, failed)
         return True
@@ -341,27 +378,31 @@ class EditPanel(QWidget):
                 text = readable_token(tokenizer, i)
                 same = text == runs_display(text_runs(piece))
                 item = QListWidgetItem(f"{i:,}  {text}" + ("" if same else f"   ({piece})"))
-                item.setToolTip(f"id {i}: {piece!r}")
+                item.setToolTip(self.tr("id {id}: {token}").format(id=i, token=repr(piece)))
                 self.details.addItem(item)
 
         if report.added_tokens:
-            section(f"Added tokens ({len(report.added_tokens):,})")
+            section(self.tr("Added tokens ({count})").format(count=f"{len(report.added_tokens):,}"))
             tokens(report.added_tokens, after)
         if report.removed_tokens:
-            section(f"Removed tokens ({len(report.removed_tokens):,})")
+            section(self.tr("Removed tokens ({count})").format(count=f"{len(report.removed_tokens):,}"))
             tokens(report.removed_tokens, before)
         if report.newly_unreachable:
-            section(f"Unreachable after the edit ({len(report.newly_unreachable):,})")
+            section(self.tr("Unreachable after the edit ({count})").format(count=f"{len(report.newly_unreachable):,}"))
             tokens(report.newly_unreachable, after)
-        what = "words" if report.unit == "words" else report.unit
-        section(f"Cut differently: {len(report.changed_words):,} of {report.words_checked:,} {what}")
+        changed, checked = f"{len(report.changed_words):,}", f"{report.words_checked:,}"
+        section(self.tr("Cut differently: {changed} of {checked} words").format(changed=changed, checked=checked)
+                if report.unit == "words" else
+                self.tr("Cut differently: {changed} of {checked} lines of the text").format(changed=changed,
+                                                                                             checked=checked))
         pieces = report.unit == "words"  # words in the model's alphabet, else lines cut into display strings
         for word, a, b in report.changed_words[:SHOWN]:
             shown_a = _readable_pieces(before, a, pieces)
             shown_b = _readable_pieces(after, b, pieces)
             head = "".join(shown_a) if pieces else runs_display(text_runs(word))
             item = QListWidgetItem(f"{head}:  {' | '.join(shown_a)}  →  {' | '.join(shown_b)}")
-            item.setToolTip(f"{word!r}\nbefore: {a}\nafter: {b}")
+            item.setToolTip(self.tr("{word}\nbefore: {before}\nafter: {after}").format(word=repr(word), before=a,
+                                                                                          after=b))
             self.details.addItem(item)
 
     def apply(self) -> None:
@@ -372,7 +413,8 @@ class EditPanel(QWidget):
         self.apply_button.setEnabled(False)
         self.undo_button.setEnabled(True)
         self._tokenizer_changed()
-        self.summary.setText(f"Applied: the vocabulary has {self._tokenizer.vocab_size:,} tokens. Undo to go back.")
+        self.summary.setText(self.tr("Applied: the vocabulary has {size} tokens. Undo to go back.").format(
+            size=f"{self._tokenizer.vocab_size:,}"))
         self.applied.emit(self._tokenizer)
 
     def undo(self) -> None:
@@ -383,7 +425,8 @@ class EditPanel(QWidget):
         self.apply_button.setEnabled(False)
         self.undo_button.setEnabled(bool(self._history))
         self._tokenizer_changed()
-        self.summary.setText(f"Undone: the vocabulary has {self._tokenizer.vocab_size:,} tokens.")
+        self.summary.setText(self.tr("Undone: the vocabulary has {size} tokens.").format(
+            size=f"{self._tokenizer.vocab_size:,}"))
         self.applied.emit(self._tokenizer)
 
     def tokenizer(self):
