@@ -2,7 +2,7 @@
 JSON / Python list), and a "decode ids" box that renders pasted ids back into tokens and text."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
@@ -25,6 +25,11 @@ from ..views.token_view import TokenView
 
 MAX_SHOWN_IDS = 10_000  # beyond this the pane shows the first ones (the Copy button copies them all);
 # filling the pane is ~1.3 ms per 1,000 ids on the UI thread
+STYLE_LABELS = {  # core.ids.STYLES's names, translated where shown
+    "space": QT_TRANSLATE_NOOP("IdsPanel", "Space-separated"),
+    "comma": QT_TRANSLATE_NOOP("IdsPanel", "Comma-separated"),
+    "list": QT_TRANSLATE_NOOP("IdsPanel", "JSON / Python list"),
+}
 
 
 def _button(text: str, tip: str, slot) -> QToolButton:
@@ -53,7 +58,7 @@ class IdsPanel(QWidget):
         self.style_box = QComboBox()
         self.style_box.setObjectName("IdsStyle")
         for key, label in STYLES.items():
-            self.style_box.addItem(label, key)
+            self.style_box.addItem(QCoreApplication.translate("IdsPanel", STYLE_LABELS.get(key, label)), key)
         # As wide as its longest style when there is room, down to a few characters (elided) when
         # the dock is narrow: the panel's minimum width stays small.
         self.style_box.setMaximumWidth(self.style_box.sizeHint().width())
@@ -61,7 +66,7 @@ class IdsPanel(QWidget):
         self.style_box.setMinimumContentsLength(8)
         self.style_box.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.style_box.currentIndexChanged.connect(self._show_ids)
-        self.copy_button = _button("Copy", "Copy all the ids in the chosen style", self.copy_ids)
+        self.copy_button = _button(self.tr("Copy"), self.tr("Copy all the ids in the chosen style"), self.copy_ids)
         self.count_label = QLabel("")
         self.count_label.setObjectName("IdsCount")
         self.count_label.setWordWrap(True)
@@ -73,9 +78,9 @@ class IdsPanel(QWidget):
         self.decode_input = QLineEdit()
         self.decode_input.setObjectName("DecodeInput")
         self.decode_input.setFont(font)
-        self.decode_input.setPlaceholderText("Paste ids to decode: 9906 1917  or  [9906, 1917]")
+        self.decode_input.setPlaceholderText(self.tr("Paste ids to decode: 9906 1917  or  [9906, 1917]"))
         self.decode_input.returnPressed.connect(self.decode_input_ids)
-        self.decode_button = _button("Decode", "Decode the ids in the box", self.decode_input_ids)
+        self.decode_button = _button(self.tr("Decode"), self.tr("Decode the ids in the box"), self.decode_input_ids)
         self.decoded_text = QLabel("")
         self.decoded_text.setObjectName("DecodedText")
         self.decoded_text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -83,7 +88,7 @@ class IdsPanel(QWidget):
         self.decoded_tokens = TokenView()
         self.decoded_tokens.setObjectName("DecodedTokens")
         self.decoded_tokens.setFont(font)
-        self.decoded_tokens.set_message("Decoded ids appear here as tokens.")
+        self.decoded_tokens.set_message(self.tr("Decoded ids appear here as tokens."))
 
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
@@ -148,7 +153,7 @@ class IdsPanel(QWidget):
     def decode_input_ids(self) -> Encoding | None:
         """Decode what the input box holds; shows the text and tokens, or says what is wrong."""
         if self._tokenizer is None:
-            self._say("No tokenizer loaded.")
+            self._say(self.tr("No tokenizer loaded."))
             return None
         try:
             ids = parse_ids(self.decode_input.text())
@@ -160,7 +165,7 @@ class IdsPanel(QWidget):
             self.decoded_tokens.set_message("")
             return None
         self.decoded_text.setProperty("error", False)
-        self.decoded_text.setText(f"{len(ids)} ids → {text!r}")
+        self.decoded_text.setText(self.tr("{count} ids → {text}").format(count=len(ids), text=repr(text)))
         self.decoded_text.setToolTip(text)
         self.decoded_tokens.set_encoding(encoding)
         self.decoded.emit(encoding)
@@ -172,8 +177,11 @@ class IdsPanel(QWidget):
         ids = self._ids
         shown = [int(i) for i in ids[:MAX_SHOWN_IDS]]
         self.ids_view.setPlainText(format_ids(shown, self.style()))
-        note = f" (the first {MAX_SHOWN_IDS:,} shown)" if len(ids) > MAX_SHOWN_IDS else ""
-        self.count_label.setText(f"{len(ids):,} ids{note}")
+        if len(ids) > MAX_SHOWN_IDS:
+            self.count_label.setText(self.tr("{count} ids (the first {shown} shown)").format(
+                count=f"{len(ids):,}", shown=f"{MAX_SHOWN_IDS:,}"))
+        else:
+            self.count_label.setText(self.tr("{count} ids").format(count=f"{len(ids):,}"))
 
     def _say(self, message: str) -> None:
         self.decoded_text.setText(message)

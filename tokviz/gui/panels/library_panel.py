@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -42,11 +42,17 @@ from ..widgets.click_guard import guard_clicks
 from ..window.open_tokenizers import open_found
 from ..work.workers import TaskRunner, describe_error
 
-GROUPS = ((RECENT, "Recent"), (SHIPPED, "Shipped with tokviz"), (HF_CACHE, "Hugging Face cache"), (OLLAMA, "Ollama"),
-          (TIKTOKEN_CACHE, "tiktoken cache"), (PACKAGES, "Installed packages"), (FOLDER, "Folders"))
+# (titles and column names in English, shown through QCoreApplication.translate("LibraryPanel", …))
+GROUPS = ((RECENT, QT_TRANSLATE_NOOP("LibraryPanel", "Recent")),
+          (SHIPPED, QT_TRANSLATE_NOOP("LibraryPanel", "Shipped with tokviz")),
+          (HF_CACHE, QT_TRANSLATE_NOOP("LibraryPanel", "Hugging Face cache")), (OLLAMA, "Ollama"),
+          (TIKTOKEN_CACHE, QT_TRANSLATE_NOOP("LibraryPanel", "tiktoken cache")),
+          (PACKAGES, QT_TRANSLATE_NOOP("LibraryPanel", "Installed packages")),
+          (FOLDER, QT_TRANSLATE_NOOP("LibraryPanel", "Folders")))
 FOUND_ROLE = Qt.ItemDataRole.UserRole + 1
 GROUP_ROLE = Qt.ItemDataRole.UserRole + 2  # a group row's origin
-COLUMNS = ("Name", "Format", "Model", "Vocab")
+COLUMNS = (QT_TRANSLATE_NOOP("LibraryPanel", "Name"), QT_TRANSLATE_NOOP("LibraryPanel", "Format"),
+           QT_TRANSLATE_NOOP("LibraryPanel", "Model"), QT_TRANSLATE_NOOP("LibraryPanel", "Vocab"))
 OPTIONAL_COLUMNS = (3, 2, 1)  # shown in this order while they fit beside the name
 NAME_MIN_SHARE = 0.4
 NAME_MIN_PX = 110
@@ -54,6 +60,10 @@ COLUMN_GAP = 12  # beside each fitted column, so neighbouring values do not touc
 ROW_FLAGS = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsDragEnabled
 VOCAB_ALIGNMENT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 FIT_DELAY_MS = 100  # columns fitted at most this often while details arrive (each fit measures every row)
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("LibraryPanel", text)
 
 
 def _key(found: Found) -> str:
@@ -115,7 +125,7 @@ class LibraryPanel(QWidget):
         self.tree.setDragEnabled(True)
         self.tree.setDragDropMode(QTreeWidget.DragDropMode.DragOnly)
         self.tree.setColumnCount(len(COLUMNS))
-        self.tree.setHeaderLabels(list(COLUMNS))
+        self.tree.setHeaderLabels([_tr(c) for c in COLUMNS])
         self.tree.setRootIsDecorated(True)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
@@ -125,9 +135,9 @@ class LibraryPanel(QWidget):
 
         self.name_box = QLineEdit()
         self.name_box.setObjectName("LibraryNameBox")
-        self.name_box.setPlaceholderText("Filter, or a Hub name: owner/model")
-        self.name_box.setToolTip("Type to filter the list.  Enter opens the one tokenizer left, or a Hugging Face Hub "
-                                 "name (owner/model, optionally @revision) from the local cache")
+        self.name_box.setPlaceholderText(self.tr("Filter, or a Hub name: owner/model"))
+        self.name_box.setToolTip(self.tr("Type to filter the list.  Enter opens the one tokenizer left, or a Hugging "
+                                         "Face Hub name (owner/model, optionally @revision) from the local cache"))
         self.name_box.setClearButtonEnabled(True)
         self.name_box.textChanged.connect(self._filter)
         self.name_box.returnPressed.connect(lambda: self.open_name(self.name_box.text()))
@@ -135,12 +145,13 @@ class LibraryPanel(QWidget):
         self.name_note.setObjectName("LibraryNameNote")
         self.name_note.setWordWrap(True)
         self.name_note.hide()
-        self.download_button = QPushButton("Download")
-        self.download_button.setToolTip("Fetch the tokenizer's files (no weights) from the Hugging Face Hub into the cache")
+        self.download_button = QPushButton(self.tr("Download"))
+        self.download_button.setToolTip(self.tr("Fetch the tokenizer's files (no weights) from the Hugging Face Hub "
+                                                "into the cache"))
         self.download_button.clicked.connect(self._download)
         self.download_progress = QProgressBar()
         self.download_progress.setRange(0, 0)  # (huggingface_hub does not say how far it is)
-        self.download_cancel = QPushButton("Cancel")
+        self.download_cancel = QPushButton(self.tr("Cancel"))
         self.download_cancel.clicked.connect(self._cancel_download)
         guard_clicks(self.download_button, self.download_cancel)  # (each appears where the other was)
         download_row = QHBoxLayout()
@@ -157,10 +168,10 @@ class LibraryPanel(QWidget):
         self._tickets = 0
         self.status = QLabel("")
         self.status.setObjectName("LibraryStatus")
-        self.add_button = QPushButton("Add folder…")
-        self.add_button.setToolTip("Look for tokenizers in a folder (and its subfolders)")
+        self.add_button = QPushButton(self.tr("Add folder…"))
+        self.add_button.setToolTip(self.tr("Look for tokenizers in a folder (and its subfolders)"))
         self.add_button.clicked.connect(self._ask_add_folder)
-        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button = QPushButton(self.tr("Refresh"))
         self.refresh_button.clicked.connect(lambda: self.refresh(fresh=True))
 
         buttons = QHBoxLayout()
@@ -186,9 +197,10 @@ class LibraryPanel(QWidget):
         if fresh:
             self._known.clear()
         folders, env = list(self.folders), self._env
-        self.status.setText("Looking for tokenizers…")
+        self.status.setText(self.tr("Looking for tokenizers…"))
+        failed = self.tr("Could not look for tokenizers: {reason}")
         self._runner.submit(lambda: discover(folders, env=env, fresh=fresh), lambda found: self._show(gen, found),
-                            lambda exc: self.status.setText(f"Could not look for tokenizers: {describe_error(exc)}"),
+                            lambda exc: self.status.setText(failed.format(reason=describe_error(exc))),
                             is_current=lambda: gen == self._generation)
 
     def refresh_recent(self, opened=None) -> None:
@@ -267,7 +279,8 @@ class LibraryPanel(QWidget):
             return
         named = hub.parse_name(text)
         if named is None:
-            self._say(f"No tokenizer here is called {text!r}, and it is not a Hub name (owner/model).")
+            self._say(self.tr("No tokenizer here is called {name}, and it is not a Hub name (owner/model).").format(
+                name=repr(text)))
             return
         self._wanted = None
         self._look_up(named, offer=True)
@@ -284,9 +297,13 @@ class LibraryPanel(QWidget):
         def failed(exc: BaseException) -> None:
             if offer and isinstance(exc, hub.NotCached):
                 self._wanted = named
-                revision = f" at {named[1]}" if named[1] else ""
-                self._say(f"{named[0]}{revision} is not in the Hugging Face cache ({folder}). Download its tokenizer "
-                          "files (no weights) from the Hub?", offer=True)
+                if named[1]:
+                    note = self.tr("{name} at {revision} is not in the Hugging Face cache ({folder}). Download its "
+                                   "tokenizer files (no weights) from the Hub?")
+                else:
+                    note = self.tr("{name} is not in the Hugging Face cache ({folder}). Download its tokenizer files "
+                                   "(no weights) from the Hub?")
+                self._say(note.format(name=named[0], revision=named[1], folder=folder), offer=True)
             else:
                 self._say(describe_error(exc))
 
@@ -296,7 +313,8 @@ class LibraryPanel(QWidget):
         cached, hit = found
         if hit is None:
             self._wanted = (cached.repo_id, cached.commit)
-            self._say(f"{cached.repo_id} is in the Hugging Face cache but holds no tokenizer files.", offer=True)
+            self._say(self.tr("{name} is in the Hugging Face cache but holds no tokenizer files.").format(
+                name=cached.repo_id), offer=True)
             return
         self._say("")
         self.openRequested.emit(Found(cached.repo_id, hit[1], hit[0], HF_CACHE, detail=f"revision {cached.commit[:12]}"))
@@ -332,13 +350,13 @@ class LibraryPanel(QWidget):
             self._downloading = 0
             self._say(describe_error(exc))
 
-        self._say(f"Downloading the tokenizer files of {repo_id}…")
+        self._say(self.tr("Downloading the tokenizer files of {name}…").format(name=repo_id))
         self._download_runner.submit(lambda: hub.download(repo_id, revision, folder=folder), done, failed)
 
     def _cancel_download(self) -> None:
         """Stop waiting for the download (huggingface_hub cannot be interrupted: it finishes on its own)."""
         self._downloading = 0
-        self._say("Download cancelled.")
+        self._say(self.tr("Download cancelled."))
 
     def _filter(self, text: str) -> None:
         for g in range(self.tree.topLevelItemCount()):
@@ -396,8 +414,8 @@ class LibraryPanel(QWidget):
         return None
 
     def _add_group(self, origin: str, items: list[Found], index: int) -> QTreeWidgetItem:
-        title = dict(GROUPS)[origin]
-        group = QTreeWidgetItem([f"{title} ({len(items)})"])
+        title = _tr(dict(GROUPS)[origin])
+        group = QTreeWidgetItem([self.tr("{group} ({count})").format(group=title, count=len(items))])
         group.setData(0, GROUP_ROLE, origin)
         group.setFlags(Qt.ItemFlag.ItemIsEnabled)
         rows = []
@@ -444,7 +462,8 @@ class LibraryPanel(QWidget):
 
     def _update_status(self) -> None:
         n = sum(self.tree.topLevelItem(g).childCount() for g in range(self.tree.topLevelItemCount()))
-        self.status.setText(f"{n} tokenizers" if n else "No tokenizers found: add a folder")
+        self.status.setText(self.tr("{count} tokenizers").format(count=n) if n
+                            else self.tr("No tokenizers found: add a folder"))
 
     def _fetch_details(self, gen: int, found: list[Found]) -> None:
         """Read the details not known yet, one file at a time on the worker (each file once)."""
@@ -466,7 +485,7 @@ class LibraryPanel(QWidget):
 
     def _fill(self, item: QTreeWidgetItem, known: tuple[str, int] | str) -> None:
         if isinstance(known, str):
-            item.setText(2, "unreadable")
+            item.setText(2, self.tr("unreadable"))
             self._set_tip(item, known)
         else:
             model, size = known
@@ -541,6 +560,6 @@ class LibraryPanel(QWidget):
             self.openRequested.emit(found)
 
     def _ask_add_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a folder of tokenizers")
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Add a folder of tokenizers"))
         if folder:
             self.add_folder(folder)
