@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -39,10 +39,65 @@ POSITION_BINS = 60
 PLOT_MIN_WIDTH = 130
 MAX_COLUMN_WIDTH = 72
 PLOT_MIN_HEIGHT = 110
-COLUMNS = ("at", "original", "normalized", "decoded", "kind")
-STAGES = (("decode", "Decode differences"), ("normalizer", "Normalizer changes"))
+# (English, shown through QCoreApplication.translate("RoundTripPanel", …))
+COLUMNS = (QT_TRANSLATE_NOOP("RoundTripPanel", "at"), QT_TRANSLATE_NOOP("RoundTripPanel", "original"),
+           QT_TRANSLATE_NOOP("RoundTripPanel", "normalized"), QT_TRANSLATE_NOOP("RoundTripPanel", "decoded"),
+           QT_TRANSLATE_NOOP("RoundTripPanel", "kind"))
+STAGES = (("decode", QT_TRANSLATE_NOOP("RoundTripPanel", "Decode differences")),
+          ("normalizer", QT_TRANSLATE_NOOP("RoundTripPanel", "Normalizer changes")))
+# analysis.roundtrip's NORMALIZER_KINDS and DECODE_KINDS, as shown
+KINDS = {
+    "case": QT_TRANSLATE_NOOP("RoundTripPanel", "case"),
+    "accents": QT_TRANSLATE_NOOP("RoundTripPanel", "accents"),
+    "unicode form": QT_TRANSLATE_NOOP("RoundTripPanel", "unicode form"),
+    "whitespace": QT_TRANSLATE_NOOP("RoundTripPanel", "whitespace"),
+    "space added": QT_TRANSLATE_NOOP("RoundTripPanel", "space added"),
+    "spacing": QT_TRANSLATE_NOOP("RoundTripPanel", "spacing"),
+    "removed": QT_TRANSLATE_NOOP("RoundTripPanel", "removed"),
+    "replaced": QT_TRANSLATE_NOOP("RoundTripPanel", "replaced"),
+    "normalizer": QT_TRANSLATE_NOOP("RoundTripPanel", "normalizer"),
+    "unknown token": QT_TRANSLATE_NOOP("RoundTripPanel", "unknown token"),
+    "special token": QT_TRANSLATE_NOOP("RoundTripPanel", "special token"),
+    "collapsed spaces": QT_TRANSLATE_NOOP("RoundTripPanel", "collapsed spaces"),
+    "added spaces": QT_TRANSLATE_NOOP("RoundTripPanel", "added spaces"),
+    "dropped": QT_TRANSLATE_NOOP("RoundTripPanel", "dropped"),
+    "other": QT_TRANSLATE_NOOP("RoundTripPanel", "other"),
+    "none": QT_TRANSLATE_NOOP("RoundTripPanel", "none"),
+}
 DECODE_COLOR = "#e03131"  # the token view's mark for what does not come back
 NORMALIZER_COLOR = "#f08c00"  # ... and for what the normalizer changed
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("RoundTripPanel", text)
+
+
+def kind_label(kind: str) -> str:
+    """A kind of difference (analysis.roundtrip) as shown."""
+    return _tr(KINDS[kind]) if kind in KINDS else kind
+
+
+def difference_label(d) -> str:
+    """`d.label` as shown: its kind, and the normalizer's kind that explains it."""
+    if not d.detail:
+        return kind_label(d.kind)
+    return QCoreApplication.translate("RoundTripPanel", "{kind} ({detail})").format(kind=kind_label(d.kind),
+                                                                                     detail=kind_label(d.detail))
+
+
+def report_summary(report: RoundTripReport) -> str:
+    """`report.summary()` in the app's language."""
+    numbers = {"length": f"{report.text_length:,}", "tokens": f"{report.tokens:,}",
+               "changes": f"{len(report.normalizer_changes):,}", "count": f"{len(report.decode_differences):,}",
+               "changed": f"{sum(d.end - d.start for d in report.decode_differences):,}"}
+    if not report.decode_differences:
+        text = QCoreApplication.translate("RoundTripPanel", "decode(encode(text)) == text ({length} characters, "
+                                                            "{tokens} tokens); {changes} normalizer changes")
+    else:
+        text = QCoreApplication.translate("RoundTripPanel", "{count} decode differences over {changed} of "
+                                                            "{length} characters ({tokens} tokens); {changes} "
+                                                            "normalizer changes")
+    return text.format(**numbers)
 
 
 def visible(s: str, limit: int = 40) -> str:
@@ -72,7 +127,7 @@ class RoundTripPanel(QWidget):
         self._stale = False  # the text or tokenizer changed since the last analysis
         self.report: RoundTripReport | None = None
 
-        self.summary = QLabel("Open a tokenizer and type some text.")
+        self.summary = QLabel(self.tr("Open a tokenizer and type some text."))
         self.summary.setWordWrap(True)
         self.job = BackgroundJob(status=self.summary, interval_ms=100, parent=self)
         self.progress, self.cancel_button = self.job.progress_bar, self.job.cancel_button
@@ -81,13 +136,13 @@ class RoundTripPanel(QWidget):
 
         self.stage_box = QComboBox()
         for name, label in STAGES:
-            self.stage_box.addItem(label, name)
+            self.stage_box.addItem(_tr(label), name)
         self.stage_box.currentIndexChanged.connect(lambda _i: self._show_report())
         self.count_label = QLabel("")
 
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setMinimumHeight(60)
-        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.setHorizontalHeaderLabels([_tr(c) for c in COLUMNS])
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -100,10 +155,10 @@ class RoundTripPanel(QWidget):
         self.table.itemActivated.connect(self._activate_row)
         self.table.itemClicked.connect(self._activate_row)
 
-        self.kind_plot = make_plot("kinds", {"left": pg.AxisItem("left"), "bottom": FittedAxis("bottom")})
+        self.kind_plot = make_plot(self.tr("kinds"), {"left": pg.AxisItem("left"), "bottom": FittedAxis("bottom")})
         self.kind_plot.setMouseEnabled(False, False)
         self.kind_plot.hideButtons()
-        self.where_plot = make_plot("where (%)", {"left": FittedAxis("left"),
+        self.where_plot = make_plot(self.tr("where (%)"), {"left": FittedAxis("left"),
                                                   "bottom": FittedAxis("bottom", integer=False)})
         self.where_plot.setMouseEnabled(False, False)
         self.where_plot.hideButtons()
@@ -187,9 +242,9 @@ class RoundTripPanel(QWidget):
             self.finished.emit(report)
 
         def failed(exc):
-            self.summary.setText(f"The round trip failed: {describe_error(exc)}")
+            self.summary.setText(self.tr("The round trip failed: {reason}").format(reason=describe_error(exc)))
 
-        self.summary.setText(f"Decoding {len(text):,} characters…")
+        self.summary.setText(self.tr("Decoding {count} characters…").format(count=f"{len(text):,}"))
         self.job.start(lambda cancel, progress: round_trip(tok, text, encoding, cancel=cancel, progress=progress),
                        done, on_failed=failed, on_cancelled=self.cancelled.emit)
 
@@ -223,23 +278,29 @@ class RoundTripPanel(QWidget):
         report = self.report
         if report is None:
             return
-        self.summary.setText(report.summary() + f" · {report.seconds:.2f} s")
+        self.summary.setText(self.tr("{summary} · {seconds} s").format(summary=report_summary(report),
+                                                                        seconds=f"{report.seconds:.2f}"))
         items = self.differences()
         shown = items[:MAX_ROWS]
-        what = "differences" if self.stage() == "decode" else "changes"
+        decode = self.stage() == "decode"
+        count, first = f"{len(items):,}", f"{MAX_ROWS:,}"
         if not items:
-            self.count_label.setText("none: decode gives the text back" if self.stage() == "decode"
-                                     else "none: the normalizer keeps the text")
+            self.count_label.setText(self.tr("none: decode gives the text back") if decode
+                                     else self.tr("none: the normalizer keeps the text"))
+        elif len(items) <= MAX_ROWS:
+            self.count_label.setText(self.tr("{count} differences").format(count=count) if decode
+                                     else self.tr("{count} changes").format(count=count))
         else:
-            self.count_label.setText(f"{len(items):,} {what}" if len(items) <= MAX_ROWS
-                                     else f"first {MAX_ROWS:,} of {len(items):,} {what}")
+            self.count_label.setText(self.tr("first {first} of {count} differences").format(first=first, count=count)
+                                     if decode else
+                                     self.tr("first {first} of {count} changes").format(first=first, count=count))
         table = self.table
         table.setUpdatesEnabled(False)
         table.setRowCount(len(shown))
         for r, d in enumerate(shown):
             at = f"{d.start:,}" if d.end == d.start + 1 or d.end == d.start else f"{d.start:,}–{d.end:,}"
             cells = (at, visible(d.original), visible(d.normalized), visible(d.decoded) if d.stage == "decode" else "",
-                     d.label)
+                     difference_label(d))
             for c, value in enumerate(cells):
                 item = QTableWidgetItem(value)
                 if c == 0:
@@ -265,7 +326,7 @@ class RoundTripPanel(QWidget):
         plot.clear()
         ys = np.arange(len(names))[::-1].astype(float)
         plot.addItem(pg.BarGraphItem(x0=0, y=ys, height=0.7, width=values, brush=QColor(color), pen=None))
-        plot.getAxis("left").setTicks([[(float(y), n) for y, n in zip(ys, names)]])
+        plot.getAxis("left").setTicks([[(float(y), kind_label(n)) for y, n in zip(ys, names)]])
         plot.setYRange(-0.6, len(names) - 0.4, padding=0)
         plot.setXRange(0, max(values + [1]) * 1.05, padding=0)
         hist = positions(items, report.text_length, POSITION_BINS)
