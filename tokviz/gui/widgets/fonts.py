@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFont, QTextLayout
 
 _known: dict[tuple[str, str], bool] = {}  # (family, char) -> drawable
@@ -36,16 +37,18 @@ def script_name(c: str) -> str:
     """A readable name for the script (or kind) of character `c`, from its Unicode name."""
     category = unicodedata.category(c)
     if category.startswith("S"):
-        return "symbols and emoji"
+        return QCoreApplication.translate("fonts", "symbols and emoji")
     if category.startswith("P"):
-        return "punctuation"
+        return QCoreApplication.translate("fonts", "punctuation")
     name = unicodedata.name(c, "")
     if not name:
         return f"U+{ord(c):04X}"
     if name.startswith(("CJK", "KANGXI", "IDEOGRAPHIC")):
-        return "Chinese/Japanese characters"
+        return QCoreApplication.translate("fonts", "Chinese/Japanese characters")
     first = name.split()[0]
-    return {"HANGUL": "Korean (Hangul)", "HIRAGANA": "Japanese kana", "KATAKANA": "Japanese kana",
+    return {"HANGUL": QCoreApplication.translate("fonts", "Korean (Hangul)"),
+            "HIRAGANA": QCoreApplication.translate("fonts", "Japanese kana"),
+            "KATAKANA": QCoreApplication.translate("fonts", "Japanese kana"),
             "OLD": " ".join(name.split()[:2]).title()}.get(first, first.title())
 
 

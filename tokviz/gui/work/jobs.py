@@ -42,7 +42,7 @@ class BackgroundJob(QObject):
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.hide()
         self.cancel_button = cancel_button if cancel_button is not None else QPushButton()
-        self.cancel_button.setText("Cancel")
+        self.cancel_button.setText(self.tr("Cancel"))
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.hide()
         guard_clicks(self.cancel_button)  # (it appears beside or in place of the button that started the job)
@@ -78,7 +78,7 @@ class BackgroundJob(QObject):
             self._end()
             if isinstance(exc, Cancelled):
                 if self.status is not None:
-                    self.status.setText("Cancelled.")
+                    self.status.setText(self.tr("Cancelled."))
                 if on_cancelled is not None:
                     on_cancelled()
             elif on_failed is not None:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import html
 import importlib.util
 
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QStandardItemModel
 from PySide6.QtWidgets import QBoxLayout, QComboBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout, QWidget
 
 HERE, SCHEDULER, WORKERS = "here", "scheduler", "workers"
-LABELS = {HERE: "this machine", SCHEDULER: "a Dask cluster at", WORKERS: "local worker processes"}
+LABELS = {HERE: QT_TRANSLATE_NOOP("RunOnBox", "this machine"), SCHEDULER: QT_TRANSLATE_NOOP("RunOnBox", "a Dask cluster at"),
+          WORKERS: QT_TRANSLATE_NOOP("RunOnBox", "local worker processes")}  # (shown translated)
 DEFAULT_ADDRESS = "tcp://127.0.0.1:8786"
 NARROW = 340  # below this width the address goes under the choice
 
@@ -55,16 +56,16 @@ class RunOnBox(QWidget):
         super().__init__(parent)
         self.where = QComboBox()
         for key, text in LABELS.items():
-            self.where.addItem(text, key)
-        self.where.setToolTip("Where the counting runs: here, or on a Dask cluster")
+            self.where.addItem(QCoreApplication.translate("RunOnBox", text), key)
+        self.where.setToolTip(self.tr("Where the counting runs: here, or on a Dask cluster"))
         self.address = QLineEdit(DEFAULT_ADDRESS)
-        self.address.setPlaceholderText("tcp://host:8786")
-        self.address.setToolTip("The address of the Dask scheduler")
+        self.address.setPlaceholderText(self.tr("tcp://host:8786"))
+        self.address.setToolTip(self.tr("The address of the Dask scheduler"))
         self.address.setMinimumWidth(60)
         self.workers = QSpinBox()
         self.workers.setRange(1, 256)
         self.workers.setValue(2)
-        self.workers.setToolTip("Worker processes started on this machine for the run (a Dask LocalCluster)")
+        self.workers.setToolTip(self.tr("Worker processes started on this machine for the run (a Dask LocalCluster)"))
         self.dashboard = QLabel()
         self.dashboard.setTextFormat(Qt.TextFormat.RichText)
         self.dashboard.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
@@ -74,7 +75,7 @@ class RunOnBox(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         if label:
-            row.addWidget(QLabel("Run on"), 0, Qt.AlignmentFlag.AlignTop)
+            row.addWidget(QLabel(self.tr("Run on")), 0, Qt.AlignmentFlag.AlignTop)
         # the address beside the choice, or under it when narrow (NARROW)
         self._fields = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         self._fields.setContentsMargins(0, 0, 0, 0)
@@ -146,7 +147,10 @@ class RunOnBox(QWidget):
         if self._missing:
             from ...cluster import INSTALL_HINT
 
-            return INSTALL_HINT
+            command = 'pip install "tokviz[cluster]"'
+            english = f"Dask distributed is not installed: {command}"
+            return self.tr("Dask distributed is not installed: {command}").format(command=command) \
+                if INSTALL_HINT == english else INSTALL_HINT
         return self._refused
 
     def set_refused(self, reason: str | None) -> None:
@@ -169,7 +173,7 @@ class RunOnBox(QWidget):
                 item.setToolTip(reason or "")
         where = self._wanted if reason is None else HERE
         self.where.setCurrentIndex(self.where.findData(where))
-        self.where.setToolTip(reason or "Where the counting runs: here, or on a Dask cluster")
+        self.where.setToolTip(reason or self.tr("Where the counting runs: here, or on a Dask cluster"))
         self.address.setVisible(where == SCHEDULER)
         self.workers.setVisible(where == WORKERS)
 
@@ -182,7 +186,8 @@ class RunOnBox(QWidget):
 
     def show_dashboard(self, link: str | None) -> None:
         if link:
-            self.dashboard.setText(f'Dask dashboard: <a href="{html.escape(link)}">{html.escape(link)}</a>')
+            self.dashboard.setText(self.tr('Dask dashboard: {link}').format(
+                link=f'<a href="{html.escape(link)}">{html.escape(link)}</a>'))
             self.dashboard.setToolTip(link)
         self.dashboard.setVisible(bool(link))
         if link:

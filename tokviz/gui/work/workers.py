@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThread, QThreadPool, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThread, QThreadPool, QTimer, Signal, Slot
 
 from ...core import Encoding, Tokenizer
 from ...core.token_array import TokenArrayBuilder, encode_to_array
@@ -215,7 +215,8 @@ def describe_error(exc: BaseException) -> str:
     """The reason to show a person: a TokvizError's reason, else the exception type and message."""
     if isinstance(exc, TokvizError):
         return exc.reason
-    return f"{type(exc).__name__}: {exc}"
+    return QCoreApplication.translate("describe_error", "{kind}: {message}").format(kind=type(exc).__name__,
+                                                                                   message=exc)
 
 
 def _smoothed(previous_ms: float, ms: float) -> float:
