@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from ..panels.edit_panel import EditPanel
@@ -63,14 +63,15 @@ def build_docks(window: QMainWindow, library: LibraryPanel) -> Docks:
     window.edit_panel = EditPanel()
     window.roundtrip_panel = RoundTripPanel()
     docks = Docks(
-        library=_dock(window, "Library", "LibraryDock", library),
-        ids=_dock(window, "Ids", "IdsDock", window.ids_panel),
-        merges=_dock(window, "Merges", "MergesDock", window.merges_panel),
-        vocab=_dock(window, "Vocabulary", "VocabDock", window.vocab_view),
-        stats=_dock(window, "Statistics", "StatsDock", window.stats_view),
-        train=_dock(window, "Training", "TrainDock", window.train_panel),
-        edit=_dock(window, "Edit vocabulary", "EditDock", window.edit_panel),
-        roundtrip=_dock(window, "Round trip", "RoundTripDock", window.roundtrip_panel),
+        library=_dock(window, QCoreApplication.translate("Docks", "Library"), "LibraryDock", library),
+        ids=_dock(window, QCoreApplication.translate("Docks", "Ids"), "IdsDock", window.ids_panel),
+        merges=_dock(window, QCoreApplication.translate("Docks", "Merges"), "MergesDock", window.merges_panel),
+        vocab=_dock(window, QCoreApplication.translate("Docks", "Vocabulary"), "VocabDock", window.vocab_view),
+        stats=_dock(window, QCoreApplication.translate("Docks", "Statistics"), "StatsDock", window.stats_view),
+        train=_dock(window, QCoreApplication.translate("Docks", "Training"), "TrainDock", window.train_panel),
+        edit=_dock(window, QCoreApplication.translate("Docks", "Edit vocabulary"), "EditDock", window.edit_panel),
+        roundtrip=_dock(window, QCoreApplication.translate("Docks", "Round trip"), "RoundTripDock",
+                        window.roundtrip_panel),
     )
     docks.library.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea)
     window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, docks.library)

@@ -272,11 +272,11 @@ class ExportDialog(QDialog):
         info = WRITE_FORMATS[fmt]
         last = self._last_path.get(fmt)
         if not info.suffixes:  # a folder of files (vocab.json + merges.txt)
-            path = QFileDialog.getExistingDirectory(self, self.tr("Folder for {format}").format(format=info.label),
-                                                    last or "")
+            # (short titles: a window manager cuts a long one, and the format is said in the dialog)
+            path = QFileDialog.getExistingDirectory(self, self.tr("Export to a folder"), last or "")
         else:
             path, _ = QFileDialog.getSaveFileName(
-                self, self.tr("Save as {format}").format(format=info.label), last or info.default_name or "",
+                self, self.tr("Save tokenizer as"), last or info.default_name or "",
                 f"{info.label} (*{' *'.join(info.suffixes)})")
         if path:
             self.start_export(path, fmt)

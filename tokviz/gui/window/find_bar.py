@@ -25,17 +25,17 @@ class FindBar(QWidget):
         self.editor = editor
         self.field = QLineEdit()
         self.field.setObjectName("FindField")
-        self.field.setPlaceholderText("Find in text")
+        self.field.setPlaceholderText(self.tr("Find in text"))
         self.field.setClearButtonEnabled(True)
         self.field.setMinimumWidth(80)
         self.previous_button, self.next_button, self.close_button = QToolButton(), QToolButton(), QToolButton()
-        for button, text, tip in ((self.previous_button, "▲", "Previous match (Shift+Enter)"),
-                                  (self.next_button, "▼", "Next match (Enter)"),
-                                  (self.close_button, "✕", "Close the find bar (Esc)")):
+        for button, text, tip in ((self.previous_button, "▲", self.tr("Previous match (Shift+Enter)")),
+                                  (self.next_button, "▼", self.tr("Next match (Enter)")),
+                                  (self.close_button, "✕", self.tr("Close the find bar (Esc)"))):
             button.setText(text)
             button.setToolTip(tip)
             button.setAutoRaise(True)
-        self.case_box = QCheckBox("Match case")
+        self.case_box = QCheckBox(self.tr("Match case"))
         self.count_label = QLabel()
         self.count_label.setObjectName("FindCount")
         self.count_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -136,7 +136,7 @@ class FindBar(QWidget):
             if len(starts) >= MAX_COUNTED:
                 break
         if not starts:
-            self.count_label.setText("no match")
+            self.count_label.setText(self.tr("no match"))
             return
         total = f"{len(starts):,}{'+' if len(starts) >= MAX_COUNTED else ''}"
         cursor = self.editor.textCursor()
@@ -144,6 +144,7 @@ class FindBar(QWidget):
             here = py_index(text, cursor.selectionStart())
             k = bisect.bisect_left(starts, here)
             if k < len(starts) and starts[k] == here:
-                self.count_label.setText(f"{k + 1:,} of {total}")
+                self.count_label.setText(self.tr("{index} of {total}").format(index=f"{k + 1:,}", total=total))
                 return
-        self.count_label.setText(f"{total} match{'es' if len(starts) != 1 else ''}")
+        self.count_label.setText(self.tr("1 match") if len(starts) == 1
+                                 else self.tr("{count} matches").format(count=total))

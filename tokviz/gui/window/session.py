@@ -26,7 +26,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from ...core import Tokenizer
@@ -130,7 +130,9 @@ class KeptTokenizer:
 
     def describe(self) -> str:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.created))
-        return f"{self.name} ({self.origin} {when})"
+        if self.origin == "trained":
+            return QCoreApplication.translate("Session", "{name} (trained {when})").format(name=self.name, when=when)
+        return QCoreApplication.translate("Session", "{name} (edited {when})").format(name=self.name, when=when)
 
 
 class UnsavedTokenizers:
@@ -149,8 +151,9 @@ class UnsavedTokenizers:
                 break
             reasons[name] = problem
         else:
-            raise TokvizError("no format tokviz writes holds this tokenizer exactly: "
-                              + "; ".join(f"{WRITE_FORMATS[n].label}: {r}" for n, r in reasons.items()))
+            raise TokvizError(QCoreApplication.translate(
+                "Session", "no format tokviz writes holds this tokenizer exactly: {reasons}").format(
+                reasons="; ".join(f"{WRITE_FORMATS[n].label}: {r}" for n, r in reasons.items())))
         key = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:8]  # (sortable, unique)
         home = self.folder / key
         home.mkdir(parents=True)
@@ -204,15 +207,20 @@ class UnsavedTokenizers:
 def ask_keep_unsaved(parent, kept: list[KeptTokenizer]) -> str:
     """Ask on quit what to do with tokenizers not exported: "keep", "discard" or "cancel"."""
     box = QMessageBox(parent)
-    box.setWindowTitle("Quit tokviz")
+    box.setWindowTitle(QCoreApplication.translate("Session", "Quit tokviz"))
     box.setIcon(QMessageBox.Icon.Question)
     n = len(kept)
-    box.setText(f"{n} tokenizer{'s were' if n != 1 else ' was'} trained or edited and not exported.")
-    box.setInformativeText("Kept, they reopen with this session and stay in tokviz's data folder until you "
-                           "export or discard them.")
+    box.setText(QCoreApplication.translate("Session", "1 tokenizer was trained or edited and not exported.")
+                if n == 1 else
+                QCoreApplication.translate("Session", "{count} tokenizers were trained or edited and not exported.")
+                .format(count=n))
+    box.setInformativeText(QCoreApplication.translate(
+        "Session", "Kept, they reopen with this session and stay in tokviz's data folder until you export or "
+                   "discard them."))
     box.setDetailedText("\n".join(k.describe() for k in kept))
-    keep = box.addButton("Keep and quit", QMessageBox.ButtonRole.AcceptRole)
-    discard = box.addButton("Discard and quit", QMessageBox.ButtonRole.DestructiveRole)
+    keep = box.addButton(QCoreApplication.translate("Session", "Keep and quit"), QMessageBox.ButtonRole.AcceptRole)
+    discard = box.addButton(QCoreApplication.translate("Session", "Discard and quit"),
+                            QMessageBox.ButtonRole.DestructiveRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(keep)
     box.exec()

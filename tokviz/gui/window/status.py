@@ -3,11 +3,21 @@ a warning when the text holds a script no installed font shows, and, while a big
 its progress and a Cancel button."""
 from __future__ import annotations
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QFrame, QLabel, QProgressBar, QStatusBar, QToolButton
+
+# word -> (one, several): the counts the window shows, translated where shown
+_COUNTS = {
+    "token": (QT_TRANSLATE_NOOP("Status", "{n} token"), QT_TRANSLATE_NOOP("Status", "{n} tokens")),
+    "char": (QT_TRANSLATE_NOOP("Status", "{n} char"), QT_TRANSLATE_NOOP("Status", "{n} chars")),
+    "byte": (QT_TRANSLATE_NOOP("Status", "{n} byte"), QT_TRANSLATE_NOOP("Status", "{n} bytes")),
+}
 
 
 def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
+    """`n` `word`s ("token", "char" or "byte"), in the app's language: "1 token", "1,234 tokens"."""
+    one, several = _COUNTS[word]
+    return QCoreApplication.translate("Status", one if n == 1 else several).format(n=f"{n:,}")
 
 
 class StatusFields:
@@ -45,8 +55,8 @@ class StatusFields:
         self.progress.setMaximumHeight(16)
         self.cancel_button = QToolButton()
         self.cancel_button.setObjectName("FileCancel")
-        self.cancel_button.setText("Cancel")
-        self.cancel_button.setToolTip("Stop encoding the whole file (the preview stays)")
+        self.cancel_button.setText(QCoreApplication.translate("Status", "Cancel"))
+        self.cancel_button.setToolTip(QCoreApplication.translate("Status", "Stop encoding the whole file (the preview stays)"))
         bar.insertPermanentWidget(0, self.cancel_button)
         bar.insertPermanentWidget(0, self.progress)
         self.show_progress(False)
