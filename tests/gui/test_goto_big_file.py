@@ -6,9 +6,9 @@ from __future__ import annotations
 import bisect
 
 import pytest
-from PySide6.QtWidgets import QInputDialog
 
 import tokviz
+from tokviz.gui.window import dialogs
 from tokviz.gui.window import main_window as mw
 
 
@@ -51,7 +51,7 @@ def test_go_to_a_token_past_the_preview_shows_it_in_the_editor(qtbot, make_windo
         asked.append((title, label, low, high))
         return k + 1, True
 
-    monkeypatch.setattr(QInputDialog, "getInt", answer)
+    monkeypatch.setattr(dialogs, "ask_int", answer)
     window.ask_goto_token()
     (title, label, low, high), = asked  # the whole file's range
     assert title == "Go to token" and (low, high) == (1, len(enc)) and str(len(enc)) in label.replace(",", "")

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QKeySequence, QTextCursor
 
-import tokviz.gui.window.main_window as main_window_module
+from tokviz.gui.window import big_file as big_file_module
 from tokviz.gui.settings import Settings
 from tokviz.gui.window import session as session_module
 from tokviz.gui.window import text_document
@@ -272,7 +272,7 @@ def test_file_menu_title_and_header(qtbot, make_window, files):
 
 
 def test_big_file_mode_save_as_copies_the_whole_file(qtbot, make_window, monkeypatch, tmp_path):
-    monkeypatch.setattr(main_window_module, "BIG_FILE_BYTES", 1000)
+    monkeypatch.setattr(big_file_module, "BIG_FILE_BYTES", 1000)
     big = tmp_path / "big.txt"
     content = ("line 行 🙂\r\n" * 400).encode("utf-8")
     big.write_bytes(content)

@@ -231,7 +231,8 @@ def _run_analysis_page(window, name: str, errors: list, timeout: float) -> None:
         raise TokvizError(f"the tokenizers did not load within {timeout:.0f} s")
     window.tabs.setCurrentWidget(window.analyses_view)
     tabs = window.analyses_view.tabs
-    index = [tabs.tabText(i).lower() for i in range(tabs.count())].index(name)
+    # (by the page's objectName, set by the window: its tab's title is translated)
+    index = [page.objectName() for page in window.analyses_view.pages].index(f"{name.capitalize()}Page")
     tabs.setCurrentIndex(index)
     page = window.analyses_view.pages[index]
     results: list = []

@@ -26,6 +26,7 @@ from ...errors import TokvizError
 from . import files
 from ..widgets.click_guard import guard_clicks
 from ..work.workers import EncodeResult, FileEncodeJob, FileEncodeResult
+from .headers import pane_header
 from .status import plural
 
 BIG_FILE_BYTES = 2 * 2**20  # above this a text file opens in big-file mode
@@ -54,7 +55,8 @@ class _BigFile:
     size: int
     result: FileEncodeResult | None = None  # the whole file's encoding, once finished
     shown: FileEncodeResult | None = None  # what the token view shows (whole, or up to a cancel)
-    state: str = ""  # "running", "done", "cancelled at N%", "failed"
+    state: str = ""  # "running", "done", "cancelled" (at `cancelled_at` percent) or "failed"
+    cancelled_at: float = 0.0
     region_start: int = 0  # where the editor's text starts in the file's (a region gone to)
     region_text: str | None = None  # the editor's text when it is such a region, not the preview
 
@@ -95,7 +97,8 @@ class BigFileMode(QObject):
                 head = files.read_text_head(path, PREVIEW_BYTES)
             except TokvizError as exc:
                 where = exc.path or os.fspath(path)
-                window.report_error("Could not open text", f"{where}\n\n{exc.reason}", path=where, reason=exc.reason)
+                window.report_error(self.tr("Could not open text"), f"{where}\n\n{exc.reason}", path=where,
+                                    reason=exc.reason)
                 return False
         tok = window.controller.tokenizer
         cut = last_cut(head, tok) if tok is not None else last_cut(head)
@@ -123,8 +126,9 @@ class BigFileMode(QObject):
         if last is not None and last.generation == window.controller.generation and last.tokenizer is tok:
             self.show_preview_encoded(last)
         else:
-            window.show_encoding(None, message=f"Encoding {Path(big.path).name} ({big.size / 1e6:.1f} MB)…")
-        window.status.set_label_texts("encoding the whole file…", "", "")
+            window.show_encoding(None, message=self.tr("Encoding {name} ({size} MB)…").format(
+                name=Path(big.path).name, size=f"{big.size / 1e6:.1f}"))
+        window.status.set_label_texts(self.tr("encoding the whole file…"), "", "")
 
     def leave(self) -> None:
         if self.current is None:
@@ -188,8 +192,9 @@ class BigFileMode(QObject):
         window.show_encoding(result.encoding)
         ratio = time = None
         if big.state != "running":
-            ratio, time = f"whole file: {big.state or 'not encoded'}", ""
-        window.status.set_label_texts(plural(len(result.encoding), "token") + " in the preview", ratio, time)
+            ratio, time = self.tr("whole file: {state}").format(state=self._state_text()), ""
+        window.status.set_label_texts(self.tr("{tokens} in the preview").format(
+            tokens=plural(len(result.encoding), "token")), ratio, time)
 
     def preview_encoded(self, result: EncodeResult) -> None:
         """The editor's preview was encoded: shown unless the whole file's tokens are."""
@@ -202,14 +207,30 @@ class BigFileMode(QObject):
         whole = big.shown is not None and big.shown.complete
         if big.region_text is None:
             nbytes = len(preview.encode("utf-8", "surrogatepass"))
-            held = f"first {nbytes / 1024:.0f} KB"
+            held = self.tr("first {size} KB").format(size=f"{nbytes / 1024:.0f}")
         else:
-            held = f"characters {big.region_start + 1:,}–{big.region_start + len(big.region_text):,}"
-        text = (f"<b>Text</b>&nbsp;&nbsp;<span style='color:#5b6675'>{name} · {big.size / 1e6:.1f} MB"
-                f"{', all tokens shown' if whole else ''} · editor: {held}, read-only</span>")
-        tip = ("A big file: the editor holds its start; the token view shows every token of the whole file "
-               "once it is encoded (or those encoded before a cancel).")
+            held = self.tr("characters {first}–{last}").format(
+                first=f"{big.region_start + 1:,}", last=f"{big.region_start + len(big.region_text):,}")
+        size = self.tr("{size} MB, all tokens shown") if whole else self.tr("{size} MB")
+        details = " · ".join((name, size.format(size=f"{big.size / 1e6:.1f}"),
+                              self.tr("editor: {held}, read-only").format(held=held)))
+        text = pane_header(self.tr("Text"), details)
+        tip = self.tr("A big file: the editor holds its start; the token view shows every token of the whole file "
+                      "once it is encoded (or those encoded before a cancel).")
         return text, tip
+
+    def _state_text(self) -> str:
+        """The whole file's encoding, in words: done, cancelled at N%, failed, not encoded."""
+        state = self.current.state
+        if state == "cancelled":
+            return self.tr("cancelled at {percent}%").format(percent=f"{self.current.cancelled_at:.0f}")
+        if state == "done":
+            return self.tr("done")
+        if state == "failed":
+            return self.tr("failed")
+        if state == "running":
+            return self.tr("encoding")
+        return self.tr("not encoded")
 
     # ---- the job's signals ----------------------------------------------------------------------
     def _ended(self, shown: FileEncodeResult | None) -> None:
@@ -230,12 +251,15 @@ class BigFileMode(QObject):
         window.show_encoding(result.tokens)
         n = len(result.tokens)
         if result.complete:
-            tokens = plural(n, "token") + " in the whole file"
+            tokens = self.tr("{tokens} in the whole file").format(tokens=plural(n, "token"))
         else:
-            tokens = f"{plural(n, 'token')} in the first {result.bytes / 1e6:.1f} MB ({big.state})"
-        ratio = f"{result.chars / n:.2f} chars/token · {result.bytes / n:.2f} bytes/token" if n else ""
+            tokens = self.tr("{tokens} in the first {size} MB ({state})").format(
+                tokens=plural(n, "token"), size=f"{result.bytes / 1e6:.1f}", state=self._state_text())
+        ratio = self.tr("{chars} chars/token · {bytes} bytes/token").format(
+            chars=f"{result.chars / n:.2f}", bytes=f"{result.bytes / n:.2f}") if n else ""
         mbs = result.bytes / 1e6 / result.seconds if result.seconds > 0 else 0
-        window.status.set_label_texts(tokens, ratio, f"encoded in {result.seconds:.1f} s ({mbs:.2f} MB/s)")
+        window.status.set_label_texts(tokens, ratio, self.tr("encoded in {seconds} s ({speed} MB/s)").format(
+            seconds=f"{result.seconds:.1f}", speed=f"{mbs:.2f}"))
         window.update_text_info()
 
     @Slot(int, int)
@@ -243,7 +267,8 @@ class BigFileMode(QObject):
         self.window.status.progress.setValue(1000 if total <= 0 else min(1000, done * 1000 // total))
         if self.current is not None:
             name = Path(self.current.path).name
-            self.window.token_view.set_message(f"Encoding {name}: {done / 1e6:.1f} of {total / 1e6:.1f} MB…")
+            self.window.token_view.set_message(self.tr("Encoding {name}: {done} of {total} MB…").format(
+                name=name, done=f"{done / 1e6:.1f}", total=f"{total / 1e6:.1f}"))
 
     @Slot(object)
     def _on_finished(self, result: FileEncodeResult) -> None:
@@ -258,7 +283,8 @@ class BigFileMode(QObject):
     def _on_cancelled(self, done: int, total: int) -> None:
         if self.current is None:
             return
-        self.current.state = f"cancelled at {100 * done / max(1, total):.0f}%"
+        self.current.state = "cancelled"
+        self.current.cancelled_at = 100 * done / max(1, total)
         self._ended(self.job.partial)
 
     @Slot(str)
@@ -268,4 +294,5 @@ class BigFileMode(QObject):
         self.current.state = "failed"
         self._ended(None)
         path = self.current.path
-        self.window.report_error("Could not encode the whole file", f"{path}\n\n{reason}", path=path, reason=reason)
+        self.window.report_error(self.tr("Could not encode the whole file"), f"{path}\n\n{reason}", path=path,
+                                 reason=reason)

@@ -25,6 +25,9 @@ class EditorTokenLink(QObject):
         self.starts: list[int] = []  # the shown tokens' start characters, sorted
         self.cursor_moved_by_user = False  # outline the token at the cursor only once the user moves it
         self._selecting_from_tokens = False
+        # (text, char, piece) of the last token clicked while the Merges dock was hidden: shown there
+        # once the dock is (`merges_dock_shown`)
+        self._clicked: tuple[str, int, str] | None = None
         self.editor.cursorPositionChanged.connect(self.cursor_position_changed)
         self.editor.focusChanged.connect(lambda _focused: self.cursor_moved())
         self.editor.selectionChanged.connect(self.editor_selection_changed)
@@ -170,8 +173,10 @@ class EditorTokenLink(QObject):
         enc = self.view.encoding()
         if enc is None or not 0 <= index < len(enc):  # (a click queued before the view showed a shorter text)
             return
-        if self.window.merges_dock.isVisible() and not enc.special[index]:
-            self.window.merges_panel.show_in_context(enc.text, enc.offsets[index][0], enc.pieces[index])
+        if not enc.special[index]:
+            self._clicked = (enc.text, enc.offsets[index][0], enc.pieces[index])
+            if self.window.merges_dock.isVisible():
+                self.merges_dock_shown(True)
         span = self.editor_span(enc)
         if span is None or not span[0] <= enc.offsets[index][0] <= span[1]:
             return
@@ -179,6 +184,17 @@ class EditorTokenLink(QObject):
         cur.setPosition(self.editor_position(enc, span, enc.offsets[index][0]))
         self.editor.setTextCursor(cur)
         self.editor.ensureCursorVisible()
+
+    def merges_dock_shown(self, visible: bool) -> None:
+        """The Merges dock came into sight: it shows the token last clicked (once: raised again later,
+        it keeps what the user looked at since), if the token view still shows that text."""
+        if not visible or self._clicked is None:
+            return
+        text, char, piece = self._clicked
+        self._clicked = None
+        enc = self.view.encoding()
+        if enc is not None and (enc.text is text or enc.text == text):
+            self.window.merges_panel.show_in_context(text, char, piece)
 
     def cursor_position_changed(self) -> None:
         if not self.window.is_setting_text():

@@ -8,17 +8,13 @@ encode pipeline lives in `workers.EncodeController`, the drawing in `token_view.
 """
 from __future__ import annotations
 
-import html
 import os
 from collections.abc import Callable
-from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
-    QFileDialog,
-    QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -29,25 +25,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ... import defaults
 from ...core import Tokenizer
 from ...core.gcpause import freeze_long_lived
-from ...errors import TokvizError
-from ...paths import check_trailing_separator
-from . import files
 from ..widgets import fonts
-from .about import about_html
 from ..analyses.analyses_view import AnalysesView
 from ..views.color_legend import ColorLegend
 from ..views.coloring import MODES as COLOR_MODES
 from ..views.coloring import rank_function, unknown_id
 from ..views.chat_view import ChatView
 from ..views.compare_view import CompareView
-from .export_dialog import ExportDialog
 from ..analyses.fairness_view import FairnessView
 from ..panels.library_panel import LibraryPanel
-from ..panels.merge_tables import token_details
-from .open_tokenizers import open_found
 from ..analyses.overlap_view import OverlapView
 from ..platform import tune_allocator, tune_thread_switching
 from ..analyses.robustness_view import RobustnessView
@@ -56,25 +44,29 @@ from ..widgets.style import (DARK, LIGHT, dark_palette, mono_font, set_chrome_th
                     system_prefers_dark)
 from ..views.token_view import TokenView
 from .actions import build_menus
+from .dialogs import MenuDialogs
 from .big_file import BIG_FILE_BYTES, PREVIEW_BYTES, BigFileMode
 from .docks import build_docks
 from .editor import TextEditor
 from .find_bar import FindBar
+from .headers import Headers
 from .idle import IdleCleanup
 from .link import EditorTokenLink
 from .roundtrip_marks import RoundTripMarks
-from .session import KeptTokenizer, SessionKeeper, SessionStore, UnsavedTokenizers, ask_keep_unsaved
+from .session import SessionKeeper, SessionStore, UnsavedTokenizers
 from .status import StatusFields, plural
-from .text_document import Origin, TextDocument, line_end_of
-from ..work.workers import EncodeController, EncodeResult, FileEncodeResult, LoadResult, TaskRunner
+from .text_document import Origin, TextDocument
+from .text_loading import TextLoading
+from .tokenizers import TokenizerLoading
+from .unsaved_work import UnsavedWork
+from ..work.workers import EncodeController, EncodeResult, FileEncodeResult, TaskRunner
 
 __all__ = ["MainWindow", "BIG_FILE_BYTES", "PREVIEW_BYTES"]
 
-FALLBACK_TEXT = "Hello, world! 你好，世界 🙂\n\tTabs, spaces  and newlines are tokens too.\n"
-TOKENIZER_FILTER = "Tokenizers (*.json *.tiktoken *.model *.txt *.gguf);;All files (*)"
-TEXT_FILTER = "Text files (*.txt *.md *.rst *.py *.json *.csv *.tsv *.html *.xml);;All files (*)"
+ANALYSIS_PAGES = ("FairnessPage", "RobustnessPage", "OverlapPage")  # the Analyses pages' objectNames, in order
+FIRST_SIZE = QSize(1200, 800)  # the window's size at the first start, on a screen big enough
+FRAME_GUESS = QSize(16, 48)  # room left for a window manager's frame (title bar, borders) before it is known
 FONT_CHECK_MS = 400  # after an encode, the text's characters are checked for fonts this much later
-NOT_TOKENIZER_FORMATS = ("vocab-tsv", "vocab-csv")  # exports that are listings, not a tokenizer to reopen
 
 
 def _pane(title_label: QLabel, body: QWidget, below: QWidget | None = None) -> QWidget:
@@ -89,11 +81,7 @@ def _pane(title_label: QLabel, body: QWidget, below: QWidget | None = None) -> Q
     return w
 
 
-def _escape(s: str) -> str:
-    return html.escape(s, quote=False)
-
-
-class MainWindow(QMainWindow):
+class MainWindow(TokenizerLoading, TextLoading, UnsavedWork, MenuDialogs, Headers, QMainWindow):
     """The explorer.
 
     `tokenizer`: a path (file or folder) loaded on a worker, an already loaded Tokenizer, or None.
@@ -135,6 +123,7 @@ class MainWindow(QMainWindow):
         self._keeping: set[int] = set()  # id() of the tokenizers a worker is keeping now
         self._exported_while_kept: dict[int, str] = {}  # id(tokenizer) -> where it was written meanwhile
         self._quit_confirmed = False
+        self._shown_once = False
         self._restore_note = ""
 
         self.settings = settings if settings is not None else Settings()
@@ -231,14 +220,17 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("MainTabs")
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.splitter, "Explorer")
-        self.tabs.addTab(self.compare_view, "Compare")
+        self.tabs.addTab(self.splitter, self.tr("Explorer"))
+        self.tabs.addTab(self.compare_view, self.tr("Compare"))
         self.chat_view = ChatView()
-        self.tabs.addTab(self.chat_view, "Chat")
-        self.analyses_view = AnalysesView([("Fairness", FairnessView()), ("Robustness", RobustnessView()),
-                                           ("Overlap", OverlapView())])
+        self.tabs.addTab(self.chat_view, self.tr("Chat"))
+        pages = [(self.tr("Fairness"), FairnessView()), (self.tr("Robustness"), RobustnessView()),
+                 (self.tr("Overlap"), OverlapView())]
+        for key, (_title, page) in zip(ANALYSIS_PAGES, pages):
+            page.setObjectName(key)  # (found by this name, never by its translated title)
+        self.analyses_view = AnalysesView(pages)
         self.analyses_view.addRequested.connect(self._add_to_analysis_set)
-        self.tabs.addTab(self.analyses_view, "Analyses")
+        self.tabs.addTab(self.analyses_view, self.tr("Analyses"))
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.setCentralWidget(self.tabs)
 
@@ -253,6 +245,7 @@ class MainWindow(QMainWindow):
         self.editor.textChanged.connect(self._on_text_edited)
         self.train_panel.trained.connect(self.use_trained_tokenizer)
         self.edit_panel.applied.connect(self._use_edited_tokenizer)
+        self.merges_dock.visibilityChanged.connect(self.link.merges_dock_shown)  # (a token clicked meanwhile)
         self._vocab_stale = True  # the Vocabulary view is filled when shown (a big vocabulary takes seconds)
         self.vocab_dock.visibilityChanged.connect(self._fill_vocab_view)
         # the Round trip panel computes only while shown; its result is marked in the token view
@@ -266,7 +259,7 @@ class MainWindow(QMainWindow):
             signal.connect(self.idle.activity)
 
     def _restore_view_settings(self) -> None:
-        self.resize(QSize(1200, 800))
+        self.resize(FIRST_SIZE)  # (fit_to_screen makes it smaller on a smaller screen)
         font_size = self.settings.number("view/font_size")
         if font_size is not None:
             self._set_font_size(font_size)
@@ -285,6 +278,7 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
             self.docks.right_sized = True  # (the saved widths stand)
         self.fit_to_screen()
+        self._fitted_size = self.size()
         self._update_title()
         self._update_header()
 
@@ -297,180 +291,47 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, lambda: self.statusBar().showMessage(self._restore_note, 10_000))
         return state["tokenizer"], state["text"], state["text_file"]
 
-    def _open_start_text(self, text: str | None, text_file, origin: Origin | None) -> None:
-        """The first text: `text` (of `origin`, if given), else `text_file`'s, else the sample text."""
-        if text is None and text_file is not None:
-            if not self._open_text_now(text_file):
-                text = ""
-        if text is None and text_file is None:
-            try:
-                text = defaults.sample_text()
-                origin = Origin(name=self.tr("sample text"))
-            except OSError:
-                text = FALLBACK_TEXT
-        if text is not None:
-            self.set_text(text, origin=origin)
-
-    def _open_start_tokenizer(self, tokenizer) -> None:
-        if isinstance(tokenizer, Tokenizer):
-            self.controller.set_tokenizer(tokenizer)
-            self._on_tokenizer_ready(tokenizer)
-            return
-        path = tokenizer if tokenizer is not None else defaults.default_tokenizer_path()
-        if tokenizer is None and not os.path.exists(path):
-            self.token_view.set_message(
-                "No tokenizer loaded.\nOpen one with File ▸ Open tokenizer… (Ctrl+O) or drop it here.")
-        elif self._tokenizer_encoding:
-            from ...formats.discover import Found
-
-            self.open_found(Found(Path(path).name, Path(path), "tiktoken", "session", self._tokenizer_encoding))
-        else:
-            self.open_tokenizer(path)
-
     # ---- the window on the screen ------------------------------------------------------------------
     def fit_to_screen(self) -> None:
-        """Keep the window within the available screen (a saved layout may come from a bigger one)."""
+        """Keep the window, with its frame, within the available screen (a saved layout may come from a
+        bigger one).  Before the window is shown its frame is not known: FRAME_GUESS is left for it."""
         screen = self.screen() or QApplication.primaryScreen()
         if screen is None:
             return
         area = screen.availableGeometry()
         frame = self.frameGeometry()
         extra_w, extra_h = max(0, frame.width() - self.width()), max(0, frame.height() - self.height())
+        if not (extra_w or extra_h or self.isVisible()):
+            extra_w, extra_h = FRAME_GUESS.width(), FRAME_GUESS.height()
         width = min(self.width(), area.width() - extra_w)
         height = min(self.height(), area.height() - extra_h)
         if (width, height) != (self.width(), self.height()):
             self.resize(width, height)
         geometry = self.frameGeometry()
-        x = min(max(geometry.x(), area.x()), area.right() - geometry.width() + 1)
-        y = min(max(geometry.y(), area.y()), area.bottom() - geometry.height() + 1)
+        framed = geometry.width() != self.width() or geometry.height() != self.height()
+        outer_w = geometry.width() + (0 if framed else extra_w)  # (with the frame, known or guessed)
+        outer_h = geometry.height() + (0 if framed else extra_h)
+        x = max(area.x(), min(geometry.x(), area.right() - outer_w + 1))
+        y = max(area.y(), min(geometry.y(), area.bottom() - outer_h + 1))
         if (x, y) != (geometry.x(), geometry.y()):
             self.move(x, y)
 
+    def _fit_once_framed(self) -> None:
+        """Once a window manager has framed the shown window (its frame's size is known), fit it again,
+        unless someone has sized it since it was fitted (a script, the screenshot command)."""
+        frame = self.frameGeometry()
+        if self.size() == self._fitted_size and (frame.width() != self.width() or frame.height() != self.height()):
+            self.fit_to_screen()
+            self._fitted_size = self.size()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            for ms in (0, 300):  # (the frame's size comes from the window manager, a moment after mapping)
+                QTimer.singleShot(ms, self._fit_once_framed)
+
     # ---- public API -------------------------------------------------------------------------------
-    def tokenizer(self) -> Tokenizer | None:
-        return self.controller.tokenizer
-
-    def tokenizer_encoding(self) -> str | None:
-        """The encoding name the open tiktoken cache file was read with (None otherwise)."""
-        return self._tokenizer_encoding
-
-    def open_tokenizer(self, path: str | os.PathLike) -> None:
-        """Load a tokenizer file or folder on a worker (errors are reported, the window stays as it was)."""
-        self._opening.pop(os.fspath(path), None)
-        try:
-            check_trailing_separator(path)  # (here: the loader's Path would drop the '/')
-        except TokvizError as exc:
-            self._on_load_failed(os.fspath(path), exc.reason)
-            return
-        self.controller.load_tokenizer(path)
-
-    def open_found(self, found) -> None:
-        """Open a tokenizer the Library found (loaded on a worker, as open_tokenizer)."""
-        self._opening[os.fspath(found.path)] = found
-        self.controller.load_tokenizer(found.path, loader=lambda: open_found(found))
-
-    def open_text_file(self, path: str | os.PathLike) -> bool:
-        """Replace the text with a UTF-8 file's, asking first (Save / Discard / Cancel) when the text
-        is modified.  True when the file is open now; False when it cannot be read (reported), the
-        user cancelled, or it opens once the text is saved."""
-        return self._open_text_asking(path) == "opened"
-
-    def _open_text_asking(self, path) -> str:
-        """open_text_file's outcome: "opened", "failed", "cancelled" or "after save"."""
-        contents = self._read_text_file(path)
-        if contents is None:
-            return "failed"
-        opened = []
-        outcome = self.document.ask_before(lambda: opened.append(self._show_text_file(path, *contents)))
-        return ("opened" if opened[0] else "failed") if outcome == "now" else outcome
-
-    def _open_text_now(self, path) -> bool:
-        """Replace the text with a UTF-8 file's without asking; False (reported) if it cannot be read."""
-        contents = self._read_text_file(path)
-        return contents is not None and self._show_text_file(path, *contents)
-
-    def _read_text_file(self, path) -> tuple[str, int] | None:
-        """(text, size) of a text file (a big file's: its start), or None with the error reported.
-        A file over BIG_FILE_BYTES opens in big-file mode (gui/window/big_file.py)."""
-        try:
-            size = os.path.getsize(path)
-        except OSError:
-            size = 0
-        try:
-            text = files.read_text_head(path, PREVIEW_BYTES) if size > BIG_FILE_BYTES else files.read_text_file(path)
-        except TokvizError as exc:
-            where = exc.path or os.fspath(path)
-            self.report_error(self.tr("Could not open text"), f"{where}\n\n{exc.reason}", path=where,
-                              reason=exc.reason)
-            return None
-        return text, size
-
-    def _show_text_file(self, path, text: str, size: int) -> bool:
-        if size > BIG_FILE_BYTES:
-            opened = self.big.open(path, size, head=text)
-        else:
-            self.set_text(text, origin=Origin(os.fspath(path), line_end=line_end_of(text)))
-            opened = True
-        if opened:
-            self.settings.add_recent_text(path)
-        return opened
-
-    def set_text(self, text: str, *, path: str | os.PathLike | None = None, origin: Origin | None = None,
-                 undoable: bool = True) -> None:
-        """Put `text` in the editor, unmodified, without asking (File ▸ Open and drops ask first:
-        `open_text_file`); it is encoded at once.  `origin` (or `path`) says whose text it is
-        (default: untitled).  One undo step unless `undoable` is False.  Leaves big-file mode."""
-        if origin is None:
-            origin = Origin(os.fspath(path), line_end=line_end_of(text)) if path is not None else Origin()
-        undoable = undoable and not self.big.is_active()  # (see gui/window/text_document.py)
-        self.big.leave()
-        self._setting_text = True
-        try:
-            self.document.replace(text, origin, undoable=undoable)
-        finally:
-            self._setting_text = False
-        self.link.cursor_moved_by_user = False
-        self.controller.set_text(text)
-        self.update_text_info()
-
-    def current_text(self) -> str:
-        """The text being tokenized: the opened file's exact text until it is edited, else the editor's."""
-        if self.document.exact_text is not None:
-            return self.document.exact_text
-        return self.editor_text()
-
-    def editor_text(self) -> str:
-        return self.editor.text()
-
-    def text_path(self) -> str | None:
-        return self.document.path
-
-    def unsaved_text(self) -> str | None:
-        """The text to keep with the session: None when its file holds it (opened or saved, not
-        modified since), else the editor's."""
-        if self.big.is_active() or (self.document.path is not None and not self.document.is_modified()):
-            return None
-        return self.editor_text()
-
-    def save_text(self) -> bool:
-        """File ▸ Save text: to the text's file (else as Save text as…); False when nothing started."""
-        return self.document.save()
-
-    def save_text_as(self) -> bool:
-        """File ▸ Save text as…: ask for a file and write the text there (a big file: copy it)."""
-        return self.document.save_as()
-
-    def handle_dropped_paths(self, paths: list[str | os.PathLike]) -> None:
-        """Tokenizer files/folders are loaded (the last one wins); the first text file is opened,
-        asking first when the text is modified (Cancel drops nothing at all)."""
-        tokenizer_paths, text_paths = [], []
-        for p in paths:
-            (tokenizer_paths if files.classify_path(p) == files.TOKENIZER else text_paths).append(p)
-        if text_paths and self._open_text_asking(text_paths[0]) == "cancelled":
-            return
-        if tokenizer_paths:
-            self.open_tokenizer(tokenizer_paths[-1])
-
     def is_busy(self) -> bool:
         return self.controller.is_busy() or self.big.job.is_running()
 
@@ -613,7 +474,7 @@ class MainWindow(QMainWindow):
         self.find_bar.field.setText(needle)
         found = self.find_bar.find_next()
         if needle and not found:
-            self.statusBar().showMessage(f"{needle!r} is not in the text", 4000)
+            self.statusBar().showMessage(self.tr("“{text}” is not in the text").format(text=needle), 4000)
         return found
 
     def find_next(self) -> bool:
@@ -646,298 +507,11 @@ class MainWindow(QMainWindow):
         return self._setting_text
 
     # ---- dialogs behind the menus --------------------------------------------------------------------
-    def _start_dir(self) -> str:
-        for p in (self.controller.tokenizer_path, self.document.path):
-            if p:
-                return str(Path(p).parent)
-        return str(Path.home())
-
-    def ask_open_tokenizer(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open tokenizer", self._start_dir(), TOKENIZER_FILTER)
-        if path:
-            self.open_tokenizer(path)
-
-    def ask_open_tokenizer_folder(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Open tokenizer folder", self._start_dir())
-        if path:
-            self.open_tokenizer(path)
-
-    def ask_open_text(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open text", self._start_dir(), TEXT_FILTER)
-        if path:
-            self.open_text_file(path)
-
-    def ask_goto_token(self) -> None:
-        enc = self.token_view.encoding()
-        if enc is None or not len(enc):
-            self.statusBar().showMessage(self.tr("No tokens to go to"), 6000)
-            return
-        if self.big.is_active() and not self.big.shows_whole_file():
-            label = self.tr("Token number in the preview (1–{count}; the whole file's once it is encoded):")
-        else:
-            label = self.tr("Token number (1–{count}):")
-        index, ok = QInputDialog.getInt(self, self.tr("Go to token"), label.format(count=f"{len(enc):,}"),
-                                        max(1, self.token_view.current_token() + 1), 1, len(enc))
-        if ok and not self.goto_token(index - 1):  # (the tokens changed while the dialog was open)
-            self.statusBar().showMessage(self.tr("There is no token {number} now").format(number=f"{index:,}"), 6000)
-
-    def ask_max_length(self) -> None:
-        value, ok = QInputDialog.getInt(self, "Max length", "Max length in tokens (0: none):",
-                                        self._max_length or 0, 0, 10_000_000)
-        if ok:
-            self.set_max_length(value)
-
-    def show_about(self) -> QMessageBox:
-        box = QMessageBox(self)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # (one per use: none left behind)
-        box.setWindowTitle(self.tr("About tokviz"))
-        box.setTextFormat(Qt.TextFormat.RichText)
-        box.setText(about_html())
-        box.setIcon(QMessageBox.Icon.Information)
-        box.open()
-        return box
-
-    def fill_recent_menu(self) -> None:
-        menu = self.recent_menu
-        menu.clear()
-        tokenizers, texts = self.settings.recent_tokenizers(), self.settings.recent_texts()
-        for found in tokenizers:
-            action = menu.addAction(f"{found.name}   ({found.format})")
-            action.setToolTip(str(found.path))
-            action.triggered.connect(lambda _=False, f=found: self.open_found(f))
-        if tokenizers and texts:
-            menu.addSeparator()
-        for path in texts:
-            action = menu.addAction(Path(path).name)
-            action.setToolTip(path)
-            action.triggered.connect(lambda _=False, p=path: self.open_text_file(p))
-        if not tokenizers and not texts:
-            menu.addAction("Nothing opened yet").setEnabled(False)
-
-    def fill_unsaved_menu(self) -> None:
-        """File ▸ Unsaved tokenizers, filled when shown: each kept tokenizer (choose one to open it),
-        then Discard ▸ each of them.  Its one submenu is made once: a menu is a window of its own,
-        and one per entry would be as many windows as tokenizers trained in the session."""
-        menu, discard = self.unsaved_menu, self.unsaved_discard_menu
-        menu.clear()
-        discard.clear()
-        kept = self.unsaved.entries()
-        for entry in kept:
-            action = menu.addAction(entry.describe(), lambda e=entry: self.open_kept(e))
-            action.setStatusTip(self.tr("Open it in the explorer"))
-            discard.addAction(self.tr("{0}…").format(entry.describe()), lambda e=entry: self.discard_kept(e, ask=True))
-        if kept:
-            menu.addSeparator()
-            menu.addMenu(discard)
-        else:
-            menu.addAction(self.tr("Every tokenizer trained or edited here has been exported")).setEnabled(False)
-
-    def _resting_tokenizers(self) -> list[Tokenizer]:
-        """The tokenizers open here other than the explorer's (its caches serve the typing)."""
-        current = self.controller.tokenizer
-        others = {id(t): t for t in (*self.compare_view.tokenizers().values(), self.train_panel.result)}
-        return [t for t in others.values() if t is not None and t is not current]
-
-    def _unseen_tokenizers(self) -> list[Tokenizer]:
-        """The resting tokenizers no view shows: all of them but the Compare panes while the Compare
-        tab is shown."""
-        resting = self._resting_tokenizers()
-        if self.tabs.currentWidget() is not self.compare_view:
-            return resting
-        shown = {id(t) for t in self.compare_view.tokenizers().values()}
-        return [t for t in resting if id(t) not in shown]
-
     def show_compare(self) -> None:
         """Switch to the Compare tab (on the text being edited)."""
         self.tabs.setCurrentWidget(self.compare_view)
 
-    def export_tokenizer(self) -> ExportDialog | None:
-        """Open the export dialog for the current tokenizer (File ▸ Export tokenizer…)."""
-        tok = self.controller.tokenizer
-        if tok is None:
-            self.statusBar().showMessage(self.tr("No tokenizer to export"), 4000)
-            return None
-        dialog = ExportDialog(tok, self)  # (deleted when it closes)
-        dialog.exported.connect(self._exported)
-        dialog.open()
-        return dialog
-
-    # ---- trained, edited and unsaved tokenizers ------------------------------------------------------
-    def use_trained_tokenizer(self, tok: Tokenizer) -> None:
-        """Open a tokenizer trained in the Training panel in the explorer, and in the Compare tab
-        beside the tokenizers there; it is kept in the data folder until exported or discarded."""
-        self.controller.set_tokenizer(tok)
-        self._on_tokenizer_ready(tok)
-        if self._compare_restored:
-            self.compare_view.add_tokenizer(tok)
-        self._keep(tok, "trained")
-        self.statusBar().showMessage(f"Trained {self._tok_name(tok)}: it is open in the explorer", 6000)
-
-    def _use_edited_tokenizer(self, tok: Tokenizer) -> None:
-        before = self.controller.tokenizer
-        self.controller.set_tokenizer(tok)
-        self._on_tokenizer_ready(tok)
-        if tok is self.edit_panel.original():
-            return  # (every edit undone: it has its file, or its entry, and other views may share it)
-        self._keep(tok, "edited", replaces=before)
-        self.statusBar().showMessage(f"Vocabulary edited: {tok.vocab_size:,} tokens", 6000)
-
-    def _keep(self, tok: Tokenizer, origin: str, replaces: Tokenizer | None = None) -> None:
-        """Keep `tok` in the data folder (on a worker); an edit of an unsaved tokenizer replaces it."""
-        old = self.unsaved.find(replaces.source.path) if replaces is not None else None
-        self._keeping.add(id(tok))
-
-        def done(kept: KeptTokenizer) -> None:
-            self._keeping.discard(id(tok))
-            exported = self._exported_while_kept.pop(id(tok), None)
-            if exported is not None:  # (exported before this keep finished: nothing to keep)
-                self.unsaved.discard(kept.key)
-                self.session.changed()
-                return
-            tok.source.path = os.fspath(kept.path)
-            self.compare_view.set_tokenizer_path(tok, os.fspath(kept.path))
-            if old is not None and not self.compare_view.uses_path(os.fspath(old.path)):
-                self.unsaved.discard(old.key)
-            self.session.changed()
-
-        def failed(exc: BaseException) -> None:
-            self._keeping.discard(id(tok))
-            if self._exported_while_kept.pop(id(tok), None) is not None:
-                return  # (exported meanwhile: nothing to keep)
-            reason = exc.reason if isinstance(exc, TokvizError) else str(exc)
-            self._unkept[id(tok)] = (self._tok_name(tok), reason)
-            self.statusBar().showMessage(f"{self._tok_name(tok)} cannot be kept until exported: {reason}", 10_000)
-
-        self._workers.submit(lambda: self.unsaved.keep(tok, origin), done, failed)
-
-    def _exported(self, tok: Tokenizer, written: list[Path], fmt: str) -> None:
-        """`tok` was written to `written` as `fmt` (ExportDialog.exported)."""
-        self.statusBar().showMessage(self.tr("Written: {paths}").format(paths=", ".join(str(p) for p in written)), 8000)
-        if not written or fmt in NOT_TOKENIZER_FORMATS:
-            return
-        kept = self.unsaved.find(tok.source.path)
-        self._unkept.pop(id(tok), None)
-        new_path = os.fspath(written[0].parent if fmt == "vocab-merges" else written[0])
-        if kept is None:
-            if id(tok) in self._keeping:  # (still being kept: _keep's done() discards it)
-                self._exported_while_kept[id(tok)] = new_path
-                tok.source.path = new_path
-                self.compare_view.set_tokenizer_path(tok, new_path)
-                self.session.changed()
-            return
-        tok.source.path = new_path
-        self.compare_view.set_tokenizer_path(tok, new_path)
-        self.unsaved.discard(kept.key)
-        self.session.changed()
-
-    def open_kept(self, kept: KeptTokenizer) -> None:
-        self.open_tokenizer(kept.path)
-
-    def discard_kept(self, kept: KeptTokenizer, *, ask: bool = False) -> bool:
-        """Delete a tokenizer kept in the data folder (and its Compare pane); True if done."""
-        if ask and QMessageBox.question(
-                self, "Discard tokenizer", f"Discard {kept.describe()}? It was never exported.",
-                QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-                QMessageBox.StandardButton.Cancel) != QMessageBox.StandardButton.Discard:
-            return False
-        self.compare_view.remove_path(os.fspath(kept.path))
-        self.unsaved.discard(kept.key)
-        return True
-
-    def unsaved_work(self) -> list[KeptTokenizer]:
-        """Tokenizers trained or edited here and not exported (kept in the data folder)."""
-        return self.unsaved.entries()
-
-    def request_quit(self) -> None:
-        """File ▸ Quit: ask about a modified text the session cannot keep and about tokenizers not
-        exported, then close."""
-        if self._confirm_quit():
-            self._quit_confirmed = True
-            self.close()
-
-    def _confirm_quit(self) -> bool:
-        # a modified text is kept by the session and reopens at the next start; only one it cannot
-        # keep (too long, or the settings folder not writable) is asked about
-        if self.document.is_modified() and not self.session.save():
-            answer = self.document.ask(quitting=True)
-            if answer == "cancel":
-                return False
-            if answer == "save":
-                self.document.save(then=self.request_quit)  # (quits once saved)
-                return False
-        # the same for the Chat tab's conversation
-        if self.chat_view.is_modified() and not self.session.keeps_chat():
-            answer = self.chat_view.ask(quitting=True)
-            if answer == "cancel":
-                return False
-            if answer == "save":
-                self.chat_view.save(then=self.request_quit)
-                return False
-        kept = self.unsaved_work()
-        if not kept:
-            return True
-        answer = ask_keep_unsaved(self, kept)
-        if answer == "discard":
-            for entry in kept:
-                self.discard_kept(entry)
-        return answer != "cancel"
-
     # ---- controller signals ----------------------------------------------------------------------------
-    @Slot(str)
-    def _on_load_started(self, path: str) -> None:
-        name = Path(path).name or path
-        self.statusBar().showMessage(f"Loading {name}…")
-        if self.controller.tokenizer is None:
-            self.token_view.set_message(f"Loading {name}…")
-
-    @Slot(object)
-    def _on_loaded(self, result: LoadResult) -> None:
-        tok = result.tokenizer
-        found = self._opening.pop(result.path, None)
-        self._tokenizer_encoding = getattr(found, "encoding", None) or (
-            self._tokenizer_encoding if self._restored_from and result.path == self._restored_from["tokenizer"]
-            else None)
-        kept = self.unsaved.find(result.path)
-        if kept is not None:
-            tok.source.name = kept.name
-        else:
-            self.settings.add_recent_tokenizer(result.path, self._tok_name(tok), tok.source.format,
-                                               self._tokenizer_encoding)
-            self.library.refresh_recent(tok)
-        message = f"Loaded {self._tok_name(tok)} in {result.seconds:.2f} s"
-        if self._restore_note:  # (said once, with the first load)
-            message, self._restore_note = f"{self._restore_note} · {message}", ""
-        self.statusBar().showMessage(message, 10_000)
-        self._on_tokenizer_ready(tok)
-
-    def _on_tokenizer_ready(self, tok: Tokenizer) -> None:
-        self.ids_panel.set_tokenizer(tok)
-        self.merges_panel.set_tokenizer(tok)
-        self.edit_panel.set_tokenizer(tok)
-        self.stats_view.set_tokenizer(tok)
-        self.chat_view.set_tokenizer(tok)
-        self.roundtrip_panel.set_tokenizer(tok)
-        self._push_analysis_set()
-        self._vocab_stale = True
-        self._fill_vocab_view(self.vocab_dock.isVisible())
-        self.token_view.set_details_provider(token_details(tok, self.merges_panel.tables))
-        self.controller.set_allow_special(None)  # each format's own default again
-        self.action_allow_special.setChecked(tok.special_in_text)
-        self.set_color_mode(self.token_view.color_mode())  # ranks and the unknown id are per tokenizer
-        self._update_title()
-        self._update_header()
-        self.session.changed()
-        self.big.start()  # (big-file mode: the whole file again, with the new tokenizer)
-
-    @Slot(str, str)
-    def _on_load_failed(self, path: str, reason: str) -> None:
-        self._opening.pop(path, None)
-        self.statusBar().showMessage(self.tr("Could not load the tokenizer"), 6000)
-        if self.controller.tokenizer is None:
-            self.token_view.set_message(
-                self.tr("No tokenizer loaded.\nOpen one with File ▸ Open tokenizer… (Ctrl+O) or drop it here."))
-        self.report_error(self.tr("Could not open tokenizer"), f"{path}\n\n{reason}", path=path, reason=reason)
-
     @Slot(object)
     def _on_encoded(self, result: EncodeResult) -> None:
         self.edit_panel.set_text(result.text)
@@ -955,14 +529,15 @@ class MainWindow(QMainWindow):
             freeze_long_lived()
         n = len(result.encoding)
         nbytes = len(result.text.encode("utf-8", "surrogatepass"))
-        ratio = f"{len(result.text) / n:.2f} chars/token · {nbytes / n:.2f} bytes/token" if n else "– chars/token"
-        self.status.set_label_texts(None, ratio, f"encoded in {result.seconds * 1000:.0f} ms")
+        ratio = self.tr("{chars} chars/token · {bytes} bytes/token").format(
+            chars=f"{len(result.text) / n:.2f}", bytes=f"{nbytes / n:.2f}") if n else self.tr("– chars/token")
+        self.status.set_label_texts(None, ratio, self.tr("encoded in {ms} ms").format(ms=f"{result.seconds * 1000:.0f}"))
         self._update_token_count()
 
     @Slot(str)
     def _on_encode_failed(self, reason: str) -> None:
-        self.show_encoding(None, message=f"Cannot encode this text:\n{reason}")
-        self.status.set_label_texts("encode failed", "", "")
+        self.show_encoding(None, message=self.tr("Cannot encode this text:\n{reason}").format(reason=reason))
+        self.status.set_label_texts(self.tr("encode failed"), "", "")
         self.statusBar().showMessage(reason, 8000)
 
     def _update_token_count(self) -> None:
@@ -972,9 +547,10 @@ class MainWindow(QMainWindow):
         n = len(enc)
         text = plural(n, "token")
         if self._max_length is not None and n > self._max_length:
-            text += f" ({n - self._max_length:,} past the max length of {self._max_length:,})"
+            text = self.tr("{tokens} ({past} past the max length of {max})").format(
+                tokens=text, past=f"{n - self._max_length:,}", max=f"{self._max_length:,}")
         elif self._max_length is not None:
-            text += f" (max length {self._max_length:,})"
+            text = self.tr("{tokens} (max length {max})").format(tokens=text, max=f"{self._max_length:,}")
         self.status.set_label_texts(text)
 
     def _check_fonts(self) -> None:
@@ -984,17 +560,8 @@ class MainWindow(QMainWindow):
             self._font_timer.start()  # (a text of many new characters: the rest a moment later)
         scripts = fonts.missing_scripts(text, self.token_view.font())
         self.status.set_font_warning(
-            f"No installed font shows {', '.join(scripts)}: drawn as boxes (install fonts-noto-core)"
-            if scripts else "")
-
-    # ---- the text -------------------------------------------------------------------------------------
-    @Slot()
-    def _on_text_edited(self) -> None:
-        if self._setting_text:
-            return
-        self.document.exact_text = None  # edited: the editor is the truth now
-        self.controller.set_text(self.editor_text())
-        self.update_text_info()
+            self.tr("No installed font shows {scripts}: drawn as boxes (install fonts-noto-core)").format(
+                scripts=", ".join(scripts)) if scripts else "")
 
     # ---- compare tab and docks ------------------------------------------------------------------------
     @Slot(int)
@@ -1047,66 +614,6 @@ class MainWindow(QMainWindow):
             self.vocab_view.set_tokenizer(self.controller.tokenizer)
         elif not visible and self._vocab_stale and self.vocab_view.tokenizer() is not None:
             self.vocab_view.set_tokenizer(None)  # (a closed dock keeps neither the old tokenizer nor its table)
-
-    # ---- header, title ----------------------------------------------------------------------------
-    @staticmethod
-    def _tok_name(tok: Tokenizer | None) -> str:
-        if tok is None:
-            return "no tokenizer"
-        src = tok.source
-        return src.name or (Path(src.path).name if src.path else "tokenizer")
-
-    def update_text_info(self) -> None:
-        """The text's header (name, size) and the window title, after the text changed."""
-        self._update_text_header()
-        self._update_title()
-
-    def _update_title(self) -> None:
-        tok = self.controller.tokenizer
-        parts = ["tokviz", self._tok_name(tok) if tok else None, self.document.display_name() + "[*]"]
-        self.setWindowTitle(" — ".join(p for p in parts if p))
-        self.setWindowModified(self.document.is_modified())
-        self.action_save_text.setEnabled(self.document.can_save())
-
-    def _update_header(self) -> None:
-        tok = self.controller.tokenizer
-        if tok is None:
-            self.tokenizer_header.setText("<b>Tokens</b> <span style='color:#6f7b8a'>· no tokenizer</span>")
-            self.status.set_tokenizer_name("no tokenizer")
-            return
-        info = tok.describe()
-        bits = [info.get("format"), info.get("model")]
-        if info.get("byte_level"):
-            bits.append("byte-level")
-        bits.append(f"vocab {int(info.get('vocab_size') or tok.vocab_size):,}")
-        if info.get("normalizer"):
-            norm = str(info["normalizer"])
-            bits.append(f"normalizer {norm if len(norm) <= 40 else norm[:39] + '…'}")
-        if self.unsaved.find(tok.source.path) is not None or id(tok) in self._unkept:
-            bits.append("not exported")
-        detail = " · ".join(str(b) for b in bits if b)
-        self.tokenizer_header.setText(
-            f"<b>{_escape(self._tok_name(tok))}</b>&nbsp;&nbsp;<span style='color:#5b6675'>{_escape(detail)}</span>")
-        self.tokenizer_header.setToolTip("<br>".join(
-            f"<b>{_escape(k)}</b>: {_escape(str(info[k]))}"
-            for k in ("path", "format", "model", "vocab_size", "normalizer", "pre_tokenizer", "post_processor", "decoder")
-            if info.get(k) is not None))
-        self.status.set_tokenizer_name(self._tok_name(tok))
-
-    def _update_text_header(self) -> None:
-        text = self.current_text()
-        name = _escape(self.document.display_name())
-        if self.big.is_active():
-            header, tip = self.big.header(name, text)
-            self.text_header.setText(header)
-            self.text_header.setToolTip(tip)
-            return
-        self.text_header.setToolTip("")
-        nbytes = len(text.encode("utf-8", "surrogatepass"))
-        edited = self.tr(" (edited)") if self.document.is_modified() else ""
-        self.text_header.setText(
-            f"<b>Text</b>&nbsp;&nbsp;<span style='color:#5b6675'>{name}{edited} · "
-            f"{plural(len(text), 'char')} · {plural(nbytes, 'byte')}</span>")
 
     # ---- drag and drop ------------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

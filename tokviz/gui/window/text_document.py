@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace as replaced
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 from PySide6.QtGui import QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
@@ -37,7 +37,10 @@ from ...formats.atomic_write import write_bytes_atomic
 from ...paths import open_regular, os_error_reason
 from ..work.workers import TaskRunner
 
-SAVE_FILTER = "Text files (*.txt *.md);;All files (*)"
+SAVE_PATTERNS = "*.txt *.md"  # the Save as dialog's filter
+# the names of texts that are no file's, kept (in English) with the session and translated where shown
+UNTITLED = QT_TRANSLATE_NOOP("TextDocument", "untitled")
+SAMPLE_TEXT = QT_TRANSLATE_NOOP("TextDocument", "sample text")
 UNDO_KEEP_CHARS = 32_000_000  # replaced texts kept for undo, at most (Qt holds them as UTF-16)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -52,11 +55,12 @@ class Origin:
     ends an edit of it is saved with."""
 
     path: str | None = None
-    name: str = "untitled"
+    name: str = UNTITLED
     line_end: str = "\n"
 
     def display_name(self) -> str:
-        return Path(self.path).name if self.path else self.name
+        """The file's name, else the text's name in the app's language ("untitled", "sample text")."""
+        return Path(self.path).name if self.path else _tr(self.name)
 
 
 def line_end_of(text: str) -> str:
@@ -72,8 +76,10 @@ def encode_for_saving(text: str, path: str | os.PathLike) -> bytes:
     except UnicodeEncodeError:
         at = _SURROGATE.search(text)
         where = at.start() if at else 0
-        raise TokvizError(f"character {where:,} of the text is a lone surrogate (U+{ord(text[where]):04X}), "
-                          "which UTF-8 cannot hold; remove it to save", path) from None
+        raise TokvizError(QCoreApplication.translate(
+            "TextDocument", "character {index} of the text is a lone surrogate ({code}), which UTF-8 cannot hold; "
+                            "remove it to save").format(index=f"{where:,}", code=f"U+{ord(text[where]):04X}"),
+            path) from None
 
 
 def write_text(path: str, text: str, line_end: str) -> int:
@@ -109,15 +115,19 @@ def ask_save_changes(parent, name: str, *, quitting: bool = False, conversation:
     box = QMessageBox(parent)
     box.setIcon(QMessageBox.Icon.Question)
     if conversation:
-        box.setWindowTitle(_tr("Unsaved conversation"))
-        box.setText(_tr("The conversation “{name}” has changes that are not saved.").format(name=name))
-        box.setInformativeText(_tr("Save them before quitting?") if quitting
-                               else _tr("Save them before the conversation is replaced?"))
+        box.setWindowTitle(QCoreApplication.translate("TextDocument", "Unsaved conversation"))
+        box.setText(QCoreApplication.translate(
+            "TextDocument", "The conversation “{name}” has changes that are not saved.").format(name=name))
+        box.setInformativeText(
+            QCoreApplication.translate("TextDocument", "Save them before quitting?") if quitting
+            else QCoreApplication.translate("TextDocument", "Save them before the conversation is replaced?"))
     else:
-        box.setWindowTitle(_tr("Unsaved text"))
-        box.setText(_tr("The text “{name}” has changes that are not saved.").format(name=name))
-        box.setInformativeText(_tr("Save them before quitting?") if quitting
-                               else _tr("Save them before the text is replaced?"))
+        box.setWindowTitle(QCoreApplication.translate("TextDocument", "Unsaved text"))
+        box.setText(QCoreApplication.translate(
+            "TextDocument", "The text “{name}” has changes that are not saved.").format(name=name))
+        box.setInformativeText(
+            QCoreApplication.translate("TextDocument", "Save them before quitting?") if quitting
+            else QCoreApplication.translate("TextDocument", "Save them before the text is replaced?"))
     Button = QMessageBox.StandardButton
     box.setStandardButtons(Button.Save | Button.Discard | Button.Cancel)
     box.setDefaultButton(Button.Save)
@@ -144,7 +154,11 @@ def ask_before_replacing(work, then: Callable[[], object]) -> str:
 
 def ask_save_path(parent, start: str) -> str:
     """Ask where to save the text; "" when cancelled."""
-    path, _ = QFileDialog.getSaveFileName(parent, _tr("Save text as"), start, _tr(SAVE_FILTER))
+    filters = "{text} ({patterns});;{every} (*)".format(
+        text=QCoreApplication.translate("TextDocument", "Text files"), patterns=SAVE_PATTERNS,
+        every=QCoreApplication.translate("TextDocument", "All files"))
+    path, _ = QFileDialog.getSaveFileName(parent, QCoreApplication.translate("TextDocument", "Save text as"), start,
+                                          filters)
     return path
 
 
@@ -168,6 +182,8 @@ class TextDocument(QObject):
         self._last_state: tuple | None = None
         self._writer = TaskRunner(1, self)
         doc = self.editor.document()
+        self._fresh_command = False  # an undo command was added, its change not seen yet
+        doc.contentsChange.connect(self._on_contents_change)
         doc.undoCommandAdded.connect(self._on_command_added)
         doc.contentsChanged.connect(self._on_contents_changed)
         doc.modificationChanged.connect(lambda _on: self._emit_if_changed())
@@ -217,6 +233,21 @@ class TextDocument(QObject):
         # a new edit: what was undone is gone, and the marks there with it
         steps = self.editor.document().availableUndoSteps()
         self._history[1:] = [h for h in self._history[1:] if h[0] < steps]
+        self._fresh_command = True
+
+    def _on_contents_change(self, position: int, removed: int, added: int) -> None:
+        """An edit of the user's that replaced or deleted all of a named text that is no file's (the
+        sample text: select all, then type, paste or delete) makes it an untitled text (its undo
+        command, added just before, gives the named one back)."""
+        fresh, self._fresh_command = self._fresh_command, False
+        if not fresh or self._replacing or self.window.is_setting_text():
+            return
+        before = self.editor.document().characterCount() - added + removed  # (with the last paragraph's end)
+        origin = self.origin
+        if position == 0 and before > 1 and removed >= before - 1 and origin.path is None and origin.name != UNTITLED:
+            steps = self.editor.document().availableUndoSteps()
+            self._history = [h for h in self._history if h[0] < steps] + [[steps, Origin(line_end=origin.line_end)]]
+            self._emit_if_changed()
 
     def _on_contents_changed(self) -> None:
         if not self.window.is_setting_text():
@@ -309,19 +340,20 @@ class TextDocument(QObject):
         """Run `work` (writing `path`) on the worker; `is_text`: it writes the editor's text (not a
         copy of a big file), which then belongs to `path`."""
         edits, entry = self._edits, self._current()
-        self.window.statusBar().showMessage(_tr("Saving {name}…").format(name=Path(path).name))
+        self.window.statusBar().showMessage(self.tr("Saving {name}…").format(name=Path(path).name))
 
         def run() -> int:
             try:
                 return work()
             except OSError as exc:  # (a full disk, a missing folder: expected, said in words)
-                raise TokvizError(f"cannot write the file: {exc.strerror or exc}", path) from None
+                raise TokvizError(QCoreApplication.translate("TextDocument", "cannot write the file: {reason}")
+                                  .format(reason=exc.strerror or exc), path) from None
 
         def failed(exc: BaseException) -> None:
             reason = exc.reason if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}"
             where = os.fspath(exc.path) if isinstance(exc, TokvizError) and exc.path is not None else path
-            self.window.statusBar().showMessage(_tr("The text was not saved"), 6000)
-            self.window.report_error(_tr("Could not save text"), f"{where}\n\n{reason}", path=where, reason=reason)
+            self.window.statusBar().showMessage(self.tr("The text was not saved"), 6000)
+            self.window.report_error(self.tr("Could not save text"), f"{where}\n\n{reason}", path=where, reason=reason)
 
         self._writer.submit(run, lambda nbytes: self._saved(path, nbytes, entry if is_text else None, edits, then), failed)
 
@@ -335,14 +367,14 @@ class TextDocument(QObject):
                 self.editor.document().setModified(False)
         self.window.settings.add_recent_text(path)
         self.window.statusBar().showMessage(
-            _tr("Saved {name} ({size:,} bytes)").format(name=Path(path).name, size=nbytes), 6000)
+            self.tr("Saved {name} ({size} bytes)").format(name=Path(path).name, size=f"{nbytes:,}"), 6000)
         self._emit_if_changed()
         if then is not None:
             if unchanged:
                 then()
             else:
                 self.window.statusBar().showMessage(
-                    _tr("Saved {name}; the text changed meanwhile, so it was not replaced").format(
+                    self.tr("Saved {name}; the text changed meanwhile, so it was not replaced").format(
                         name=Path(path).name), 8000)
 
     def shutdown(self) -> None:
