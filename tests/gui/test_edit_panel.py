@@ -151,8 +151,21 @@ def test_merges_of_one_edit_build_on_each_other_and_the_check_shows_the_new_toke
     assert "already merge" in panel.summary.text()
 
 
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
 @pytest.mark.parametrize("dock_width", [340, 420])
-def test_docked_panel_fits_a_narrow_dock(qtbot, dock_width):
+def test_docked_panel_fits_a_narrow_dock(qtbot, dock_width, language):
+    """In English and in Chinese (whose labels are shorter, and whose sentences wrap anywhere)."""
+    from tokviz.gui import i18n
+
+    before = i18n.current_language()
+    i18n.install(language)
+    try:
+        _fits_a_narrow_dock(qtbot, dock_width)
+    finally:
+        i18n.install(before)
+
+
+def _fits_a_narrow_dock(qtbot, dock_width):
     panel = EditPanel()
     hint = panel.minimumSizeHint()
     assert hint.width() <= DOCK_PANEL_MAX_MIN_WIDTH and hint.height() <= DOCK_PANEL_MAX_MIN_HEIGHT

@@ -192,8 +192,21 @@ def test_log_count_axis_labels_keep_apart():
             assert math.isclose(float(label.replace(",", "")), 10 ** v, rel_tol=1e-6)
 
 
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
 @pytest.mark.parametrize("dock_width", [340, 420])
-def test_docked_panel_fits_a_narrow_dock(qtbot, dock_width):
+def test_docked_panel_fits_a_narrow_dock(qtbot, dock_width, language):
+    """In English and in Chinese (check boxes, buttons and form labels of either length)."""
+    from tokviz.gui import i18n
+
+    before = i18n.current_language()
+    i18n.install(language)
+    try:
+        _fits_a_narrow_dock(qtbot, dock_width)
+    finally:
+        i18n.install(before)
+
+
+def _fits_a_narrow_dock(qtbot, dock_width):
     panel = TrainPanel()
     hint = panel.minimumSizeHint()
     assert hint.width() <= DOCK_PANEL_MAX_MIN_WIDTH and hint.height() <= DOCK_PANEL_MAX_MIN_HEIGHT

@@ -582,8 +582,11 @@ class TrainPanel(QWidget):
             if not xs:  # (an empty plot would keep the last run's view, in the other plot kind's units)
                 plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
                 plot.getAxis("bottom").setTicks(None)
+                # (0, 0.2 ... 1 on a linear axis a few lines high overlapped: its ends say enough)
+                plot.getAxis("left").setTicks(None if plot.getAxis("left").logMode else [[(0.0, "0"), (1.0, "1")]])
                 continue
             plot.enableAutoRange()
+            plot.getAxis("left").setTicks(None)
             counted = kind == "unigram" and len(xs) <= 30  # a few EM steps or rounds: whole-number ticks
             plot.getAxis("bottom").setTicks([[(x, str(x)) for x in xs]] if counted else None)
             if kind == "unigram":
