@@ -214,3 +214,25 @@ def test_a_corpus_of_megabytes_runs_on_the_worker_with_progress(qtbot, view, tok
     # BERT lowercases: upper case changes nothing but the rare ß, which upper-cases to SS (then ss)
     assert report.cell("upper", "bert").ratio == pytest.approx(1.0, abs=1e-4)
     assert report.cell("homoglyph", "qwen2.5").ratio > 1.2
+
+
+def test_the_corpus_chart_of_seven_tokenizers_names_every_perturbation_and_keeps_its_bars_thick(qtbot, view, toks):
+    from tokviz import defaults
+    from tokviz.gui.widgets.plots import MIN_BAR_PX, rows_drawn
+
+    demo = tokviz.load(defaults.default_tokenizer_path())
+    seven = {name: tok for name, (tok, _) in toks.items()} | {f"demo-{k}": demo for k in range(5)}
+    view.set_tokenizers(seven)
+    view.set_text(TEXT)
+    with qtbot.waitSignal(view.finished, timeout=60_000):
+        view.run()
+    bars = [i for i in view.plot.getPlotItem().items if type(i).__name__ == "BarGraphItem"]
+    assert len(bars) == 7
+    for size in ((1280, 800), (900, 420)):  # (the second as short as the page is in the window at 1280x800)
+        view.resize(*size)
+        qtbot.wait(100)
+        rows, thinnest = rows_drawn(view.plot, view.category_axis)
+        assert rows == list(range(len(PERTURBATIONS))), "a name per perturbation"
+        assert thinnest >= MIN_BAR_PX - 0.5, f"bars {thinnest:.1f} px thick"
+    # a short page scrolls the chart instead of squeezing it
+    assert view.plot.height() > view.plot_scroll.viewport().height()

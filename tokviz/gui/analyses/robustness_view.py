@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
@@ -47,7 +47,7 @@ from ...core.token_array import offsets_arrays
 from ...errors import Cancelled, TokvizError
 from ..widgets.click_guard import guard_clicks
 from ..work.jobs import BackgroundJob
-from ..widgets.plots import CategoryAxis, FittedAxis, make_plot, theme_plot
+from ..widgets.plots import CategoryAxis, FittedAxis, RowsScroll, make_plot, theme_plot
 from ..widgets.style import DEFAULT_THEME, TokenTheme
 from ..views.token_view import TokenView
 from ..widgets.layout import ReflowRow
@@ -57,7 +57,68 @@ PREVIEW_CHARS = 32 * 1024
 PREVIEW_DELAY_MS = 120
 # Bar colours, one per tokenizer: saturated and far apart (the token palette is pastel, for boxes)
 BAR_COLORS = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d")
-CURRENT_TEXT = "The current text"
+CURRENT_TEXT = QT_TRANSLATE_NOOP("RobustnessView", "The current text")  # (shown translated)
+# The perturbations' names and descriptions as shown (analysis.perturb.PERTURBATIONS' label and
+# description, translated; a perturbation not listed here, or whose English differs, shows its own)
+LABELS = {
+    "homoglyph": QT_TRANSLATE_NOOP("Perturbations", "homoglyphs"),
+    "styled-bold": QT_TRANSLATE_NOOP("Perturbations", "math bold"),
+    "styled-italic": QT_TRANSLATE_NOOP("Perturbations", "math italic"),
+    "styled-sans": QT_TRANSLATE_NOOP("Perturbations", "math sans"),
+    "styled-mono": QT_TRANSLATE_NOOP("Perturbations", "math mono"),
+    "fullwidth": QT_TRANSLATE_NOOP("Perturbations", "full-width"),
+    "diacritics-add": QT_TRANSLATE_NOOP("Perturbations", "+diacritics"),
+    "diacritics-remove": QT_TRANSLATE_NOOP("Perturbations", "−diacritics"),
+    "upper": QT_TRANSLATE_NOOP("Perturbations", "UPPER"),
+    "lower": QT_TRANSLATE_NOOP("Perturbations", "lower"),
+    "random-case": QT_TRANSLATE_NOOP("Perturbations", "rAnDoM case"),
+    "ocr": QT_TRANSLATE_NOOP("Perturbations", "OCR typos"),
+    "latex": QT_TRANSLATE_NOOP("Perturbations", "LaTeX"),
+}
+DESCRIPTIONS = {
+    "homoglyph": QT_TRANSLATE_NOOP("Perturbations", "Latin letters replaced by Cyrillic/Greek look-alikes"),
+    "styled-bold": QT_TRANSLATE_NOOP("Perturbations", "letters and digits as mathematical bold alphanumerics"),
+    "styled-italic": QT_TRANSLATE_NOOP("Perturbations", "letters and digits as mathematical italic alphanumerics"),
+    "styled-sans": QT_TRANSLATE_NOOP("Perturbations", "letters and digits as mathematical sans-serif alphanumerics"),
+    "styled-mono": QT_TRANSLATE_NOOP("Perturbations", "letters and digits as mathematical monospace alphanumerics"),
+    "fullwidth": QT_TRANSLATE_NOOP("Perturbations", "ASCII as full-width forms (ＡＢＣ１２３！)"),
+    "diacritics-add": QT_TRANSLATE_NOOP("Perturbations", "ASCII letters given an accent (e → é, è, ë...)"),
+    "diacritics-remove": QT_TRANSLATE_NOOP("Perturbations", "accents removed (é → e, ø → o)"),
+    "upper": QT_TRANSLATE_NOOP("Perturbations", "words in upper case"),
+    "lower": QT_TRANSLATE_NOOP("Perturbations", "words in lower case"),
+    "random-case": QT_TRANSLATE_NOOP("Perturbations", "letters' case swapped at random"),
+    "ocr": QT_TRANSLATE_NOOP("Perturbations", "OCR confusions: rn↔m, cl↔d, l↔1, O↔0, e↔c..."),
+    "latex": QT_TRANSLATE_NOOP("Perturbations",
+                               "LaTeX escapes: accents (\\'e), special characters (\\&), math ($\\alpha$, $\\leq$)"),
+}
+# the figures of the corpus table's columns ("<tokenizer> mean ×" ...), shown translated
+FIGURES = {
+    "perturbation": QT_TRANSLATE_NOOP("RobustnessView", "perturbation"),
+    "changed": QT_TRANSLATE_NOOP("RobustnessView", "changed"),
+    "eligible": QT_TRANSLATE_NOOP("RobustnessView", "eligible"),
+    "mean ×": QT_TRANSLATE_NOOP("RobustnessView", "mean ×"),
+    "corpus ×": QT_TRANSLATE_NOOP("RobustnessView", "corpus ×"),
+}
+
+
+def perturbation_label(name: str) -> str:
+    """The name of perturbation `name` as shown (translated)."""
+    english = PERTURBATIONS[name].label
+    return QCoreApplication.translate("Perturbations", english) if LABELS.get(name) == english else english
+
+
+def perturbation_description(name: str) -> str:
+    """What perturbation `name` does, as shown (translated)."""
+    english = PERTURBATIONS[name].description
+    return QCoreApplication.translate("Perturbations", english) if DESCRIPTIONS.get(name) == english else english
+
+
+def _column_title(col: str) -> str:
+    """A corpus table column's header: the figure translated, under the tokenizer's name."""
+    for figure in ("mean ×", "corpus ×"):
+        if col.endswith(" " + figure):
+            return col[:-len(figure) - 1] + "\n" + QCoreApplication.translate("RobustnessView", FIGURES[figure])
+    return QCoreApplication.translate("RobustnessView", FIGURES[col]) if col in FIGURES else col
 
 
 def _change_text(original: int, perturbed: int) -> str:
@@ -74,8 +135,11 @@ class RobustnessView(QWidget):
     cancelled = Signal()
     failed = Signal(str)
 
+    KEY = "robustness"  # (AnalysesView.index_of)
+
     def __init__(self, parent=None, theme: TokenTheme = DEFAULT_THEME):
         super().__init__(parent)
+        self.setObjectName("RobustnessPage")
         self.theme = theme
         self._tokenizers: dict = {}
         self._text = ""
@@ -85,12 +149,14 @@ class RobustnessView(QWidget):
         self._preview_cancel: threading.Event | None = None
         self.preview: TextRobustness | None = None
         self.report: RobustnessReport | None = None
+        self._rebalanced = False
 
         # -- settings
         self.perturbation_box = QComboBox()
-        for name, p in PERTURBATIONS.items():
-            self.perturbation_box.addItem(f"{p.label} — {p.description}", name)
-            self.perturbation_box.setItemData(self.perturbation_box.count() - 1, p.description,
+        for name in PERTURBATIONS:
+            self.perturbation_box.addItem(self.tr("{perturbation} — {description}").format(
+                perturbation=perturbation_label(name), description=perturbation_description(name)), name)
+            self.perturbation_box.setItemData(self.perturbation_box.count() - 1, perturbation_description(name),
                                               Qt.ItemDataRole.ToolTipRole)
         self.perturbation_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.perturbation_box.setMinimumContentsLength(16)
@@ -99,14 +165,14 @@ class RobustnessView(QWidget):
         self.rate_box.setSingleStep(0.05)
         self.rate_box.setDecimals(2)
         self.rate_box.setValue(DEFAULT_RATE)
-        self.rate_box.setToolTip("Share of the eligible characters (or letter groups, words) that are changed")
+        self.rate_box.setToolTip(self.tr("Share of the eligible characters (or letter groups, words) that are changed"))
         self.seed_box = QSpinBox()
         self.seed_box.setRange(0, 1_000_000)
-        self.seed_box.setToolTip("Seed of the random choices: the same seed gives the same perturbed text")
+        self.seed_box.setToolTip(self.tr("Seed of the random choices: the same seed gives the same perturbed text"))
         self.tokenizer_box = QComboBox()
         self.tokenizer_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.tokenizer_box.setMinimumContentsLength(12)
-        self.tokenizer_box.setToolTip("The tokenizer whose tokens are shown side by side")
+        self.tokenizer_box.setToolTip(self.tr("The tokenizer whose tokens are shown side by side"))
         self._preview_timer = QTimer(self)
         self._preview_timer.setSingleShot(True)
         self._preview_timer.setInterval(PREVIEW_DELAY_MS)
@@ -118,17 +184,18 @@ class RobustnessView(QWidget):
 
         # one row when there is room, else the perturbation above the rest (the window never grows)
         which, how = QHBoxLayout(), QHBoxLayout()
-        for row, label, widget, stretch in ((which, "Perturbation", self.perturbation_box, 1),
-                                            (how, "Rate", self.rate_box, 0), (how, "Seed", self.seed_box, 0),
-                                            (how, "Tokenizer", self.tokenizer_box, 1)):
+        for row, label, widget, stretch in ((which, self.tr("Perturbation"), self.perturbation_box, 1),
+                                            (how, self.tr("Rate"), self.rate_box, 0),
+                                            (how, self.tr("Seed"), self.seed_box, 0),
+                                            (how, self.tr("Tokenizer"), self.tokenizer_box, 1)):
             row.addWidget(QLabel(label))
             row.addWidget(widget, stretch)
             row.addSpacing(8)
         top = ReflowRow([(which, 3), (how, 2)], wide_width=760)
 
         # -- side by side
-        self.original_label = QLabel("Original")
-        self.perturbed_label = QLabel("Perturbed")
+        self.original_label = QLabel(self.tr("Original"))
+        self.perturbed_label = QLabel(self.tr("Perturbed"))
         for label in (self.original_label, self.perturbed_label):
             label.setTextFormat(Qt.TextFormat.PlainText)
             label.setWordWrap(True)
@@ -146,7 +213,8 @@ class RobustnessView(QWidget):
         self.preview_status = QLabel("")
         self.preview_status.setWordWrap(True)
         self.counts_table = QTableWidget(0, 4)
-        self.counts_table.setHorizontalHeaderLabels(["tokenizer", "original", "perturbed", "change"])
+        self.counts_table.setHorizontalHeaderLabels([self.tr("tokenizer"), self.tr("original"), self.tr("perturbed"),
+                                                     self.tr("change")])
         self._fit_table(self.counts_table)
         self.counts_table.horizontalHeader().setStretchLastSection(True)
         self.counts_table.itemSelectionChanged.connect(self._on_counts_selection)
@@ -164,7 +232,7 @@ class RobustnessView(QWidget):
         counts_layout = QVBoxLayout(counts_box)
         counts_layout.setContentsMargins(0, 0, 0, 0)
         counts_layout.setSpacing(2)
-        counts_layout.addWidget(QLabel("Tokens of this text, every tokenizer"))
+        counts_layout.addWidget(QLabel(self.tr("Tokens of this text, every tokenizer")))
         counts_layout.addWidget(self.counts_table, 1)
         counts_layout.addWidget(self.preview_status)
         self.pair_split = QSplitter(Qt.Orientation.Horizontal)
@@ -179,29 +247,29 @@ class RobustnessView(QWidget):
 
         # -- corpus run
         self.source_box = QComboBox()
-        self.source_box.addItem(CURRENT_TEXT, None)
+        self.source_box.addItem(self.tr(CURRENT_TEXT), None)
         self.source_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.source_box.setMinimumContentsLength(12)
-        self.source_box.setToolTip("What the corpus run measures: the current text or a text file")
-        self.file_button = QPushButton("File…")
+        self.source_box.setToolTip(self.tr("What the corpus run measures: the current text or a text file"))
+        self.file_button = QPushButton(self.tr("File…"))
         self.file_button.clicked.connect(self._choose_file)
-        self.run_button = QPushButton("Run on the corpus")
-        self.run_button.setToolTip("Every perturbation at this rate and seed, every tokenizer: the mean token-count "
-                                   "inflation over the pieces (paragraphs, lines) of the text")
+        self.run_button = QPushButton(self.tr("Run on the corpus"))
+        self.run_button.setToolTip(self.tr("Every perturbation at this rate and seed, every tokenizer: the mean "
+                                           "token-count inflation over the pieces (paragraphs, lines) of the text"))
         self.run_button.clicked.connect(self.run)
         guard_clicks(self.run_button)  # (enabled again as the job ends, under a click meant for Cancel)
-        self.copy_button = QPushButton("Copy table")
-        self.copy_button.setToolTip("Copy the table as Markdown")
+        self.copy_button = QPushButton(self.tr("Copy table"))
+        self.copy_button.setToolTip(self.tr("Copy the table as Markdown"))
         self.copy_button.clicked.connect(self.copy_table)
         self.copy_button.setEnabled(False)
-        self.status = QLabel("Run the corpus analysis to compare every perturbation.")
+        self.status = QLabel(self.tr("Run the corpus analysis to compare every perturbation."))
         self.status.setWordWrap(True)
         self.corpus_job = BackgroundJob(status=self.status, parent=self)
         self.corpus_job.ended.connect(self._update_enabled)
         self.progress, self.cancel_button = self.corpus_job.progress_bar, self.corpus_job.cancel_button
 
         run_row = QHBoxLayout()
-        run_row.addWidget(QLabel("Corpus"))
+        run_row.addWidget(QLabel(self.tr("Corpus")))
         run_row.addWidget(self.source_box)
         run_row.addWidget(self.file_button)
         run_row.addWidget(self.run_button)
@@ -213,13 +281,19 @@ class RobustnessView(QWidget):
         # Horizontal bars: the perturbations' names stack down the left axis, all of them legible.
         self.category_axis = CategoryAxis("left")
         self.value_axis = FittedAxis("bottom", integer=False)
-        self.plot = make_plot("Mean token-count inflation (perturbed / original tokens)",
+        # (a short title: a plot's title does not wrap, and the page may be narrow; the rest in the tooltip)
+        self.plot = make_plot(self.tr("Mean token-count inflation"),
                               {"bottom": self.value_axis, "left": self.category_axis})
+        self.plot.setToolTip(self.tr("Mean token-count inflation: perturbed / original tokens, averaged over the "
+                                     "pieces of the text (1 = no change)"))
         self.plot.setMouseEnabled(False, False)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
         self.plot.getPlotItem().invertY(True)
-        self.value_axis.setLabel("× tokens (1 = no change)")
+        self.value_axis.setLabel(self.tr("× tokens (1 = no change)"))
+        # one row per perturbation, its name always drawn and its bars never thinner than MIN_BAR_PX:
+        # the chart scrolls when the page is short
+        self.plot_scroll = RowsScroll(self.plot, self.category_axis)
         # the key above the plot, not inside it: in a narrow plot an inner legend covers the bars
         self.key = QLabel()
         self.key.setTextFormat(Qt.TextFormat.RichText)
@@ -229,7 +303,7 @@ class RobustnessView(QWidget):
         chart_layout.setContentsMargins(0, 0, 0, 0)
         chart_layout.setSpacing(2)
         chart_layout.addWidget(self.key)
-        chart_layout.addWidget(self.plot, 1)
+        chart_layout.addWidget(self.plot_scroll, 1)
         self.results_table = QTableWidget(0, 0)
         self._fit_table(self.results_table)
         self.results_split = QSplitter(Qt.Orientation.Horizontal)
@@ -297,7 +371,7 @@ class RobustnessView(QWidget):
         if self._closed:
             return
         if not self._tokenizers:
-            self.status.setText("No tokenizer to analyse: open one, or add some to the Compare tab.")
+            self.status.setText(self.tr("No tokenizer to analyse: open one, or add some to the Compare tab."))
             return
         tokenizers = dict(self._tokenizers)
         path = self.source_box.currentData()
@@ -308,7 +382,7 @@ class RobustnessView(QWidget):
         def work(cancel, progress):
             corpus = text if path is None else _read_text(path)
             if not corpus.strip():
-                raise TokvizError("the text is empty", path)
+                raise TokvizError(QCoreApplication.translate("RobustnessView", "the text is empty"), path)
             return corpus_robustness(tokenizers, corpus, names, rate=rate, seed=seed, cancel=cancel,
                                      progress=progress)
 
@@ -318,13 +392,17 @@ class RobustnessView(QWidget):
 
         def failed(exc) -> None:
             reason = describe_error(exc) if not isinstance(exc, TokvizError) or not exc.path else str(exc)
-            self.status.setText(f"The analysis failed: {reason}")
+            self.status.setText(self.tr("The analysis failed: {reason}").format(reason=reason))
             self.failed.emit(reason)
 
         self.run_button.setEnabled(False)
-        source = "the current text" if path is None else Path(path).name
-        self.status.setText(f"Perturbing {source} and encoding it with {len(tokenizers)} tokenizer"
-                            f"{'s' if len(tokenizers) != 1 else ''}…")
+        if path is None:
+            message = (self.tr("Perturbing the current text and encoding it with 1 tokenizer…") if len(tokenizers) == 1
+                       else self.tr("Perturbing the current text and encoding it with {n} tokenizers…"))
+        else:
+            message = (self.tr("Perturbing {file} and encoding it with 1 tokenizer…") if len(tokenizers) == 1
+                       else self.tr("Perturbing {file} and encoding it with {n} tokenizers…"))
+        self.status.setText(message.format(file=Path(path).name if path else "", n=len(tokenizers)))
         self.corpus_job.start(work, done, on_failed=failed, on_cancelled=self.cancelled.emit)
 
     def cancel(self) -> None:
@@ -351,6 +429,10 @@ class RobustnessView(QWidget):
         theme_plot(self.plot, theme)
         if self.report is not None:
             self._draw_chart(self.report)
+
+    def page_title(self) -> str:
+        """The title of this page's tab."""
+        return self.tr("Robustness")
 
     # ---- more API (code and tests) ----------------------------------------------------------------
 
@@ -398,7 +480,7 @@ class RobustnessView(QWidget):
             self.preview = None
             self._show_pair()
             self._fill_counts()
-            self.preview_status.setText("No tokenizer." if not self._tokenizers else "No text.")
+            self.preview_status.setText(self.tr("No tokenizer.") if not self._tokenizers else self.tr("No text."))
             return
         cancel = self._preview_cancel = threading.Event()
         tokenizers = dict(self._tokenizers)
@@ -411,16 +493,21 @@ class RobustnessView(QWidget):
                 self._show_pair()
                 self._fill_counts()
                 p = result.perturbed
-                cut = f" (the first {PREVIEW_CHARS:,} characters)" if len(self._text) > PREVIEW_CHARS else ""
-                self.preview_status.setText(f"{p.changed:,} of {p.eligible:,} eligible places changed{cut}. "
-                                            "A red bar marks a token that touches a change.")
+                message = (self.tr("{changed} of {eligible} eligible places changed (the first {chars} characters). "
+                                   "A red bar marks a token that touches a change.")
+                           if len(self._text) > PREVIEW_CHARS else
+                           self.tr("{changed} of {eligible} eligible places changed. "
+                                   "A red bar marks a token that touches a change."))
+                self.preview_status.setText(message.format(changed=f"{p.changed:,}", eligible=f"{p.eligible:,}",
+                                                           chars=f"{PREVIEW_CHARS:,}"))
                 self.previewed.emit(result)
 
         def failed(exc) -> None:
             if job == self._preview_job and not isinstance(exc, Cancelled):
-                self.preview_status.setText(f"Could not perturb the text: {describe_error(exc)}")
+                self.preview_status.setText(self.tr("Could not perturb the text: {reason}").format(
+                    reason=describe_error(exc)))
 
-        self.preview_status.setText("Perturbing…")
+        self.preview_status.setText(self.tr("Perturbing…"))
         self._preview_runner.submit(lambda: compare_perturbed(tokenizers, text, name, rate, seed, cancel=cancel),
                                     done, failed, is_current=lambda: job == self._preview_job)
 
@@ -432,17 +519,18 @@ class RobustnessView(QWidget):
         if diff is None:
             self.original_view.set_encoding(None)
             self.perturbed_view.set_encoding(None)
-            self.original_label.setText("Original")
-            self.perturbed_label.setText("Perturbed")
+            self.original_label.setText(self.tr("Original"))
+            self.perturbed_label.setText(self.tr("Perturbed"))
             return
         self.original_view.set_encoding(diff.original)
         self.perturbed_view.set_encoding(diff.perturbed)
         self.original_view.set_marks(diff.touched_original)
         self.perturbed_view.set_marks(diff.touched_perturbed)
-        label = PERTURBATIONS[self.preview.perturbed.name].label
-        self.original_label.setText(f"Original — {diff.original_tokens:,} tokens")
-        self.perturbed_label.setText(f"{label} — {diff.perturbed_tokens:,} tokens, "
-                                     f"{_change_text(diff.original_tokens, diff.perturbed_tokens)}")
+        label = perturbation_label(self.preview.perturbed.name)
+        self.original_label.setText(self.tr("Original — {tokens} tokens").format(tokens=f"{diff.original_tokens:,}"))
+        self.perturbed_label.setText(self.tr("{perturbation} — {tokens} tokens, {change}").format(
+            perturbation=label, tokens=f"{diff.perturbed_tokens:,}",
+            change=_change_text(diff.original_tokens, diff.perturbed_tokens)))
 
     def _matching_token(self, source: TokenView, target: TokenView, index: int, to_perturbed: bool) -> int:
         """The token of `target` over the place in its text where `source`'s token `index` starts;
@@ -493,8 +581,8 @@ class RobustnessView(QWidget):
     # ---- corpus -------------------------------------------------------------------------------------
 
     def _choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Text to measure the perturbations on", "",
-                                              "Text files (*.txt *.md *.rst *.py *.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Text to measure the perturbations on"), "",
+                                              self.tr("Text files (*.txt *.md *.rst *.py *.json);;All files (*)"))
         if path:
             self.set_corpus_file(path)
 
@@ -503,20 +591,29 @@ class RobustnessView(QWidget):
 
     def _show_report(self, report: RobustnessReport) -> None:
         self.report = report
-        originals = ", ".join(f"{n} {v:,}" for n, v in report.original_tokens.items())
-        self.status.setText(f"{report.chars:,} characters in {report.pieces:,} pieces, rate {report.rate:g}, "
-                            f"seed {report.seed}, {report.seconds:.1f} s. Original tokens: {originals}. "
-                            "Bars: perturbed / original tokens, averaged over the pieces (1 = no change).")
+        originals = self.tr(", ").join(f"{n} {v:,}" for n, v in report.original_tokens.items())
+        self.status.setText(self.tr("{chars} characters in {pieces} pieces, rate {rate}, seed {seed}, {seconds} s. "
+                                    "Original tokens: {originals}. Bars: perturbed / original tokens, averaged over "
+                                    "the pieces (1 = no change).").format(
+            chars=f"{report.chars:,}", pieces=f"{report.pieces:,}", rate=f"{report.rate:g}", seed=report.seed,
+            seconds=f"{report.seconds:.1f}", originals=originals))
         self._draw_chart(report)
         self._fill_results(report)
         self.copy_button.setEnabled(True)
+        if not self._rebalanced:  # (the first report: the chart and table get most of the page, once)
+            self._rebalanced = True
+            sizes = self.main_split.sizes()
+            total = sum(sizes)
+            if total and sizes[1] < 0.6 * total:
+                self.main_split.setSizes([total - int(0.6 * total), int(0.6 * total)])
 
     def _draw_chart(self, report: RobustnessReport) -> None:
         plot = self.plot.getPlotItem()
         plot.clear()
         means = report.mean_matrix()
         n_p, n_t = len(report.perturbations), len(report.tokenizers)
-        self.category_axis.set_names([PERTURBATIONS[p].label for p in report.perturbations])
+        self.category_axis.set_names([perturbation_label(p) for p in report.perturbations])
+        self.plot_scroll.set_rows(n_p, n_t, 0.8 * 0.9)
         thickness = 0.8 / max(1, n_t)
         for j, name in enumerate(report.tokenizers):
             color = QColor(BAR_COLORS[j % len(BAR_COLORS)])
@@ -541,15 +638,14 @@ class RobustnessView(QWidget):
         table = self.results_table
         table.clear()
         table.setColumnCount(len(cols))
-        table.setHorizontalHeaderLabels([c.replace(" mean ×", "\nmean ×").replace(" corpus ×", "\ncorpus ×")
-                                         for c in cols])
+        table.setHorizontalHeaderLabels([_column_title(c) for c in cols])
         table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             for c, key in enumerate(cols):
                 v = row[key]
                 if key == "perturbation":
-                    item = QTableWidgetItem(PERTURBATIONS[v].label)
-                    item.setToolTip(f"{v}: {PERTURBATIONS[v].description}")
+                    item = QTableWidgetItem(perturbation_label(v))
+                    item.setToolTip(f"{v}: {perturbation_description(v)}")
                 else:
                     item = QTableWidgetItem(f"{v:.3f}" if isinstance(v, float) else f"{v:,}")
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

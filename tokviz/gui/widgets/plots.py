@@ -1,6 +1,7 @@
 """Plots for the analysis views (pyqtgraph): axes whose labels never run into each other
-(`FittedAxis` for numbers, `CategoryAxis` for names), a plot that fits a narrow dock (`make_plot`)
-and its colours from the token theme (`theme_plot`).
+(`FittedAxis` for numbers, `CategoryAxis` for names), a plot that fits a narrow dock (`make_plot`),
+a chart of rows that scrolls rather than squeezes its rows (`RowsScroll`) and its colours from the
+token theme (`theme_plot`).
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QGuiApplication
+from PySide6.QtWidgets import QFrame, QScrollArea
 
 from .style import TokenTheme
 
@@ -155,6 +157,70 @@ def make_plot(title: str, axes: dict[str, pg.AxisItem]) -> pg.PlotWidget:
     plot.setTitle(title, size=PLOT_TITLE_SIZE)
     plot.setMinimumSize(200, MIN_PLOT_HEIGHT)
     return plot
+
+
+MIN_BAR_PX = 4  # the thinnest a bar of a RowsScroll chart is drawn
+ROW_GAP_PX = 4  # between the rows of a RowsScroll chart, at least
+
+
+class RowsScroll(QScrollArea):
+    """A chart of rows (names down a `CategoryAxis` on the left, one row per group of bars) in a
+    scroll area.  `set_rows(rows, bars)` makes the plot tall enough for every row's name to be drawn
+    and every bar to be MIN_BAR_PX thick (a group's bars share `fill` of its row); when the area is
+    shorter, it scrolls instead of squeezing the rows."""
+
+    def __init__(self, plot: pg.PlotWidget, axis: CategoryAxis, parent=None):
+        super().__init__(parent)
+        self.plot, self.axis = plot, axis
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(plot)
+        self.rows, self.bars, self.fill = 0, 1, 0.8
+
+    def row_px(self) -> float:
+        """The height one row needs: its name's line, or its bars at MIN_BAR_PX each."""
+        line = QFontMetricsF(self.axis.style["tickFont"]).height()
+        return max(line + ROW_GAP_PX, self.bars * MIN_BAR_PX / self.fill + ROW_GAP_PX)
+
+    def set_rows(self, rows: int, bars: int = 1, fill: float = 0.8) -> None:
+        """The chart shows `rows` rows of `bars` bars each, taking `fill` of the row's height."""
+        self.rows, self.bars, self.fill = rows, max(1, bars), fill
+        self._fit()
+
+    def overhead_px(self) -> int:
+        """The plot's height outside its rows: title, bottom axis, margins (as laid out, or a guess)."""
+        item = self.plot.getPlotItem()
+        view = item.getViewBox()
+        if self.plot.height() > 0 and view.height() > 0:
+            return int(self.plot.height() - view.height()) + 2
+        line = QFontMetricsF(self.axis.style["tickFont"]).height()
+        return int(4 * line + 30)
+
+    def _fit(self) -> None:
+        # (the rows' room plus half a row's margin above and below: the views set a range of -0.6..n-0.4)
+        self.plot.setMinimumHeight(max(MIN_PLOT_HEIGHT, int((self.rows + 0.2) * self.row_px()) + self.overhead_px()))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.rows:
+            self._fit()  # (the overhead as laid out now)
+
+
+def rows_drawn(plot: pg.PlotWidget, axis: CategoryAxis) -> tuple[list[int], float]:
+    """A chart of rows as laid out: the rows whose names its axis draws, and the thinnest of its
+    horizontal bars on screen, in px (inf without bars)."""
+    import numpy as np
+
+    view = plot.getPlotItem().getViewBox()
+    lo, hi = sorted(view.viewRange()[1])
+    if hi <= lo or view.height() <= 0:
+        return [], 0.0
+    labelled = axis.tickValues(lo, hi, view.height())
+    rows = [int(round(v)) for v in labelled[0][1]] if labelled else []
+    heights = [float(np.min(item.opts["height"])) for item in plot.getPlotItem().items
+               if isinstance(item, pg.BarGraphItem)]
+    return rows, min(heights, default=math.inf) * view.height() / (hi - lo)
 
 
 def theme_plot(plot: pg.PlotWidget, theme: TokenTheme) -> None:
