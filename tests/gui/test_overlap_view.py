@@ -43,6 +43,26 @@ def _items(plot, kind):
     return [i for i in plot.getPlotItem().items if isinstance(i, kind)]
 
 
+def assert_headers_fit(view: OverlapView) -> None:
+    """Each column's header text (every line of it) fits in its section: nothing is clipped."""
+    header = view.table.horizontalHeader()
+    metrics = header.fontMetrics()
+    for c in range(view.table.columnCount()):
+        text = view.table.horizontalHeaderItem(c).text()
+        widest = max(metrics.horizontalAdvance(line) for line in text.split("\n"))
+        assert widest + 8 <= header.sectionSize(c), (text, widest, header.sectionSize(c))
+        lines = len(text.split("\n"))
+        assert header.height() >= lines * metrics.height(), text
+
+
+def test_headers_are_readable_before_and_after_a_run(qtbot):
+    view = _view(qtbot)
+    qtbot.wait(50)
+    assert_headers_fit(view)
+    assert all(view.table.horizontalHeaderItem(c).toolTip() for c in range(len(COLUMNS)))
+    view.shutdown()
+
+
 def test_shows_what_the_cli_prints(qtbot, files, capsys):
     assert main(["overlap", "-t", str(files["qwen"]), "-t", str(files["gpt2"]), "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)["pairs"][0]
@@ -76,6 +96,17 @@ def test_shows_what_the_cli_prints(qtbot, files, capsys):
     assert f"{pair.special_only_a:,} only in {pair.a}" in view.details.text()
     bars = _items(view.scripts_plot, pg.BarGraphItem)
     assert len(bars) == 3  # shared, only A, only B
+    # every category named, its bar at least MIN_BAR_PX thick (the chart scrolls when the page is short)
+    from tokviz.gui.widgets.plots import MIN_BAR_PX, rows_drawn
+
+    for size in ((1280, 800), (900, 420)):
+        view.resize(*size)
+        qtbot.wait(100)
+        rows, thinnest = rows_drawn(view.scripts_plot, view.scripts_axis)
+        assert rows == list(range(len(pair.scripts))), "a name per category"
+        assert thinnest >= MIN_BAR_PX - 0.5, f"bars {thinnest:.1f} px thick"
+        assert_headers_fit(view)
+    view.resize(1280, 800)
     assert view.scripts_axis.names[0].startswith(next(iter(pair.scripts)))
     points = _items(view.ranks_plot, pg.ScatterPlotItem)
     assert len(points) == 1 and len(points[0].data) == len(pair.merges.rank_a) > 0
