@@ -6,6 +6,7 @@ from __future__ import annotations
 import lzma
 from pathlib import Path
 
+import pyqtgraph as pg
 import pytest
 
 import tokviz
@@ -59,6 +60,8 @@ def test_run_draws_the_premiums_of_the_reference_library(qtbot, view, tokenizers
     assert len(view.languages()) == 18 and "pt_BR" in view.languages()
     assert view.set_pivot("de") and view.pivot() == "de"
     assert not view.set_pivot("xx") and view.pivot() == "de"
+    assert not view.key.isVisible()  # (no empty legend box before the first run)
+    assert not any(isinstance(i, pg.LegendItem) for i in view.plot.getPlotItem().scene().items())
     with qtbot.waitSignal(view.finished, timeout=60_000) as blocker:
         view.run()
         assert view.is_busy() and view.progress.isVisible() and view.cancel_button.isVisible()
@@ -73,6 +76,7 @@ def test_run_draws_the_premiums_of_the_reference_library(qtbot, view, tokenizers
         assert heights[name] == pytest.approx(expected), name
         assert heights[name][0] == 1.0
     assert view.axis.names == result.languages
+    assert view.key.isVisible() and "qwen2.5" in view.key.text() and "bert" in view.key.text()
     # the table: a row per language, premium / STRR / unk-byte per tokenizer, n/a for Japanese and Chinese
     table = view.table
     assert table.rowCount() == 18 and table.columnCount() == 1 + 3 * 2
