@@ -95,3 +95,41 @@ def test_window_screenshot_runs_an_analysis_page(qtbot, tmp_path):
     assert (image.width(), image.height()) == (1280, 800)
     with pytest.raises(ValueError, match="fairness, robustness, overlap"):
         screenshot("window", [str(demo)], None, tmp_path / "x.png", tab="analysis")
+
+
+def test_pages_have_stable_names_whatever_the_language(qtbot, make_window, qwen):
+    window = make_window(qwen, "text")
+    view = window.analyses_view
+    for k, (key, name) in enumerate((("fairness", "FairnessPage"), ("robustness", "RobustnessPage"),
+                                     ("overlap", "OverlapPage"))):
+        assert view.index_of(key) == k == view.index_of(name) and view.pages[k].objectName() == name
+    assert view.index_of("analysis") == -1
+
+
+def test_the_robustness_chart_in_the_window_at_1280x800_with_seven_tokenizers(qtbot, make_window):
+    """In the window at 1280x800 (every dock open) the corpus chart names every perturbation and draws
+    bars at least MIN_BAR_PX thick: it scrolls rather than squeezing them."""
+    from tokviz import defaults
+    from tokviz.analysis.perturb import PERTURBATIONS
+    from tokviz.gui.widgets.plots import MIN_BAR_PX, rows_drawn
+
+    demo = tokviz.load(defaults.default_tokenizer_path())
+    window = make_window(demo, "Tokenizers cut text into tokens.\n\nEvery coloured box is one token.")
+    window.resize(1280, 800)
+    for dock in window.docks.all():
+        dock.show()
+    view = window.analyses_view
+    window.tabs.setCurrentWidget(view)
+    view.tabs.setCurrentIndex(view.index_of("robustness"))
+    page = view.pages[view.index_of("robustness")]
+    qtbot.waitUntil(lambda: bool(page._tokenizers) and page._text != "", timeout=10_000)
+    page.set_tokenizers({f"demo-{k}": demo for k in range(7)})
+    with qtbot.waitSignal(page.finished, timeout=60_000):
+        page.run()
+    qtbot.wait(100)
+    bars = [i for i in page.plot.getPlotItem().items if type(i).__name__ == "BarGraphItem"]
+    assert len(bars) == 7
+    rows, thinnest = rows_drawn(page.plot, page.category_axis)
+    assert rows == list(range(len(PERTURBATIONS))), "a name per perturbation"
+    assert thinnest >= MIN_BAR_PX - 0.5, f"bars {thinnest:.1f} px thick"
+    assert page.plot.height() > page.plot_scroll.viewport().height()  # (it scrolls: the page is short)

@@ -27,24 +27,27 @@ from ..widgets.style import DEFAULT_THEME, TokenTheme, set_theme_when_shown
 
 
 class AnalysesView(QWidget):
-    """Pages (title, widget) sharing one set of tokenizers; `addRequested` asks the window to add
-    one to the Compare set."""
+    """Pages sharing one set of tokenizers; `addRequested` asks the window to add one to the Compare
+    set.  Each page is a widget, or (title, widget); a page with a `page_title()` method names its
+    tab itself (translated).  Find a page by its key (`page.KEY`: "fairness", "robustness",
+    "overlap"; its objectName is e.g. "FairnessPage") with `index_of`, never by the tab's text."""
 
     addRequested = Signal()
 
-    def __init__(self, pages: list[tuple[str, QWidget]], parent=None, theme: TokenTheme = DEFAULT_THEME):
+    def __init__(self, pages: list, parent=None, theme: TokenTheme = DEFAULT_THEME):
         super().__init__(parent)
         self.theme = theme
         self._tokenizers: dict = {}
         self._from_compare = False
+        pages = [p if isinstance(p, tuple) else (None, p) for p in pages]
         self.pages = [page for _, page in pages]
 
         self.header = QLabel()
         self.header.setObjectName("PaneHeader")
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.add_button = QPushButton("Add tokenizer…")
-        self.add_button.setToolTip("Add a tokenizer to the set the analyses (and the Compare tab) use")
+        self.add_button = QPushButton(self.tr("Add tokenizer…"))
+        self.add_button.setToolTip(self.tr("Add a tokenizer to the set the analyses (and the Compare tab) use"))
         self.add_button.clicked.connect(self.addRequested)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("AnalysesTabs")
@@ -54,7 +57,8 @@ class AnalysesView(QWidget):
             scroll.setWidgetResizable(True)
             scroll.setFrameShape(QFrame.Shape.NoFrame)
             scroll.setWidget(page)
-            self.tabs.addTab(scroll, title)
+            scroll.setObjectName(f"{page.objectName() or type(page).__name__}Scroll")
+            self.tabs.addTab(scroll, page.page_title() if hasattr(page, "page_title") else title)
 
         top = QHBoxLayout()
         top.setContentsMargins(6, 4, 6, 0)
@@ -77,6 +81,13 @@ class AnalysesView(QWidget):
             for page in self.pages:
                 page.set_tokenizers(dict(tokenizers))
 
+    def index_of(self, key: str) -> int:
+        """The index of the page whose KEY (or objectName) is `key`; -1 if none."""
+        for k, page in enumerate(self.pages):
+            if key in (getattr(page, "KEY", None), page.objectName()):
+                return k
+        return -1
+
     def tokenizers(self) -> dict:
         return dict(self._tokenizers)
 
@@ -87,12 +98,13 @@ class AnalysesView(QWidget):
     def _update_header(self) -> None:
         names = list(self._tokenizers)
         if not names:
-            self.header.setText("No tokenizer yet: open one, or add tokenizers to compare.")
+            self.header.setText(self.tr("No tokenizer yet: open one, or add tokenizers to compare."))
             return
-        listed = ", ".join(f"<b>{html.escape(n)}</b>" for n in names)
-        where = ("the Compare tab's set" if self._from_compare
-                 else "the explorer's tokenizer; add more to analyse several")
-        self.header.setText(f"Analysing {listed} <span style='color: gray'>({where})</span>")
+        listed = self.tr(", ").join(f"<b>{html.escape(n)}</b>" for n in names)
+        where = (self.tr("(the Compare tab's set)") if self._from_compare
+                 else self.tr("(the explorer's tokenizer; add more to analyse several)"))
+        self.header.setText(self.tr("Analysing {tokenizers} {where}").format(
+            tokenizers=listed, where=f"<span style='color: gray'>{html.escape(where, quote=False)}</span>"))
         self.header.setToolTip(", ".join(names))
 
     def is_busy(self) -> bool:
