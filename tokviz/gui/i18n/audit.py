@@ -15,8 +15,12 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-from .lint import needs_translation
+from .languages import LANGUAGES
+from .lint import NAMES, needs_translation
 
+CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+PHRASE = re.compile(r"\b[a-z]{2,}(?:[ ]+[a-z]{2,})+\b")  # two or more lowercase words in a row
+IDENTIFIER = re.compile(r"\w*_\w*|\w+=\w+|\[[A-Z]+\]|<[/a-z]+>")  # add_special_tokens=True, [CLS], </w>
 TAG = re.compile(r"<[^>]+>")
 ENTITY = re.compile(r"&[a-z]+;|&#\d+;")
 FILE_NAME = re.compile(r"[\w.-]*[\w-]\.(model|json|tiktoken|txt|gguf|vocab|ini|npy|png|md|jsonl|csv|bin)\b|[\w~.-]*/[\w./~-]+")
@@ -33,10 +37,19 @@ class Left:
 
 def _plain(text: str, ignore: tuple[str, ...]) -> str:
     text = ENTITY.sub(" ", TAG.sub(" ", text or ""))
-    for name in ignore:
+    for name in (*ignore, *LANGUAGES.values()):
         if name:
             text = text.replace(name, " ")
-    return FILE_NAME.sub(" ", text).replace("&", "")
+    return IDENTIFIER.sub(" ", FILE_NAME.sub(" ", text)).replace("&", "")
+
+
+def untranslated(text: str) -> bool:
+    """Whether `text` (plain) still needs translating.  A translated text (it holds Chinese or
+    Japanese) may quote a name or an example word (Markdown, abc, lower); it still needs it when an
+    English phrase of two or more words is left in it."""
+    if CJK.search(text):
+        return any(any(w not in NAMES for w in phrase.split()) for phrase in PHRASE.findall(text))
+    return needs_translation(text)
 
 
 def _where(widget) -> str:
@@ -112,7 +125,7 @@ def english_left(root, ignore: tuple[str, ...] = ()) -> list[Left]:
     """The texts of `root`'s chrome that hold English words (`ignore`: names of data shown, not UI)."""
     seen, out = set(), []
     for where, text in chrome_texts(root):
-        if text and needs_translation(_plain(text, ignore)) and (where, text) not in seen:
+        if text and untranslated(_plain(text, ignore)) and (where, text) not in seen:
             seen.add((where, text))
             out.append(Left(where, text))
     return out

@@ -3,7 +3,8 @@
 pyside6-lupdate only sees strings passed to Qt's translation functions.  This finds the others: a
 literal with words in it, or an f-string, handed to a call that shows text (setText, setToolTip,
 QLabel(…), addAction, QMessageBox.warning, a plot's setLabel …), and the translation calls lupdate
-would misread: `obj.tr(…)` on anything but `self` (lupdate files it under the variable's name, Qt
+would misread or miss: a wrapper such as `_tr("…")` (lupdate sees only tr, translate and
+QT_TRANSLATE_NOOP), `obj.tr(…)` on anything but `self` (lupdate files it under the variable's name, Qt
 looks it up under the object's class), an f-string inside tr (lupdate records the braces, not the
 text shown), and a second argument to `self.tr` (lupdate mistakes its context).
 """
@@ -36,7 +37,9 @@ NAMES = {
     "bpe", "json", "utf", "nfc", "nfkc", "nfd", "nfkd", "id", "ids", "wordpiece", "unigram", "sentencepiece",
     "tiktoken", "gguf", "tokviz", "minbpe", "dask", "hf", "ctrl", "shift", "alt", "tsv", "csv", "png", "svg", "npy",
     "qt", "pyside", "python", "numpy", "regex", "rwkv", "tekken", "mb", "kb", "gb", "ms", "ok", "url", "tcp",
-    "llama", "qwen", "gpt", "bert", "jinja", "cpu", "txt", "md", "ascii", "cjk",
+    "llama", "qwen", "gpt", "bert", "jinja", "cpu", "txt", "md", "ascii", "cjk", "markdown", "jaccard", "hub",
+    "hugging", "face", "localcluster", "esc", "enter", "ios", "strr", "sennrich", "unicode", "ollama", "transformers",
+    "huggingface", "github", "html", "xml", "yaml", "latex", "ocr", "vs",
 }
 WORD = re.compile(r"[A-Za-z]{2,}")
 AXES = {"bottom", "left", "top", "right"}  # pyqtgraph's names of a plot's sides (setLabel("bottom", …))
@@ -112,6 +115,13 @@ def lint_source(source: str, path: Path) -> list[Finding]:
                                         "QCoreApplication.translate(\"Context\", …)"))
             if len(node.args) > 1:
                 findings.append(Finding(path, node.lineno, "self.tr() with a second argument (lupdate misreads it)"))
+        if (isinstance(node.func, ast.Name) and name in ("tr", "_tr") and node.args
+                and isinstance(node.args[0], ast.Constant) and len(node.args) == 1):
+            findings.append(Finding(path, node.lineno, f"{name}(\"…\"): lupdate does not see a wrapper's calls; "
+                                    "write QCoreApplication.translate(\"Context\", …) or self.tr(…)"))
+        if isinstance(node.func, ast.Name) and name == "tr" and len(node.args) > 1:
+            findings.append(Finding(path, node.lineno, "tr(context, text) through an alias of translate: lupdate "
+                                    "takes the context for the text; call QCoreApplication.translate itself"))
         if name in ("tr", "translate", "QT_TRANSLATE_NOOP") and any(isinstance(a, ast.JoinedStr) for a in node.args):
             findings.append(Finding(path, node.lineno, f"an f-string inside {name}(): translate the template, "
                                     "then .format() it"))

@@ -15,13 +15,9 @@ from PySide6.QtWidgets import QMessageBox
 from .. import i18n
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Language", text)
-
-
 def add_language_menu(window, menu) -> None:
     """A Language submenu of `menu`: one checkable item per language, the current one checked."""
-    submenu = menu.addMenu(_tr("L&anguage"))
+    submenu = menu.addMenu(QCoreApplication.translate("Language", "L&anguage"))
     window.language_actions = QActionGroup(window)
     for code, name in i18n.LANGUAGES.items():
         action = QAction(name, window)
@@ -40,13 +36,13 @@ def choose_language(window, language: str, *, ask: bool = True) -> bool:
     window.settings.qsettings.sync()
     if language == i18n.current_language() or not ask:
         return False
-    box = QMessageBox(QMessageBox.Icon.Question, _tr("Language"),
-                      _tr("tokviz will speak {language} from its next start. Restart now? Your text, "
-                          "conversation and tokenizers come back as they are.").format(
-                          language=i18n.LANGUAGES[language]),
+    question = QCoreApplication.translate(
+        "Language", "tokviz will speak {language} from its next start. Restart now? Your text, conversation "
+                    "and tokenizers come back as they are.").format(language=i18n.LANGUAGES[language])
+    box = QMessageBox(QMessageBox.Icon.Question, QCoreApplication.translate("Language", "Language"), question,
                       QMessageBox.StandardButton.NoButton, window)
-    restart = box.addButton(_tr("Restart now"), QMessageBox.ButtonRole.AcceptRole)
-    box.addButton(_tr("Later"), QMessageBox.ButtonRole.RejectRole)
+    restart = box.addButton(QCoreApplication.translate("Language", "Restart now"), QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QCoreApplication.translate("Language", "Later"), QMessageBox.ButtonRole.RejectRole)
     box.exec()
     restarting = box.clickedButton() is restart
     box.deleteLater()
