@@ -1,6 +1,7 @@
 """Colour modes of the token view (View > Colour tokens by)."""
 from __future__ import annotations
 
+import pytest
 from PySide6.QtGui import QColor
 
 from tokviz.gui.views.coloring import MODES, id_fill
@@ -73,3 +74,83 @@ def test_dark_theme_keeps_the_modes_readable(qtbot, make_window):
                 assert QColor(s.color).lightness() < text.lightness() - 60, (mode, s.color)
     window.set_theme("light")
     assert not window.is_dark()
+
+
+# -- text readable on every fill (WCAG contrast) ------------------------------------------------------------
+
+class _Tokens:
+    """What `token_fills` reads of an Encoding: ids, bytes, special and partial flags."""
+
+    def __init__(self, ids, lengths, special, partial):
+        self.ids, self.special, self.partial = ids, special, partial
+        self.token_bytes = [b"x" * n for n in lengths]
+
+    def __len__(self):
+        return len(self.ids)
+
+
+def _every_fill(mode, theme):
+    """(fill, special) of every kind of token `mode` colours: ids 0..4999, lengths 1..40 bytes, ranks 0..1,
+    special, partial and unknown tokens."""
+    from tokviz.gui.views.coloring import token_fills
+
+    n = 5000
+    ids = list(range(n))
+    lengths = [1 + i % 40 for i in range(n)]
+    special = [i % 97 == 0 for i in range(n)]
+    partial = [i % 5 == 0 for i in range(n)]
+    fills = token_fills(_Tokens(ids, lengths, special, partial), mode, theme, rank_of=lambda i: i / (n - 1), unk_id=3)
+    return set(zip(fills, special))
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("mode", list(MODES))
+def test_text_is_readable_on_every_fill(mode, theme):
+    from tokviz.gui.views.coloring import MIN_CONTRAST, contrast, theme_text_color
+    from tokviz.gui.widgets.style import THEMES
+
+    theme = THEMES[theme]
+    fills = _every_fill(mode, theme)
+    assert len(fills) >= (3 if mode in ("partial", "special") else 8)
+    for fill, special in fills:
+        text = theme_text_color(fill, theme, special)
+        assert contrast(fill, text) >= MIN_CONTRAST, (mode, fill, text)
+        if contrast(fill, theme.special_text if special else theme.text) >= MIN_CONTRAST:
+            assert text == (theme.special_text if special else theme.text)  # (the theme's own, where it is readable)
+
+
+def test_the_last_rank_gets_light_text_on_a_light_theme():
+    from tokviz.gui.views.coloring import _scale, contrast, theme_text_color
+
+    last = _scale(1.0, LIGHT)
+    assert contrast(last, LIGHT.text) < 4.5  # (the dark blue end of the scale: black text was hard to read)
+    assert theme_text_color(last, LIGHT) == LIGHT.special_text == "#ffffff"
+    assert contrast("#000000", "#ffffff") == pytest.approx(21.0)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_token_view_draws_readable_text_in_every_mode(qtbot, make_window, theme):
+    from tokviz.gui.views.coloring import MIN_CONTRAST, contrast
+
+    window = make_window(shared_tokenizer("cl100k_base.tiktoken"), TEXT + " differently every tokenizer")
+    window.set_theme(theme)
+    view = window.token_view
+    flipped = False
+    for mode in MODES:
+        window.set_color_mode(mode)
+        for s in view.spans():
+            text = view.text_color_of(s.index)
+            assert contrast(s.color, text) >= MIN_CONTRAST, (mode, s.display, s.color, text)
+            flipped |= text != (view.theme.special_text if s.special else view.theme.text)
+    assert flipped  # (some fill took the other text colour)
+    # and it is what is painted: the pixels of a token's text include its text colour
+    window.set_color_mode("rank")
+    last = max(range(len(view.encoding())), key=lambda i: view.encoding().ids[i])
+    image = view.viewport().grab().toImage()
+    rect = view.token_rects(last)[0].toAlignedRect()
+    ratio = image.devicePixelRatio()
+    wanted = QColor(view.text_color_of(last))
+    assert abs(QColor(view.color_of(last)).lightness() - wanted.lightness()) > 60
+    colors = {image.pixelColor(int(x * ratio), int(y * ratio)).name()
+              for x in range(rect.left(), rect.right()) for y in range(rect.top(), rect.bottom())}
+    assert any(abs(QColor(c).lightness() - wanted.lightness()) < 40 for c in colors)

@@ -5,10 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
-from .coloring import MODES, legend_entries
+from .coloring import legend_entries, mode_name, theme_text_color
 from ..widgets.style import DEFAULT_THEME, TokenTheme
-
-MARKERS = "· space  → tab  ↵ newline  e5 a byte of a character cut between tokens"
 
 
 class ColorLegend(QLabel):
@@ -40,11 +38,18 @@ class ColorLegend(QLabel):
     def entries(self) -> list[tuple[str, str]]:
         return legend_entries(self._mode, self._theme)
 
+    def markers_text(self) -> str:
+        """What the whitespace markers and byte chips drawn inside tokens mean (two spaces between
+        the entries)."""
+        return self.tr("· space  → tab  ↵ newline  e5 a byte of a character cut between tokens")
+
     def _update(self) -> None:
         theme = self._theme
         swatches = "&nbsp;&nbsp; ".join(
-            f"<span style='background:{fill}; color:{theme.special_text if fill in theme.special else theme.text};'>"
+            f"<span style='background:{fill}; color:{theme_text_color(fill, theme, fill in theme.special)};'>"
             f"&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;{label}" for fill, label in self.entries())
-        markers = f"&nbsp;&nbsp;|&nbsp;&nbsp;{MARKERS.replace('  ', '&nbsp;&nbsp; ')}" if self._markers else ""
-        self.setText(f"<span style='color:{theme.message_text}'>{MODES[self._mode]}:</span>&nbsp; "
-                     f"{swatches}{markers}")
+        markers = self.markers_text().replace("  ", "&nbsp;&nbsp; ")
+        markers = f"&nbsp;&nbsp;|&nbsp;&nbsp;{markers}" if self._markers else ""
+        title = self.tr("{mode}:").format(mode=mode_name(self._mode))
+        legend = f"<span style='color:{theme.message_text}'>{title}</span>&nbsp; {swatches}{markers}"
+        self.setText(legend)  # (markup around translated texts)

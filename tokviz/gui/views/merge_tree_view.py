@@ -13,11 +13,12 @@ emits `tokenActivated(token)` (the panel then shows that token's tree).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView
 
 from ...analysis.merges import MergeNode
+from .coloring import theme_text_color
 from ..widgets.style import DEFAULT_THEME, TokenTheme, mono_font
 
 H_GAP = 10.0
@@ -39,8 +40,10 @@ class _NodeItem(QGraphicsItem):
         self.fill, self.border, self.text, self.muted = colors
         self.font, self.small = fonts
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip("\n".join([label, *facts]) +
-                        ("" if node.reachable else "\nunreachable: its own string never encodes to it"))
+        lines = [label, *facts]
+        if not node.reachable:
+            lines.append(QCoreApplication.translate("MergeTreeView", "unreachable: its own string never encodes to it"))
+        self.setToolTip("\n".join(lines))
         self.setAcceptHoverEvents(True)
         self._hover = False
 
@@ -123,7 +126,7 @@ class MergeTreeView(QGraphicsView):
         for node in root.walk():
             label = self._label_of(node.token)
             facts = [f for f in (
-                f"id {node.id}" if node.id is not None else "not a token",
+                self.tr("id {id}").format(id=node.id) if node.id is not None else self.tr("not a token"),
                 f"#{node.rank}" if node.rank is not None else "",
                 f"×{node.count:,}" if node.count is not None else "") if f]
             labels[id(node)] = (label, facts)
@@ -156,8 +159,8 @@ class MergeTreeView(QGraphicsView):
         for k, node in enumerate(root.walk()):
             fill = QColor(colors[k % len(colors)]) if node.id is not None else QColor(self.theme.neutral)
             item = _NodeItem(node, *labels[id(node)], sizes[id(node)],
-                             (fill, fill.darker(self.theme.border_darker), QColor(self.theme.text),
-                              QColor(self.theme.message_text)),
+                             (fill, fill.darker(self.theme.border_darker),
+                              QColor(theme_text_color(fill.name(), self.theme)), QColor(self.theme.message_text)),
                              (self._font, self._small))
             item.setPos(positions[id(node)])
             scene.addItem(item)

@@ -16,6 +16,7 @@ from PySide6.QtCore import QEvent, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QToolTip, QWidget
 
+from .coloring import theme_text_color
 from ..widgets.style import DEFAULT_THEME, TokenTheme, mono_font
 
 
@@ -191,7 +192,7 @@ class TraceView(QWidget):
                                     2.0 if marked else 1.0))
                 painter.setBrush(fill)
                 painter.drawRoundedRect(rect, 3, 3)
-                painter.setPen(QColor(theme.text))
+                painter.setPen(QColor(theme_text_color(fill.name(), theme)))
                 painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
                 x += w + self.GAP
             if row.muted_tail:
