@@ -10,6 +10,7 @@ import time
 
 import pytest
 from PySide6.QtCore import QPoint
+from PySide6.QtGui import QTextDocument
 
 import tokviz
 from tokviz.cli import main
@@ -280,3 +281,50 @@ def test_a_removed_pane_lets_go_of_its_tokenizer(qtbot, view):
     gc.collect()
     assert gone() is None
     assert view.table_rows() == []
+
+
+def test_narrow_panes_wrap_their_figures_and_elide_long_names(qtbot):
+    """Seven panes side by side at 1280 px: a long name is elided in the middle (whole in the tooltip)
+    and the figures wrap between figures onto more lines instead of being cut ("… · 3 m")."""
+    a, b = _tokenizers()
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.resize(1280, 600)
+    view.show()
+    view.set_text("abcd dd " * 2000)
+    long_name = "Meta-Llama-3.1-8B-Instruct (tokenizer.json, from the Hub)"
+    with qtbot.waitSignal(view.compared, timeout=60_000):
+        for k in range(7):
+            view.add_tokenizer(a if k % 2 else b, long_name if k == 1 else f"T{k}")
+    qtbot.waitUntil(lambda: all(p.width() > 0 and p.encoding is not None for p in view.panes), timeout=10_000)
+    pane = view.panes[1]
+    pane.show_encoding(pane.encoding, 12.345)  # (a slow encode: "16,000 tokens · 1.00 chars/token · 12345 ms")
+    qtbot.wait(50)
+    assert pane.width() <= 260
+    title = pane.title.text()
+    assert title != long_name and "…" in title and title.startswith("Meta") and title.endswith(")")
+    assert pane.title.fontMetrics().horizontalAdvance(title) <= pane.title.contentsRect().width()
+    assert long_name in pane.title.toolTip() and "12,345 ms" in pane.title.toolTip()
+    figures = pane.figures
+    assert pane.figure_texts() == [f"{len(pane.encoding):,} tokens", f"{len(view.text()) / len(pane.encoding):.2f} "
+                                   "chars/token", "12,345 ms"]
+    line = figures.fontMetrics().height()
+    wide = figures.fontMetrics().horizontalAdvance(" · ".join(pane.figure_texts()))
+    assert wide > figures.contentsRect().width()  # (one line would not hold them)
+    assert figures.height() >= figures.heightForWidth(figures.width()) >= 2 * line  # (two lines or more, all shown)
+    # every figure whole on a line of its own: the label's lines break only between figures
+    doc = QTextDocument()
+    doc.setDefaultFont(figures.font())
+    doc.setHtml(figures.text())
+    doc.setTextWidth(figures.contentsRect().width())
+    doc.setDocumentMargin(0)
+    doc.documentLayout().documentSize()  # (lays it out)
+    block = doc.firstBlock()
+    layout = block.layout()
+    lines = [block.text()[layout.lineAt(k).textStart():][:layout.lineAt(k).textLength()]
+             for k in range(layout.lineCount())]
+    assert len(lines) >= 2
+    for text in lines:
+        shown = [f.strip() for f in text.replace("\u2060", "").replace("\u00a0", " ").split("·") if f.strip()]
+        assert shown and all(f in pane.figure_texts() for f in shown), lines
+    view.shutdown()

@@ -26,8 +26,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QCoreApplication, QMimeData, QT_TRANSLATE_NOOP, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -55,8 +55,25 @@ from .token_view import TokenView
 from ..work.workers import TaskRunner, describe_error
 
 MAX_PANES = 8
+DEFAULT_PNG_NAME = "compare.png"  # (a file name: not translated)
 PANE_MIN_WIDTH = 220  # narrower than this, the panes scroll sideways instead
 TOKENIZER_MIME = "application/x-tokviz-tokenizer"  # JSON list of {"path", "name", "format", "encoding"}
+# The table's columns (the keys of `analysis.compare`'s rows, which Copy CSV / Markdown keep) as shown.
+COLUMN_NAMES = {
+    "tokenizer": QT_TRANSLATE_NOOP("CompareView", "tokenizer"),
+    "vocab size": QT_TRANSLATE_NOOP("CompareView", "vocab size"),
+    "tokens": QT_TRANSLATE_NOOP("CompareView", "tokens"),
+    "bytes/token": QT_TRANSLATE_NOOP("CompareView", "bytes/token"),
+    "chars/token": QT_TRANSLATE_NOOP("CompareView", "chars/token"),
+    "unknown": QT_TRANSLATE_NOOP("CompareView", "unknown"),
+    "byte fallback": QT_TRANSLATE_NOOP("CompareView", "byte fallback"),
+    "time (ms)": QT_TRANSLATE_NOOP("CompareView", "time (ms)"),
+}
+
+
+def column_name(key: str) -> str:
+    """A column of the comparison table as shown (its key in the rows, translated)."""
+    return QCoreApplication.translate("CompareView", COLUMN_NAMES[key]) if key in COLUMN_NAMES else key
 
 
 def tokenizer_mime(entries: list[dict]) -> QMimeData:
@@ -80,8 +97,16 @@ class _Source:
         return open_found(Found(self.name, Path(self.path), "tiktoken", "dropped", self.encoding))
 
 
+def _unbreakable(text: str) -> str:
+    """`text` that a word-wrapped label never breaks: no-break spaces, and word joiners between
+    characters (Chinese breaks between any two characters)."""
+    return "\u2060".join(text.replace(" ", "\u00a0"))
+
+
 class ComparePane(QFrame):
-    """One tokenizer's pane: a header with its figures and buttons, and a TokenView."""
+    """One tokenizer's pane: a header with its name (elided in the middle when the pane is narrow)
+    and buttons, its figures under it (wrapping between figures, never inside one), and a
+    TokenView.  The header's tooltip holds the name and figures whole."""
 
     moveRequested = Signal(object, int)  # pane, -1 / +1
     removeRequested = Signal(object)
@@ -95,11 +120,17 @@ class ComparePane(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setMinimumWidth(PANE_MIN_WIDTH)
         self.title = QLabel()
+        self.title.setObjectName("PaneTitle")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        # the figures may be cut in a narrow pane (the tooltip has them): they never widen it
+        bold = QFont(self.title.font())
+        bold.setBold(True)
+        self.title.setFont(bold)
+        # a long name is elided in the middle (the tooltip has it whole): it never widens the pane
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         left, right, close = QToolButton(), QToolButton(), QToolButton()
-        for b, text, tip in ((left, "◀", "Move left"), (right, "▶", "Move right"), (close, "✕", "Remove")):
+        for b, text, tip in ((left, "◀", self.tr("Move left")), (right, "▶", self.tr("Move right")),
+                             (close, "✕", self.tr("Remove"))):
             b.setText(text)
             b.setToolTip(tip)
             b.setAutoRaise(True)
@@ -107,10 +138,12 @@ class ComparePane(QFrame):
         right.clicked.connect(lambda: self.moveRequested.emit(self, 1))
         close.clicked.connect(lambda: self.removeRequested.emit(self))
         self.view = TokenView(theme=theme)
-        self.view.set_message("Loading…")
+        self.view.set_message(self.tr("Loading…"))
         self.figures = QLabel()
         self.figures.setObjectName("PaneFigures")
-        self.figures.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.figures.setTextFormat(Qt.TextFormat.RichText)
+        self.figures.setWordWrap(True)  # (in a narrow pane the figures take two or three lines)
+        self.figures.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
         head = QHBoxLayout()
         head.setContentsMargins(4, 2, 2, 0)
         head.addWidget(self.title, 1)
@@ -122,18 +155,37 @@ class ComparePane(QFrame):
         layout.addLayout(head)
         layout.addWidget(self.figures)
         layout.addWidget(self.view, 1)
-        self._set_title("loading…")
+        self._figures: list[str] = []
+        self._set_title([self.tr("loading…")])
 
     def name(self) -> str:
         return self.source.name
 
-    def _set_title(self, figures: str, tip: str = "") -> None:
-        """The name on the first line, `figures` (rich text) on the second."""
-        self.title.setText(f"<b>{html.escape(self.source.name)}</b>")
-        self.figures.setText(figures)
+    def figure_texts(self) -> list[str]:
+        """The figures under the name, each as plain text (the tokens, characters per token, time)."""
+        return list(self._figures)
+
+    def _set_title(self, figures: list[str], tip: str = "", color: str | None = None) -> None:
+        """The name on the first line, `figures` under it: they wrap between figures, never inside one."""
+        self._figures = figures
+        self._fit_title()
+        style = f" style='color:{color}'" if color else ""
+        self.figures.setText(" · ".join(f"<span{style}>{html.escape(_unbreakable(f))}</span>" for f in figures))
         self.figures.setContentsMargins(4, 0, 4, 2)
+        tip = tip or "\n".join((self.source.name, " · ".join(figures)))
         for label in (self.title, self.figures):
-            label.setToolTip(tip or f"{self.source.name}: {figures}")
+            label.setToolTip(tip)
+
+    def _fit_title(self) -> None:
+        """The name elided in the middle to the room the buttons leave (the whole name in the tooltip)."""
+        width = self.title.contentsRect().width()
+        name = self.source.name
+        self.title.setText(self.title.fontMetrics().elidedText(name, Qt.TextElideMode.ElideMiddle, width)
+                           if width > 0 else name)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_title()
 
     def show_encoding(self, encoding, seconds: float) -> None:
         self.encoding = encoding
@@ -141,11 +193,14 @@ class ComparePane(QFrame):
         self.view.set_encoding(encoding)
         n = len(encoding)
         chars = len(encoding.text)
-        ratio = f"{chars / n:.2f} chars/token" if n else "–"
-        self._set_title(f"{n:,} tokens · {ratio} · {seconds * 1000:.0f} ms")
+        figures = [self.tr("1 token") if n == 1 else self.tr("{n:,} tokens").format(n=n)]
+        if n:
+            figures.append(self.tr("{ratio:.2f} chars/token").format(ratio=chars / n))
+        figures.append(self.tr("{ms:,.0f} ms").format(ms=seconds * 1000))
+        self._set_title(figures)
 
     def show_error(self, message: str) -> None:
-        self._set_title("<span style='color:#c0392b'>failed</span>", message)
+        self._set_title([self.tr("failed")], message, color="#c0392b")
         self.view.set_encoding(None)
         self.view.set_message(message)
 
@@ -181,21 +236,23 @@ class CompareView(QWidget):
         self.pane_scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.pane_scroll.setWidget(self.pane_box)
         self._show_whitespace = True
-        self.empty = QLabel("Add tokenizers to compare (Add…, or drop tokenizer files or Library entries here).")
+        self.empty = QLabel(self.tr("Add tokenizers to compare (Add…, or drop tokenizer files or Library entries "
+                                    "here)."))
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.add_button = QPushButton("Add tokenizer…")
+        self.empty.setWordWrap(True)
+        self.add_button = QPushButton(self.tr("Add tokenizer…"))
         self.add_button.clicked.connect(self.ask_add)
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.table = QTableWidget(0, 0)
         self.table.verticalHeader().setVisible(False)
         self.words = QListWidget()
-        self.words.setToolTip("Words one tokenizer splits into the most pieces")
-        copy_csv = QPushButton("Copy CSV")
+        self.words.setToolTip(self.tr("Words one tokenizer splits into the most pieces"))
+        copy_csv = QPushButton(self.tr("Copy CSV"))
         copy_csv.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.table_text("csv")))
-        copy_md = QPushButton("Copy Markdown")
+        copy_md = QPushButton(self.tr("Copy Markdown"))
         copy_md.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.table_text("markdown")))
-        save_png = QPushButton("Save PNG…")
+        save_png = QPushButton(self.tr("Save PNG…"))
         save_png.clicked.connect(self._ask_save_png)
         self._diff_timer = QTimer(self)
         self._diff_timer.setSingleShot(True)
@@ -245,7 +302,7 @@ class CompareView(QWidget):
     def add_path(self, path: str | os.PathLike, name: str | None = None, encoding: str | None = None) -> bool:
         """Add a pane for the tokenizer at `path` (loaded on a worker); False when 8 are open."""
         if len(self.panes) >= MAX_PANES:
-            self.summary.setText(f"At most {MAX_PANES} tokenizers side by side.")
+            self.summary.setText(self.tr("At most {n} tokenizers side by side.").format(n=MAX_PANES))
             return False
         path = os.fspath(path)
         source = _Source(path, unique_name(name or Path(path).name, {p.name() for p in self.panes}), encoding)
@@ -262,7 +319,7 @@ class CompareView(QWidget):
 
         def failed(exc) -> None:
             if pane in self.panes:
-                pane.show_error(f"Could not load {path}:\n{describe_error(exc)}")
+                pane.show_error(self.tr("Could not load {path}:\n{error}").format(path=path, error=describe_error(exc)))
 
         self._runner.submit(source.load, done, failed)
         return True
@@ -362,7 +419,7 @@ class CompareView(QWidget):
         tok, text = pane.tokenizer, self._text
         pane.encoding = None
         pane.view.set_encoding(None)
-        pane.view.set_message("Encoding…")
+        pane.view.set_message(self.tr("Encoding…"))
 
         def work():
             tok.encode("warm up")  # (a first call builds the native encoder: not part of the time)
@@ -395,7 +452,8 @@ class CompareView(QWidget):
         ready = [p for p in self.panes if p.encoding is not None]
         if len(ready) != len(self.panes) or len(ready) < 2:
             self.comparison = None
-            self.summary.setText("" if len(ready) >= 2 or not self.panes else "Add another tokenizer to compare.")
+            self.summary.setText("" if len(ready) >= 2 or not self.panes
+                                 else self.tr("Add another tokenizer to compare."))
             self._show_table([])
             return
         gen = self._generation
@@ -418,14 +476,16 @@ class CompareView(QWidget):
             for w in result.split_words:
                 counts = ", ".join(f"{n} {c}" for n, c in w["pieces"].items())
                 self.words.addItem(f"{w['word']}: {counts}")
-            self.summary.setText(
-                f"{result.identical_share:.1%} of the {len(text):,} characters are in tokens all {len(order)} "
-                f"tokenizers cut the same way; the cuts differ at {len(result.differing_positions()):,} places "
-                f"(red marks).")
+            self.summary.setText(self.tr(
+                "{share:.1%} of the {chars:,} characters are in tokens all {n} tokenizers cut the same way; "
+                "the cuts differ at {places:,} places (red marks).").format(
+                    share=result.identical_share, chars=len(text), n=len(order),
+                    places=len(result.differing_positions())))
             self.compared.emit(result)
 
         self._diff_runner.submit(lambda: compare_text(tokenizers, text, encodings=encodings, seconds=seconds), done,
-                                 lambda exc: self.summary.setText(f"Could not compare: {describe_error(exc)}"))
+                                 lambda exc: self.summary.setText(
+                                     self.tr("Could not compare: {error}").format(error=describe_error(exc))))
 
     def _mark(self, pane: ComparePane, marks) -> None:
         if not self._closed and pane in self.panes:
@@ -438,7 +498,7 @@ class CompareView(QWidget):
             cols.extend(k for k in r if k not in cols)
         self.table.setColumnCount(len(cols))
         self.table.setRowCount(len(rows))
-        self.table.setHorizontalHeaderLabels(cols)
+        self.table.setHorizontalHeaderLabels([column_name(c) for c in cols])
         for i, r in enumerate(rows):
             for j, c in enumerate(cols):
                 v = r.get(c, "")
@@ -498,12 +558,13 @@ class CompareView(QWidget):
         event.acceptProposedAction()
 
     def ask_add(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(self, "Add a tokenizer to compare")
+        name, _ = QFileDialog.getOpenFileName(self, self.tr("Add a tokenizer to compare"))
         if name:
             self.add_path(name)
 
     def _ask_save_png(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "Save the panes as PNG", "compare.png", "PNG (*.png)")
+        name, _ = QFileDialog.getSaveFileName(self, self.tr("Save the panes as PNG"), DEFAULT_PNG_NAME,
+                                              self.tr("PNG images (*.png)"))
         if name:
             self.save_png(name)
 
