@@ -266,3 +266,39 @@ def test_a_closed_vocabulary_dock_lets_go_of_the_tokenizer_it_showed(qtbot, make
     with qtbot.waitSignal(window.vocab_view.ready, timeout=60_000):
         window.vocab_dock.show()  # (shown again: the explorer's tokenizer)
     assert window.vocab_view.tokenizer() is window.tokenizer()
+
+
+def test_the_length_histogram_puts_the_longest_half_percent_in_one_last_bar():
+    from tokviz.gui.views.vocab_view import length_bins
+
+    counts = {1: 200, 2: 3000, 3: 4000, 4: 2000, 5: 700, 6: 60, 7: 20, 9: 5, 40: 3, 130: 1}  # 9,989 tokens
+    lengths, heights, tail = length_bins(counts)
+    assert tail == (7, 130, 29)  # (6 bytes and under: 99.6%; 7-130 bytes: the longest 29 tokens)
+    assert lengths.tolist() == [1, 2, 3, 4, 5, 6, 7] and heights.tolist() == [200, 3000, 4000, 2000, 700, 60, 29]
+    assert heights.sum() == sum(counts.values())  # (every token in a bar)
+    # no tail worth a bar of its own: every length keeps its bar
+    assert length_bins({1: 10, 2: 20, 3: 1})[2] is None
+    assert length_bins({})[2] is None
+
+
+def test_the_vocabulary_charts_have_titles(qtbot):
+    view = VocabView()
+    qtbot.addWidget(view)
+    view.resize(340, 700)  # (narrow: the charts are tabs, with titles all the same)
+    view.show()
+    with qtbot.waitSignal(view.ready, timeout=60_000):
+        view.set_tokenizer(tokviz.load(DEMO))
+    assert not view.panes.is_wide()
+    assert view.script_plot.getPlotItem().titleLabel.text == "Scripts of the tokens"
+    assert view.length_tail is None  # (the demo's lengths: 1-11 bytes, every one its bar)
+    assert view.length_plot.getPlotItem().titleLabel.text == "Token length (bytes)"
+    # a vocabulary with a long tail (a few tokens of up to 130 bytes): one last "≥ N" bar, said in the title
+    view.stats.length_bytes = {1: 200, 2: 3000, 3: 4000, 4: 2000, 5: 700, 6: 60, 7: 20, 9: 5, 40: 3, 130: 1}
+    view._plot(view.stats)
+    assert view.length_tail == (7, 130, 29)
+    title = view.length_plot.getPlotItem().titleLabel.text
+    assert title.startswith("Token length (bytes)") and "the longest 29 tokens (7–130 bytes)" in title
+    labels = [item for item in view.length_plot.getPlotItem().items if hasattr(item, "textItem")]
+    assert [item.textItem.toPlainText() for item in labels] == ["≥ 7"]
+    x_range = view.length_plot.getPlotItem().getViewBox().childrenBounds()[0]
+    assert x_range[1] < 10  # (the axis ends at the last bar, not at 130 bytes)

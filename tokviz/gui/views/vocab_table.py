@@ -12,12 +12,50 @@ from __future__ import annotations
 
 import numpy as np
 import regex
-from PySide6.QtCore import QAbstractProxyModel, QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import (QAbstractProxyModel, QAbstractTableModel, QCoreApplication, QModelIndex, QT_TRANSLATE_NOOP,
+                            Qt)
 
 from ...analysis.vocab_stats import CATEGORIES, TokenTable
-from .token_view import runs_display, text_runs
+from .token_runs import runs_display, text_runs
 
-COLUMNS = ("id", "token", "text", "bytes", "chars", "category", "rank / score", "health")
+COLUMNS = (QT_TRANSLATE_NOOP("VocabModel", "id"), QT_TRANSLATE_NOOP("VocabModel", "token"),
+           QT_TRANSLATE_NOOP("VocabModel", "text"), QT_TRANSLATE_NOOP("VocabModel", "bytes"),
+           QT_TRANSLATE_NOOP("VocabModel", "chars"), QT_TRANSLATE_NOOP("VocabModel", "category"),
+           QT_TRANSLATE_NOOP("VocabModel", "rank / score"), QT_TRANSLATE_NOOP("VocabModel", "health"))
+# The categories of `analysis.vocab_stats` (scripts first) as shown; the data keeps the English names.
+CATEGORY_NAMES = {
+    "Latin": QT_TRANSLATE_NOOP("VocabCategory", "Latin"),
+    "CJK": QT_TRANSLATE_NOOP("VocabCategory", "CJK"),
+    "Hangul": QT_TRANSLATE_NOOP("VocabCategory", "Hangul"),
+    "Cyrillic": QT_TRANSLATE_NOOP("VocabCategory", "Cyrillic"),
+    "Greek": QT_TRANSLATE_NOOP("VocabCategory", "Greek"),
+    "Arabic": QT_TRANSLATE_NOOP("VocabCategory", "Arabic"),
+    "Hebrew": QT_TRANSLATE_NOOP("VocabCategory", "Hebrew"),
+    "Devanagari": QT_TRANSLATE_NOOP("VocabCategory", "Devanagari"),
+    "Thai": QT_TRANSLATE_NOOP("VocabCategory", "Thai"),
+    "other letters": QT_TRANSLATE_NOOP("VocabCategory", "other letters"),
+    "mixed scripts": QT_TRANSLATE_NOOP("VocabCategory", "mixed scripts"),
+    "digits": QT_TRANSLATE_NOOP("VocabCategory", "digits"),
+    "punctuation": QT_TRANSLATE_NOOP("VocabCategory", "punctuation"),
+    "whitespace": QT_TRANSLATE_NOOP("VocabCategory", "whitespace"),
+    "symbols": QT_TRANSLATE_NOOP("VocabCategory", "symbols"),
+    "partial UTF-8": QT_TRANSLATE_NOOP("VocabCategory", "partial UTF-8"),
+    "byte piece": QT_TRANSLATE_NOOP("VocabCategory", "byte piece"),
+    "control": QT_TRANSLATE_NOOP("VocabCategory", "control"),
+    "user-defined": QT_TRANSLATE_NOOP("VocabCategory", "user-defined"),
+    "special": QT_TRANSLATE_NOOP("VocabCategory", "special"),
+}
+
+
+def category_name(category: str) -> str:
+    """A category (or script) of `analysis.vocab_stats.CATEGORIES` as shown."""
+    return QCoreApplication.translate("VocabCategory", CATEGORY_NAMES[category]) if category in CATEGORY_NAMES \
+        else category
+
+
+def column_name(section: int) -> str:
+    """The header of the table's column `section`, as shown."""
+    return QCoreApplication.translate("VocabModel", COLUMNS[section])
 
 
 class VocabModel(QAbstractTableModel):
@@ -51,7 +89,7 @@ class VocabModel(QAbstractTableModel):
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return COLUMNS[section]
+            return column_name(section)
         return None
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
@@ -85,7 +123,7 @@ class VocabModel(QAbstractTableModel):
         if col == 4:
             return str(t.n_chars[row])
         if col == 5:
-            return t.category_name(row)
+            return category_name(t.category_name(row))
         if col == 7:
             return self._notes.get(int(t.ids[row]), "")
         rank = t.rank[row]
@@ -151,7 +189,7 @@ class VocabProxy(QAbstractProxyModel):
                 try:
                     keep &= t.matches(regex.compile(text[1:-1], regex.IGNORECASE))
                 except regex.error as exc:
-                    self.last_error = f"bad regex: {exc}"
+                    self.last_error = self.tr("bad regex: {error}").format(error=exc)
             else:
                 keep &= t.contains(text)
         if category:
@@ -182,8 +220,9 @@ class VocabProxy(QAbstractProxyModel):
         if key is None:
             model = self.sourceModel()
             t = model.table()
-            if column == 5:  # the category names' order, looked up by code
-                places = np.argsort(np.argsort(np.array(CATEGORIES, dtype=object), kind="stable"))
+            if column == 5:  # the order of the category names shown, looked up by code
+                shown = np.array([category_name(c) for c in CATEGORIES], dtype=object)
+                places = np.argsort(np.argsort(shown, kind="stable"))
                 key = places[t.category]
             else:
                 cells = t.tokens if column == 1 else [model.cell(r, column) for r in range(len(t))]

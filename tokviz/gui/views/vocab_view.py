@@ -3,7 +3,9 @@
 * figures: size and whether it is a multiple of 64 / 128, special, reserved, control,
   user-defined, byte and unused pieces, mean token length, single-Han-character tokens, which of
   0-999 are one token, the longest tokens;
-* charts (pyqtgraph): token length in bytes (histogram) and the scripts of the tokens (bars);
+* charts (pyqtgraph): token length in bytes (histogram; the longest 0.5% of the tokens, when they
+  would squeeze the rest, are one last "≥ N" bar, which the chart's title explains) and the scripts
+  of the tokens (bars);
 * the table of every token (id, token string, text, bytes, characters, category, merge rank or
   score), filtered by text or /regex/, category, length and health (`analysis.token_health`:
   undecodable, unproduced specials, intermediate-only, added duplicates, same decode, stray
@@ -24,7 +26,7 @@ import itertools
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QComboBox,
@@ -45,22 +47,60 @@ from ...analysis.vocab_stats import CATEGORIES, TokenTable, VocabStats, token_ta
 from ..work.jobs import BackgroundJob
 from ..widgets.plots import MIN_PLOT_HEIGHT, PLOT_TITLE_SIZE, CategoryAxis, FittedAxis, make_plot, theme_plot
 from ..widgets.style import DEFAULT_THEME, TokenTheme
-from .token_view import runs_display, text_runs
-from .vocab_table import VocabModel, VocabProxy
+from .token_runs import runs_display, text_runs
+from .vocab_table import VocabModel, VocabProxy, category_name
 from ..widgets.layout import ElidedLabel, FigureTable, ReflowRow, ResponsivePanes, scroll_page
 from ..work.workers import TaskRunner, describe_error
 
-LENGTH_TITLE = "Token length"
-SCRIPTS_TITLE = "Scripts"
+LENGTH_TITLE = QT_TRANSLATE_NOOP("VocabView", "Token length (bytes)")
+SCRIPTS_TITLE = QT_TRANSLATE_NOOP("VocabView", "Scripts of the tokens")
+LENGTH_SHOWN = 0.995  # the length histogram's axis ends where this share of the tokens is; the rest is one bar
 HEALTH_COLUMN = 7
-HEALTH_TIPS = {
-    "undecodable": "decode([id]) encoded again never gives the id (plain, after a space, or after a word)",
-    "unproduced specials": "special / control tokens that encoding text never gives (templates, post-processor)",
-    "intermediate-only": "IoS >= 0.9 on the sample texts: almost always merged again into a longer token",
-    "added duplicates": "added tokens whose content is also a model token with another id (both ids shown)",
-    "same decode": "several ids that decode to the same text (e.g. <0x41> and 'A')",
-    "stray bytes": "tokens that are not UTF-8 alone: they make text only with their neighbours",
+# The token health sections (analysis.token_health.SECTIONS) as shown, and what each means
+HEALTH_NAMES = {
+    "undecodable": QT_TRANSLATE_NOOP("VocabView", "undecodable"),
+    "unproduced specials": QT_TRANSLATE_NOOP("VocabView", "unproduced specials"),
+    "intermediate-only": QT_TRANSLATE_NOOP("VocabView", "intermediate-only"),
+    "added duplicates": QT_TRANSLATE_NOOP("VocabView", "added duplicates"),
+    "same decode": QT_TRANSLATE_NOOP("VocabView", "same decode"),
+    "stray bytes": QT_TRANSLATE_NOOP("VocabView", "stray bytes"),
 }
+HEALTH_TIPS = {
+    "undecodable": QT_TRANSLATE_NOOP("VocabView", "decode([id]) encoded again never gives the id (plain, after a "
+                                                  "space, or after a word)"),
+    "unproduced specials": QT_TRANSLATE_NOOP("VocabView", "special / control tokens that encoding text never gives "
+                                                          "(templates, post-processor)"),
+    "intermediate-only": QT_TRANSLATE_NOOP("VocabView", "IoS >= 0.9 on the sample texts: almost always merged again "
+                                                        "into a longer token"),
+    "added duplicates": QT_TRANSLATE_NOOP("VocabView", "added tokens whose content is also a model token with "
+                                                       "another id (both ids shown)"),
+    "same decode": QT_TRANSLATE_NOOP("VocabView", "several ids that decode to the same text (e.g. <0x41> and 'A')"),
+    "stray bytes": QT_TRANSLATE_NOOP("VocabView", "tokens that are not UTF-8 alone: they make text only with "
+                                                  "their neighbours"),
+}
+
+
+def _tr(text: str) -> str:
+    """`text` (marked with QT_TRANSLATE_NOOP("VocabView", …)) in the app's language."""
+    return QCoreApplication.translate("VocabView", text)
+
+
+def length_bins(length_counts: dict[int, int], shown: float = LENGTH_SHOWN):
+    """The bars of the token length histogram: (lengths, counts, tail), where `tail` is None when
+    every length has its own bar, else (first length, last length, tokens) of the longest tokens
+    beyond the `shown` share, which are one last bar at `first length` (drawn as "≥ first")
+    rather than a long flat tail that squeezes the rest of the chart."""
+    lengths = np.array(sorted(length_counts), np.int64)
+    counts = np.array([length_counts[int(k)] for k in lengths], np.int64)
+    if not len(lengths) or counts.sum() <= 0:
+        return lengths, counts, None
+    share = np.cumsum(counts) / counts.sum()
+    last = int(np.searchsorted(share, shown - 1e-12))  # the last length of the shown share
+    if last >= len(lengths) - 2:  # (one or two lengths beyond: as well shown as they are)
+        return lengths, counts, None
+    first_tail = int(lengths[last]) + 1
+    tail = (first_tail, int(lengths[-1]), int(counts[last + 1:].sum()))
+    return (np.append(lengths[:last + 1], first_tail), np.append(counts[:last + 1], tail[2]), tail)
 
 
 FIT_ROWS = 60  # rows measured to size the columns to their contents (each cell read through Python, 8 roles)
@@ -81,26 +121,27 @@ class VocabView(QWidget):
         self._job = 0
         self._runner = TaskRunner(1, self)
 
-        self.summary = ElidedLabel("No tokenizer.")
+        self.summary = ElidedLabel(self.tr("No tokenizer."))
         bold = self.summary.font()
         bold.setBold(True)
         self.summary.setFont(bold)
-        self.figures = FigureTable(("figure", "value"))
+        self.figures = FigureTable((self.tr("figure"), self.tr("value")))
         self.filter_input = QLineEdit()
-        self.filter_input.setPlaceholderText("Filter: text, or /regex/")
+        self.filter_input.setPlaceholderText(self.tr("Filter: text, or /regex/"))
         self.filter_input.setClearButtonEnabled(True)
         self.filter_input.setMinimumWidth(120)
         self.category_box = QComboBox()
-        self.category_box.addItem("All categories", "")
+        self.category_box.addItem(self.tr("All categories"), "")
         for c in CATEGORIES:
-            self.category_box.addItem(c, c)
+            self.category_box.addItem(category_name(c), c)
         self.health_box = QComboBox()
-        self.health_box.addItem("Any health", "")
+        self.health_box.addItem(self.tr("Any health"), "")
         for k, name in enumerate(SECTIONS, 1):
-            self.health_box.addItem(name, name)
-            self.health_box.setItemData(k, HEALTH_TIPS[name], Qt.ItemDataRole.ToolTipRole)
-        self.health_box.setToolTip("Token health (Land & Bartolo 2024; IoS: Chizhov et al. 2024): checked "
-                                   "on a worker the first time one is chosen")
+            self.health_box.addItem(_tr(HEALTH_NAMES.get(name, name)), name)
+            if name in HEALTH_TIPS:
+                self.health_box.setItemData(k, _tr(HEALTH_TIPS[name]), Qt.ItemDataRole.ToolTipRole)
+        self.health_box.setToolTip(self.tr("Token health (Land & Bartolo 2024; IoS: Chizhov et al. 2024): checked "
+                                           "on a worker the first time one is chosen"))
         self.health_job = BackgroundJob(cancel_button=QToolButton(), parent=self)
         self.health_progress, self.health_cancel = self.health_job.progress_bar, self.health_job.cancel_button
         self.health_progress.setRange(0, 100)
@@ -108,7 +149,8 @@ class VocabView(QWidget):
         self.health_progress.setMaximumWidth(90)
         self.min_bytes = QSpinBox()
         self.max_bytes = QSpinBox()
-        for box, tip in ((self.min_bytes, "at least this many bytes (0: any)"), (self.max_bytes, "at most (0: any)")):
+        for box, tip in ((self.min_bytes, self.tr("at least this many bytes (0: any)")),
+                         (self.max_bytes, self.tr("at most this many bytes (0: any)"))):
             box.setRange(0, 1024)
             box.setToolTip(tip)
         self.count_label = ElidedLabel("", hint_chars=24)
@@ -141,12 +183,13 @@ class VocabView(QWidget):
         self.table.horizontalHeader().sectionResized.connect(self._column_resized)
 
         pg.setConfigOptions(antialias=True)
-        self.length_plot = make_plot(LENGTH_TITLE, {"bottom": FittedAxis("bottom"), "left": FittedAxis("left")})
-        self.length_plot.setLabel("bottom", "bytes")
-        self.length_plot.setLabel("left", "tokens")
+        self.length_plot = make_plot(_tr(LENGTH_TITLE), {"bottom": FittedAxis("bottom"), "left": FittedAxis("left")})
+        self.length_plot.setLabel("bottom", self.tr("bytes"))
+        self.length_plot.setLabel("left", self.tr("tokens"))
+        self.length_tail = None  # (first, last length, tokens) of the last "≥ first" bar, if any
         self.scripts_axis = CategoryAxis("left")
-        self.script_plot = make_plot(SCRIPTS_TITLE, {"bottom": FittedAxis("bottom"), "left": self.scripts_axis})
-        self.script_plot.setLabel("bottom", "tokens")
+        self.script_plot = make_plot(_tr(SCRIPTS_TITLE), {"bottom": FittedAxis("bottom"), "left": self.scripts_axis})
+        self.script_plot.setLabel("bottom", self.tr("tokens"))
         self.script_plot.getViewBox().invertY(True)
         for plot in (self.length_plot, self.script_plot):
             plot.setMouseEnabled(x=False, y=False)
@@ -156,7 +199,7 @@ class VocabView(QWidget):
         search.addWidget(self.count_label)
         limits = QHBoxLayout()
         limits.addWidget(self.category_box, 1)
-        limits.addWidget(QLabel("bytes"))
+        limits.addWidget(QLabel(self.tr("bytes")))
         limits.addWidget(self.min_bytes)
         limits.addWidget(QLabel("–"))
         limits.addWidget(self.max_bytes)
@@ -170,9 +213,10 @@ class VocabView(QWidget):
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addWidget(self.filters)
         tl.addWidget(self.table, 1)
-        self.panes = ResponsivePanes([(self.figures, "Figures", (30, 1)), (self.length_plot, "Lengths", (35, 1)),
-                                      (self.script_plot, "Scripts", (35, 1))],
-                                     below=(table_box, "Tokens"), wide_width=720)
+        self.panes = ResponsivePanes([(self.figures, self.tr("Figures"), (30, 1)),
+                                      (self.length_plot, self.tr("Lengths"), (35, 1)),
+                                      (self.script_plot, self.tr("Scripts"), (35, 1))],
+                                     below=(table_box, self.tr("Tokens")), wide_width=720)
         self.panes.wide_changed.connect(self._show_titles)
         content = QWidget()
         cl = QVBoxLayout(content)
@@ -202,9 +246,9 @@ class VocabView(QWidget):
         self._content_widths = None
         self._user_sized_columns = False
         if tokenizer is None:
-            self.summary.setText("No tokenizer.")
+            self.summary.setText(self.tr("No tokenizer."))
             return
-        self.summary.setText("Reading the vocabulary…")
+        self.summary.setText(self.tr("Reading the vocabulary…"))
 
         def work():
             table = token_table(tokenizer)
@@ -217,7 +261,8 @@ class VocabView(QWidget):
 
         def failed(exc) -> None:
             if job == self._job:
-                self.summary.setText(f"Could not read the vocabulary: {describe_error(exc)}")
+                self.summary.setText(
+                    self.tr("Could not read the vocabulary: {error}").format(error=describe_error(exc)))
 
         self._runner.submit(work, done, failed)
 
@@ -258,7 +303,7 @@ class VocabView(QWidget):
             self.healthCancelled.emit()
 
         def failed(exc) -> None:
-            self.count_label.setText(f"health check failed: {describe_error(exc)}")
+            self.count_label.setText(self.tr("health check failed: {error}").format(error=describe_error(exc)))
 
         self.health_job.start(lambda cancel, progress: token_health(tokenizer, progress=progress, cancel=cancel),
                               done, on_failed=failed, on_cancelled=cancelled)
@@ -275,7 +320,7 @@ class VocabView(QWidget):
         self.apply_filter()
         self._fit_columns()
         name = self._tokenizer.source.name if self._tokenizer is not None else ""
-        self.summary.setText(f"{name or 'vocabulary'}: {stats.size:,} tokens")
+        self.summary.setText(self.tr("{name}: {n:,} tokens").format(name=name or self.tr("vocabulary"), n=stats.size))
         self.figures.set_rows(self.figure_rows(stats))
         self._plot(stats)
         self.ready.emit(stats)
@@ -319,22 +364,27 @@ class VocabView(QWidget):
     @staticmethod
     def figure_rows(s: VocabStats) -> list[tuple[str, str]]:
         """The figures shown, as (name, value) texts."""
-        yes = {True: "yes", False: "no"}
+        yes = {True: QCoreApplication.translate("VocabView", "yes"),
+               False: QCoreApplication.translate("VocabView", "no")}
         rows = [
-            ("tokens", f"{s.size:,}"),
-            ("multiple of 64 / of 128", f"{yes[s.divisible_by_64]} / {yes[s.divisible_by_128]}"),
-            ("special", f"{s.special:,}"),
-            ("other added", f"{s.added:,}"),
-            ("reserved", f"{s.reserved:,}"),
-            ("control", f"{s.control:,}"),
-            ("user-defined", f"{s.user_defined:,}"),
-            ("byte pieces", f"{s.byte_pieces:,}"),
-            ("unused", f"{s.unused:,}"),
-            ("mean length", f"{s.mean_bytes:.2f} bytes"),
-            ("single-Han-character tokens", f"{s.cjk_single_chars:,}"),
-            ("one-token numbers of 0–999", f"{len(s.numbers_single_token):,}"),
+            (QCoreApplication.translate("VocabView", "tokens"), f"{s.size:,}"),
+            (QCoreApplication.translate("VocabView", "multiple of 64 / of 128"),
+             f"{yes[s.divisible_by_64]} / {yes[s.divisible_by_128]}"),
+            (QCoreApplication.translate("VocabView", "special"), f"{s.special:,}"),
+            (QCoreApplication.translate("VocabView", "other added"), f"{s.added:,}"),
+            (QCoreApplication.translate("VocabView", "reserved"), f"{s.reserved:,}"),
+            (QCoreApplication.translate("VocabView", "control"), f"{s.control:,}"),
+            (QCoreApplication.translate("VocabView", "user-defined"), f"{s.user_defined:,}"),
+            (QCoreApplication.translate("VocabView", "byte pieces"), f"{s.byte_pieces:,}"),
+            (QCoreApplication.translate("VocabView", "unused"), f"{s.unused:,}"),
+            (QCoreApplication.translate("VocabView", "mean length"),
+             QCoreApplication.translate("VocabView", "{n:.2f} bytes").format(n=s.mean_bytes)),
+            (QCoreApplication.translate("VocabView", "single-Han-character tokens"), f"{s.cjk_single_chars:,}"),
+            (QCoreApplication.translate("VocabView", "one-token numbers of 0–999"),
+             f"{len(s.numbers_single_token):,}"),
         ]
-        rows += [(f"longest #{k} ({n} bytes)", runs_display(text_runs(text)))
+        longest = QCoreApplication.translate("VocabView", "longest #{k} ({n} bytes)")
+        rows += [(longest.format(k=k, n=n), runs_display(text_runs(text)))
                  for k, (_, text, n) in enumerate(s.longest[:3], 1)]
         return rows
 
@@ -347,14 +397,23 @@ class VocabView(QWidget):
         theme = self.theme
         brush = pg.mkBrush(theme.palette[1])
         self.length_plot.clear()
-        lengths = np.array(sorted(s.length_bytes), float)
-        counts = np.array([s.length_bytes[int(k)] for k in lengths], float)
+        lengths, counts, self.length_tail = length_bins(s.length_bytes)
         if len(lengths):
-            self.length_plot.addItem(pg.BarGraphItem(x=lengths, height=counts, width=0.8, brush=brush))
+            self.length_plot.addItem(pg.BarGraphItem(x=lengths.astype(float), height=counts.astype(float), width=0.8,
+                                                     brush=brush))
+        if self.length_tail is not None:  # the last bar is the tail: another colour, and "≥ N" over it
+            first, _, tokens = self.length_tail
+            self.length_plot.addItem(pg.BarGraphItem(x=[float(first)], height=[float(tokens)], width=0.8,
+                                                     brush=pg.mkBrush(theme.palette[3])))
+            # (over the bar, its right end at the bar's: the last bar is at the plot's right edge)
+            label = pg.TextItem(self.tr("≥ {n}").format(n=first), color=theme.text, anchor=(1.0, 1.0))
+            label.setPos(float(first) + 0.4, float(tokens))
+            self.length_plot.addItem(label)
+        self._show_titles(self.panes.is_wide())
         self.script_plot.clear()
         names = [c for c, n in s.script_counts.items() if n]
         values = [s.script_counts[c] for c in names]
-        self.scripts_axis.set_names(names)
+        self.scripts_axis.set_names([category_name(c) for c in names])
         self._fit_script_plot()
         if names:
             y = np.arange(len(names), dtype=float)
@@ -369,11 +428,20 @@ class VocabView(QWidget):
         needed = (len(self.scripts_axis.names) + 2) * line + 110 if self.panes.is_wide() else 0
         self.script_plot.setMinimumHeight(max(MIN_PLOT_HEIGHT, needed))
 
+    def length_title(self) -> str:
+        """The length chart's title: what it shows, and what its last bar holds when the longest
+        tokens are one "≥ N" bar."""
+        if self.length_tail is None:
+            return _tr(LENGTH_TITLE)
+        first, last, tokens = self.length_tail
+        note = self.tr("last bar: the longest {tokens:,} tokens ({first}–{last} bytes)").format(
+            tokens=tokens, first=first, last=last)
+        return f"{_tr(LENGTH_TITLE)}<br><span style='font-size:small'>{note}</span>"
+
     def _show_titles(self, wide: bool) -> None:
-        """Titles over the charts side by side; on tabs the tab names say it, and the room is the
-        charts'."""
-        for plot, title in ((self.length_plot, LENGTH_TITLE), (self.script_plot, SCRIPTS_TITLE)):
-            plot.setTitle(title if wide else None, color=self.theme.text, size=PLOT_TITLE_SIZE)
+        """Titles over the charts, side by side or on tabs."""
+        for plot, title in ((self.length_plot, self.length_title()), (self.script_plot, _tr(SCRIPTS_TITLE))):
+            plot.setTitle(title, color=self.theme.text, size=PLOT_TITLE_SIZE)
         self._fit_script_plot()
 
     def set_theme(self, theme: TokenTheme) -> None:
@@ -394,10 +462,12 @@ class VocabView(QWidget):
         self.proxy.set_filter(self.filter_input.text().strip(), self.category_box.currentData() or "",
                               self.min_bytes.value(), self.max_bytes.value(), ids=ids)
         shown, total = self.proxy.rowCount(), self.model.rowCount()
-        note = f" ({self.proxy.last_error})" if self.proxy.last_error else ""
+        text = self.tr("{shown:,} of {total:,}").format(shown=shown, total=total)
+        if self.proxy.last_error:
+            text += " " + self.tr("({error})").format(error=self.proxy.last_error)
         if section and ids is None:
-            note += " (checking health…)"
-        self.count_label.setText(f"{shown:,} of {total:,}{note}")
+            text += " " + self.tr("(checking health…)")
+        self.count_label.setText(text)
 
     def _place_health_column(self, notes: dict[int, str] | None) -> None:
         """With a health filter, its "health" notes right after the token (in a narrow dock they
