@@ -23,7 +23,7 @@ from pathlib import Path
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -53,7 +53,15 @@ from .token_view import TokenView
 from ..window.text_document import ask_before_replacing, ask_save_changes
 from ..work.workers import TaskRunner
 
-CONVERSATION_FILTER = "Conversations (*.json);;All files (*)"
+CONVERSATION_FILTER = QT_TRANSLATE_NOOP("ChatView", "Conversations (*.json);;All files (*)")
+# The roles' names as shown (a message keeps its role's value: "user", ...); other roles show as they are
+ROLE_NAMES = {
+    "system": QT_TRANSLATE_NOOP("ChatView", "system"),
+    "user": QT_TRANSLATE_NOOP("ChatView", "user"),
+    "assistant": QT_TRANSLATE_NOOP("ChatView", "assistant"),
+    "tool": QT_TRANSLATE_NOOP("ChatView", "tool"),
+    "developer": QT_TRANSLATE_NOOP("ChatView", "developer"),
+}
 RENDER_DELAY_MS = 150  # after the last edit
 PROGRESS_AFTER_MS = 300  # a render that takes longer shows its progress and Cancel
 STARTER = [
@@ -74,13 +82,20 @@ def write_conversation(path: str | os.PathLike, conversation: chat.Conversation)
     try:
         data = conversation_bytes(conversation)
     except UnicodeEncodeError:
-        raise TokvizError("the conversation holds a lone surrogate, which UTF-8 cannot hold; remove it to save",
-                          path) from None
+        raise TokvizError(QCoreApplication.translate(
+            "ChatView", "the conversation holds a lone surrogate, which UTF-8 cannot hold; remove it to save"),
+            path) from None
     try:
         write_bytes_atomic(path, data)
     except OSError as exc:
-        raise TokvizError(f"cannot write: {exc.strerror or exc}", path) from None
+        raise TokvizError(QCoreApplication.translate("ChatView", "cannot write: {reason}").format(
+            reason=exc.strerror or exc), path) from None
     return len(data)
+
+
+def role_name(role: str) -> str:
+    """A message's role as shown: a known role's name in the app's language, another as it is."""
+    return QCoreApplication.translate("ChatView", ROLE_NAMES[role]) if role in ROLE_NAMES else role
 
 
 def _preview(content) -> str:
@@ -149,7 +164,7 @@ class ChatView(QWidget):
         add.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(add)
         for role in chat.ROLES:
-            menu.addAction(role, lambda r=role: self.add_message(r, ""))
+            menu.addAction(role_name(role), lambda r=role: self.add_message(r, ""))
         add.setMenu(menu)
         self.add_button = add
         self.delete_button = QToolButton()
@@ -175,8 +190,9 @@ class ChatView(QWidget):
         save_button.clicked.connect(self._ask_save)
         self.save_button = save_button
         self.role_box = QComboBox()
-        self.role_box.addItems(chat.ROLES)  # (a conversation opened with other roles adds them)
-        self.role_box.currentTextChanged.connect(self._role_edited)
+        for role in chat.ROLES:  # (the role as data; a conversation opened with other roles adds them)
+            self.role_box.addItem(role_name(role), role)
+        self.role_box.currentIndexChanged.connect(self._role_edited)
         self.content_edit = QPlainTextEdit()
         self.content_edit.setObjectName("ChatContent")
         self.content_edit.setFont(mono_font())
@@ -406,7 +422,7 @@ class ChatView(QWidget):
     def save_as(self, *, then: Callable[[], object] | None = None) -> bool:
         """Ask for a file and save the conversation there; False when cancelled."""
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Save conversation"), self._path or "conversation.json",
-                                              self.tr(CONVERSATION_FILTER))
+                                              QCoreApplication.translate("ChatView", CONVERSATION_FILTER))
         if not path:
             return False
         self._write(path, then)
@@ -566,7 +582,7 @@ class ChatView(QWidget):
         tokens = "" if count is None else "  ·  " + self.tr("{n:,} tokens").format(n=count)
         extra = [key for key in ("tool_calls", "reasoning_content", "thinking", "name") if message.get(key)]
         more = f"  (+{', '.join(extra)})" if extra else ""
-        item.setText(f"{message.get('role', '?')}{tokens}{more}\n{_preview(message.get('content'))}")
+        item.setText(f"{role_name(message.get('role', '?'))}{tokens}{more}\n{_preview(message.get('content'))}")
 
     def _show_message(self, index: int) -> None:
         self._filling = True
@@ -576,9 +592,9 @@ class ChatView(QWidget):
         if has:
             message = self._messages[index]
             role = message.get("role", "")
-            if self.role_box.findText(role) < 0:
-                self.role_box.addItem(role)
-            self.role_box.setCurrentText(role)
+            if self.role_box.findData(role) < 0:
+                self.role_box.addItem(role_name(role), role)
+            self.role_box.setCurrentIndex(self.role_box.findData(role))
             content = message.get("content")
             if isinstance(content, list):
                 self.content_edit.setPlainText(json.dumps(content, ensure_ascii=False, indent=2))
@@ -591,9 +607,9 @@ class ChatView(QWidget):
             self.content_note.setText("")
         self._filling = False
 
-    def _role_edited(self, role: str) -> None:
+    def _role_edited(self, _index: int) -> None:
         if not self._filling:
-            self.set_role(self.messages.currentRow(), role.strip())
+            self.set_role(self.messages.currentRow(), str(self.role_box.currentData() or "").strip())
 
     def _content_edited(self) -> None:
         if self._filling:
@@ -627,7 +643,7 @@ class ChatView(QWidget):
 
     def _choose_and_open(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.tr("Open conversation"), self._path or "",
-                                              self.tr(CONVERSATION_FILTER))
+                                              QCoreApplication.translate("ChatView", CONVERSATION_FILTER))
         if path:
             self.open_path(path)
 

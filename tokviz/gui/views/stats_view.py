@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -58,37 +58,67 @@ from ..work.workers import describe_error
 def cluster_refusal(tokenizer) -> str | None:
     """Why `tokenizer` cannot be measured on a Dask cluster (its workers load it from its file), or None."""
     if tokenizer is None:
-        return "Load a tokenizer first"
+        return QCoreApplication.translate("StatsView", "Load a tokenizer first")
     path = tokenizer.source.path
     if not path or not os.path.exists(path):
-        return ("The cluster's workers load the tokenizer from its file, and this one has none yet "
-                "(export it, or wait until it is kept)")
+        return QCoreApplication.translate("StatsView", "The cluster's workers load the tokenizer from its file, and "
+                                          "this one has none yet (export it, or wait until it is kept)")
     return None
 
 
-# (label, key of CorpusStats.as_dict, format)
+# (label, key of CorpusStats.as_dict, format); the labels are shown translated (metric_label)
 METRICS = [
-    ("files", "files", "count"),
-    ("text", "bytes", "mb"),
-    ("characters", "chars", "int"),
-    ("tokens", "tokens", "int"),
-    ("bytes per token", "bytes_per_token", "f3"),
-    ("characters per token", "chars_per_token", "f3"),
-    ("tokens per word (fertility)", "fertility", "f3"),
-    ("Han characters per token", "han_chars_per_token", "f3"),
-    ("unknown tokens", "unknown_rate", "pct"),
-    ("byte-fallback tokens", "byte_fallback_rate", "pct"),
-    ("vocabulary used", "used", "int"),
-    ("vocabulary utilisation", "utilisation", "pct"),
-    ("never-used tokens", "never_used", "int"),
-    ("Shannon entropy (bits)", "shannon_entropy", "f3"),
-    ("Shannon efficiency", "shannon_efficiency", "f3"),
-    ("Rényi entropy, α = 2.5 (bits)", "renyi_entropy", "f3"),
-    ("Rényi efficiency", "renyi_efficiency", "f3"),
-    ("Gini coefficient", "gini", "f3"),
-    ("time (s)", "seconds", "f2"),
-    ("throughput (MB/s)", "mb_per_second", "f2"),
+    (QT_TRANSLATE_NOOP("StatsView", "files"), "files", "count"),
+    (QT_TRANSLATE_NOOP("StatsView", "text"), "bytes", "mb"),
+    (QT_TRANSLATE_NOOP("StatsView", "characters"), "chars", "int"),
+    (QT_TRANSLATE_NOOP("StatsView", "tokens"), "tokens", "int"),
+    (QT_TRANSLATE_NOOP("StatsView", "bytes per token"), "bytes_per_token", "f3"),
+    (QT_TRANSLATE_NOOP("StatsView", "characters per token"), "chars_per_token", "f3"),
+    (QT_TRANSLATE_NOOP("StatsView", "tokens per word (fertility)"), "fertility", "f3"),
+    (QT_TRANSLATE_NOOP("StatsView", "Han characters per token"), "han_chars_per_token", "f3"),
+    (QT_TRANSLATE_NOOP("StatsView", "unknown tokens"), "unknown_rate", "pct"),
+    (QT_TRANSLATE_NOOP("StatsView", "byte-fallback tokens"), "byte_fallback_rate", "pct"),
+    (QT_TRANSLATE_NOOP("StatsView", "vocabulary used"), "used", "int"),
+    (QT_TRANSLATE_NOOP("StatsView", "vocabulary utilisation"), "utilisation", "pct"),
+    (QT_TRANSLATE_NOOP("StatsView", "never-used tokens"), "never_used", "int"),
+    (QT_TRANSLATE_NOOP("StatsView", "Shannon entropy (bits)"), "shannon_entropy", "f3"),
+    (QT_TRANSLATE_NOOP("StatsView", "Shannon efficiency"), "shannon_efficiency", "f3"),
+    (QT_TRANSLATE_NOOP("StatsView", "Rényi entropy, α = 2.5 (bits)"), "renyi_entropy", "f3"),
+    (QT_TRANSLATE_NOOP("StatsView", "Rényi efficiency"), "renyi_efficiency", "f3"),
+    (QT_TRANSLATE_NOOP("StatsView", "Gini coefficient"), "gini", "f3"),
+    (QT_TRANSLATE_NOOP("StatsView", "time (s)"), "seconds", "f2"),
+    (QT_TRANSLATE_NOOP("StatsView", "throughput (MB/s)"), "mb_per_second", "f2"),
 ]
+# The comparison table's columns (the keys of `corpus_stats.comparison_rows`, which Copy and Save keep):
+# whole keys, and the figures of each corpus ("<corpus> tokens"), longest suffix first.
+COMPARE_COLUMNS = {
+    "tokenizer": QT_TRANSLATE_NOOP("StatsView", "tokenizer"),
+    "vocab size": QT_TRANSLATE_NOOP("StatsView", "vocab size"),
+}
+CORPUS_COLUMNS = (
+    (" Han chars/token", QT_TRANSLATE_NOOP("StatsView", "{corpus} Han chars/token")),
+    (" chars/token", QT_TRANSLATE_NOOP("StatsView", "{corpus} chars/token")),
+    (" tokens", QT_TRANSLATE_NOOP("StatsView", "{corpus} tokens")),
+    (" time (s)", QT_TRANSLATE_NOOP("StatsView", "{corpus} time (s)")),
+)
+
+
+def metric_label(label: str) -> str:
+    """A METRICS label as shown."""
+    return QCoreApplication.translate("StatsView", label)
+
+
+def compare_column_name(key: str) -> str:
+    """A column of the comparison table as shown: its key translated, a corpus's name kept."""
+    if key in COMPARE_COLUMNS:
+        return QCoreApplication.translate("StatsView", COMPARE_COLUMNS[key])
+    for suffix, template in CORPUS_COLUMNS:
+        if key.endswith(suffix) and len(key) > len(suffix):
+            return QCoreApplication.translate("StatsView", template).format(corpus=key[:-len(suffix)])
+    return key
+
+
+DEFAULT_SAVE_NAME = "comparison.md"  # (a file name: not translated)
 
 
 def _button_row(*buttons: QPushButton) -> QHBoxLayout:
@@ -111,7 +141,7 @@ def format_metric(value, kind: str) -> str:
     if kind == "count":
         return f"{len(value):,}"
     if kind == "mb":
-        return f"{value / 1e6:.2f} MB"
+        return QCoreApplication.translate("StatsView", "{mb:.2f} MB").format(mb=value / 1e6)
     if kind == "int":
         return f"{int(value):,}"
     if kind == "pct":
@@ -138,59 +168,59 @@ class StatsView(QWidget):
         self._compare_paths: list[str] = []
 
         self.corpus_list = QListWidget()
-        self.corpus_list.setToolTip("Files and folders to measure on (folders: their text files)")
+        self.corpus_list.setToolTip(self.tr("Files and folders to measure on (folders: their text files)"))
         self.corpus_list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.corpus_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        add_files = QPushButton("Add files…")
+        add_files = QPushButton(self.tr("Add files…"))
         add_files.clicked.connect(self._ask_files)
-        add_folder = QPushButton("Add folder…")
+        add_folder = QPushButton(self.tr("Add folder…"))
         add_folder.clicked.connect(self._ask_folder)
-        remove = QPushButton("Remove")
+        remove = QPushButton(self.tr("Remove"))
         remove.clicked.connect(self._remove_selected)
-        self.run_button = QPushButton("Measure")
+        self.run_button = QPushButton(self.tr("Measure"))
         self.run_button.clicked.connect(self.run)
-        self.status = WrappedLabel("Add files or folders, then Measure.")
+        self.status = WrappedLabel(self.tr("Add files or folders, then Measure."))
         self.job = BackgroundJob(status=self.status, parent=self)
         self.job.timer.timeout.connect(self._show_dashboard)
         self.job.ended.connect(self._ended)
         self.progress, self.cancel_button = self.job.progress_bar, self.job.cancel_button
         self.run_on = RunOnBox()
-        self.run_on.set_refused("Load a tokenizer first")
+        self.run_on.set_refused(cluster_refusal(None))
 
-        self.metrics = FigureTable(("metric", "value"))
-        self.metrics.set_rows((label, "") for label, _, _ in METRICS)
-        self.zipf = make_plot("Zipf: token frequency by rank",
+        self.metrics = FigureTable((self.tr("metric"), self.tr("value")))
+        self.metrics.set_rows((metric_label(label), "") for label, _, _ in METRICS)
+        self.zipf = make_plot(self.tr("Zipf: token frequency by rank"),
                               {"bottom": FittedAxis("bottom"), "left": FittedAxis("left")})
         self.zipf.setLogMode(x=True, y=True)
-        self.zipf.setLabel("bottom", "rank")
-        self.zipf.setLabel("left", "count")
+        self.zipf.setLabel("bottom", self.tr("rank"))
+        self.zipf.setLabel("left", self.tr("count"))
 
         # compare tab
         self.compare_list = QListWidget()
         self.compare_list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.compare_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        add_tok = QPushButton("Add tokenizer…")
+        add_tok = QPushButton(self.tr("Add tokenizer…"))
         add_tok.clicked.connect(self._ask_tokenizer)
-        remove_tok = QPushButton("Remove")
+        remove_tok = QPushButton(self.tr("Remove"))
         remove_tok.clicked.connect(self._remove_tokenizer)
-        self.compare_button = QPushButton("Compare")
-        self.compare_button.setToolTip("Compare the tokenizers on the corpus files, grouped by name")
+        self.compare_button = QPushButton(self.tr("Compare"))
+        self.compare_button.setToolTip(self.tr("Compare the tokenizers on the corpus files, grouped by name"))
         self.compare_button.clicked.connect(self.compare)
         guard_clicks(self.run_button, self.compare_button)  # (enabled again as a job ends, maybe under a click)
         self.compare_table = QTableWidget(0, 0)
         self.compare_table.verticalHeader().setVisible(False)
         self.compare_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        copy_csv = QPushButton("Copy CSV")
+        copy_csv = QPushButton(self.tr("Copy CSV"))
         copy_csv.clicked.connect(lambda: QGuiApplication.clipboard().setText(table_csv(self.rows)))
-        copy_md = QPushButton("Copy Markdown")
+        copy_md = QPushButton(self.tr("Copy Markdown"))
         copy_md.clicked.connect(lambda: QGuiApplication.clipboard().setText(table_markdown(self.rows)))
-        save = QPushButton("Save…")
+        save = QPushButton(self.tr("Save…"))
         save.clicked.connect(self._save_table)
 
         corpus = QWidget()
         cl = QVBoxLayout(corpus)
         cl.setContentsMargins(0, 0, 0, 0)
-        cl.addWidget(QLabel("Corpus"))
+        cl.addWidget(QLabel(self.tr("Corpus")))
         cl.addWidget(self.corpus_list, 1)
         cl.addLayout(_button_row(add_files, add_folder, remove))
         cl.addWidget(self.run_on)
@@ -201,13 +231,15 @@ class StatsView(QWidget):
         cl.addLayout(run_row)
         cl.addWidget(self.status)
         self.measure_panes = ResponsivePanes(
-            [(corpus, "Corpus", (26, 14)), (self.metrics, "Figures", (36, 52)), (self.zipf, "Zipf plot", (38, 34))],
+            [(corpus, self.tr("Corpus"), (26, 14)), (self.metrics, self.tr("Figures"), (36, 52)),
+             (self.zipf, self.tr("Zipf plot"), (38, 34))],
             wide_width=760)
 
         compare = QWidget()
         pl = QVBoxLayout(compare)
         pl.setContentsMargins(4, 4, 4, 4)
-        pl.addWidget(WrappedLabel("Tokenizers to compare with the current one (on the corpus files, grouped by name)"))
+        pl.addWidget(WrappedLabel(self.tr("Tokenizers to compare with the current one (on the corpus files, "
+                                          "grouped by name)")))
         pl.addWidget(self.compare_list, 1)
         pl.addLayout(_button_row(add_tok, remove_tok, self.compare_button))
         pl.addWidget(self.compare_table, 3)
@@ -215,8 +247,8 @@ class StatsView(QWidget):
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(scroll_page(self.measure_panes), "Corpus metrics")
-        self.tabs.addTab(scroll_page(compare), "Compare tokenizers")
+        self.tabs.addTab(scroll_page(self.measure_panes), self.tr("Corpus metrics"))
+        self.tabs.addTab(scroll_page(compare), self.tr("Compare tokenizers"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.tabs)
@@ -248,12 +280,12 @@ class StatsView(QWidget):
         _add_path(self.compare_list, path)
 
     def _ask_files(self) -> None:
-        names, _ = QFileDialog.getOpenFileNames(self, "Add corpus files")
+        names, _ = QFileDialog.getOpenFileNames(self, self.tr("Add corpus files"))
         for n in names:
             _add_path(self.corpus_list, n)
 
     def _ask_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a corpus folder")
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Add a corpus folder"))
         if folder:
             _add_path(self.corpus_list, folder)
 
@@ -262,7 +294,7 @@ class StatsView(QWidget):
             self.corpus_list.takeItem(self.corpus_list.row(item))
 
     def _ask_tokenizer(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(self, "Add a tokenizer to compare")
+        name, _ = QFileDialog.getOpenFileName(self, self.tr("Add a tokenizer to compare"))
         if name:
             self.add_compare(name)
 
@@ -277,13 +309,13 @@ class StatsView(QWidget):
         """Measure the current tokenizer on the corpus, on a worker."""
         paths = self.corpus()
         if self._tokenizer is None or not paths:
-            self.status.setText("Load a tokenizer and add files or folders first.")
+            self.status.setText(self.tr("Load a tokenizer and add files or folders first."))
             return
         tokenizer = self._tokenizer
         self.run_on.set_refused(cluster_refusal(tokenizer))  # (a trained tokenizer gets its file once kept)
         where = self.run_on.choice()
         if where == ("scheduler", ""):
-            self.status.setText("Give the address of the Dask scheduler (tcp://host:port).")
+            self.status.setText(self.tr("Give the address of the Dask scheduler (tcp://host:port)."))
             return
         dashboard = self._dashboard = [None]  # (this run's: a run it replaces writes to its own)
 
@@ -306,28 +338,33 @@ class StatsView(QWidget):
         def done(stats: CorpusStats) -> None:
             self.result = stats
             self._show(stats)
-            self.status.setText(f"Measured {len(stats.files)} file(s), {stats.bytes / 1e6:.2f} MB.")
+            files = len(stats.files)
+            self.status.setText((self.tr("Measured 1 file, {mb:.2f} MB.") if files == 1 else
+                                 self.tr("Measured {files:,} files, {mb:.2f} MB.")).format(files=files,
+                                                                                        mb=stats.bytes / 1e6))
             self.finished.emit(stats)
 
-        self._start("Measuring…" if where[0] == "here" else
-                    f"Connecting to the Dask scheduler at {where[1]}…" if where[0] == "scheduler"
-                    else f"Starting {where[1]} worker process(es)…", work, done)
+        self._start(self.tr("Measuring…") if where[0] == "here" else
+                    self.tr("Connecting to the Dask scheduler at {address}…").format(address=where[1])
+                    if where[0] == "scheduler" else
+                    self.tr("Starting {n} worker process(es)…").format(n=where[1]), work, done)
         self.run_on.set_running(True)
 
     def compare(self) -> None:
         """Compare the current tokenizer and the added ones on the corpus, on a worker."""
         paths = self.corpus()
         if self._tokenizer is None or not paths:
-            self.status.setText("Load a tokenizer and add files or folders first.")
+            self.status.setText(self.tr("Load a tokenizer and add files or folders first."))
             return
         current = self._tokenizer
+        current_name = current.source.name or self.tr("current")
         others = list(self._compare_paths)
         corpora: dict[str, list] = {}
         for p in paths:
             corpora.setdefault(Path(p).stem, []).append(p)
 
         def work(cancel, _progress):
-            tokenizers = {current.source.name or "current": current}
+            tokenizers = {current_name: current}
             for p in others:
                 tok = open_tokenizer(p)
                 tokenizers[unique_name(tok.source.name or Path(p).name, tokenizers)] = tok
@@ -336,11 +373,11 @@ class StatsView(QWidget):
         def done(rows) -> None:
             self.rows = rows
             self._show_rows(rows)
-            self.status.setText(f"Compared {len(rows)} tokenizers.")
+            self.status.setText(self.tr("Compared {n} tokenizers.").format(n=len(rows)))
             self.compared.emit(rows)
 
         self._dashboard = [None]  # (no cluster: no link)
-        self._start("Comparing…", work, done)
+        self._start(self.tr("Comparing…"), work, done)
 
     def cancel(self) -> None:
         self.job.cancel()
@@ -353,7 +390,8 @@ class StatsView(QWidget):
         self.run_button.setEnabled(False)
         self.compare_button.setEnabled(False)
         self.status.setText(message)
-        self.job.start(work, done, on_failed=lambda exc: self.status.setText(f"Failed: {describe_error(exc)}"),
+        self.job.start(work, done, on_failed=lambda exc: self.status.setText(
+                           self.tr("Failed: {error}").format(error=describe_error(exc))),
                        on_cancelled=self.cancelled.emit)
 
     def _show_dashboard(self) -> None:
@@ -395,7 +433,7 @@ class StatsView(QWidget):
         table.clear()
         table.setColumnCount(len(cols))
         table.setRowCount(len(rows))
-        table.setHorizontalHeaderLabels(cols)
+        table.setHorizontalHeaderLabels([compare_column_name(c) for c in cols])
         for i, r in enumerate(rows):
             for j, c in enumerate(cols):
                 v = r.get(c, "")
@@ -407,8 +445,8 @@ class StatsView(QWidget):
     def _save_table(self) -> None:
         if not self.rows:
             return
-        name, _ = QFileDialog.getSaveFileName(self, "Save the comparison", "comparison.md",
-                                              "Markdown (*.md);;CSV (*.csv)")
+        name, _ = QFileDialog.getSaveFileName(self, self.tr("Save the comparison"), DEFAULT_SAVE_NAME,
+                                              self.tr("Markdown (*.md);;CSV (*.csv)"))
         if not name:
             return
         from ...formats.atomic_write import write_text_atomic
