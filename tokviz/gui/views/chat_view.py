@@ -548,8 +548,8 @@ class ChatView(QWidget):
         title = f"<b>{name}</b>{edited}"
         result = self._result
         if result is None or template is None:
-            self.header.setText(title if self._tokenizer is None
-                                else f"{title} · <i>{self.tr('not rendered')}</i>")
+            not_rendered = self.tr("not rendered")
+            self.header.setText(title if self._tokenizer is None else f"{title} · <i>{not_rendered}</i>")
             self.header.setToolTip(self._path or "")
             return
         n = len(self._messages)
