@@ -42,7 +42,8 @@ class Headers:
 
     def _update_title(self) -> None:
         tok = self.controller.tokenizer
-        parts = ["tokviz", self._tok_name(tok) if tok else None, self.document.display_name() + "[*]"]
+        # (Qt adds " — tokviz", the application's display name, to the title the window manager shows)
+        parts = [self._tok_name(tok) if tok else None, self.document.display_name() + "[*]"]
         self.setWindowTitle(" — ".join(p for p in parts if p))
         self.setWindowModified(self.document.is_modified())
         self.action_save_text.setEnabled(self.document.can_save())
