@@ -95,3 +95,18 @@ def test_a_screenshot_in_chinese_leaves_the_app_in_its_own_language(qapp, tmp_pa
 def test_the_ts_file_is_valid_xml_for_lrelease():
     root = ET.parse(update.ts_file("zh_CN")).getroot()
     assert root.get("language") == "zh_CN" and root.get("sourcelanguage") == "en"
+
+
+def test_the_lint_finds_translations_lupdate_never_sees(tmp_path):
+    source = '''
+def f(self, n):
+    _tr("Save")
+    tr = QCoreApplication.translate
+    tr("Ctx", "Open")
+    label.setText(f"{self.tr('tokens')}: {n}")
+    label.setText(f"{self.tr(NAME)}: {n}")
+'''
+    found = [f.what for f in lint.lint_source(source, tmp_path / "w.py")]
+    assert len(found) == 3, found
+    assert any("wrapper" in f for f in found) and any("alias" in f for f in found)
+    assert any("f-string's braces" in f for f in found)

@@ -6,7 +6,8 @@ QLabel(…), addAction, QMessageBox.warning, a plot's setLabel …), and the tra
 would misread or miss: a wrapper such as `_tr("…")` (lupdate sees only tr, translate and
 QT_TRANSLATE_NOOP), `obj.tr(…)` on anything but `self` (lupdate files it under the variable's name, Qt
 looks it up under the object's class), an f-string inside tr (lupdate records the braces, not the
-text shown), and a second argument to `self.tr` (lupdate mistakes its context).
+text shown), a translation call inside an f-string's braces (lupdate does not look there), and a
+second argument to `self.tr` (lupdate mistakes its context).
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ NAMES = {
     "qt", "pyside", "python", "numpy", "regex", "rwkv", "tekken", "mb", "kb", "gb", "ms", "ok", "url", "tcp",
     "llama", "qwen", "gpt", "bert", "jinja", "cpu", "txt", "md", "ascii", "cjk", "markdown", "jaccard", "hub",
     "hugging", "face", "localcluster", "esc", "enter", "ios", "strr", "sennrich", "unicode", "ollama", "transformers",
-    "huggingface", "github", "html", "xml", "yaml", "latex", "ocr", "vs",
+    "huggingface", "github", "html", "xml", "yaml", "latex", "ocr", "vs", "zipf",
 }
 WORD = re.compile(r"[A-Za-z]{2,}")
 AXES = {"bottom", "left", "top", "right"}  # pyqtgraph's names of a plot's sides (setLabel("bottom", …))
@@ -105,6 +106,13 @@ def _raw_texts(node: ast.expr):
 def lint_source(source: str, path: Path) -> list[Finding]:
     findings = []
     for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.JoinedStr) and any(
+                isinstance(v, ast.FormattedValue) and any(
+                    isinstance(c, ast.Call) and _call_name(c.func) in ("tr", "translate")
+                    and any(isinstance(a, ast.Constant) for a in c.args) for c in ast.walk(v.value))
+                for v in node.values):
+            findings.append(Finding(path, node.lineno, "a translation call inside an f-string's braces (lupdate "
+                                    "does not look there): translate before, into a variable"))
         if not isinstance(node, ast.Call):
             continue
         name = _call_name(node.func)

@@ -3,7 +3,7 @@
 1. pyside6-lupdate reads every module of tokviz/ and updates tokviz_<lang>.ts: new strings come in
    unfinished, strings gone from the code go (-no-obsolete), translations of unchanged strings stay.
 2. `--fill A.ts B.ts …` copies finished translations from other .ts files (say, one a translator
-   worked on) into unfinished messages of the same context and source.
+   worked on) into the messages of the same context and source: theirs replace what was there.
 3. pyside6-lrelease compiles each .ts into the .qm the app loads.
 
 `--check` changes nothing: it lists the messages lupdate would leave unfinished and the translations
@@ -80,7 +80,8 @@ def unfinished(ts: Path) -> list[tuple[str, str]]:
 
 
 def fill(ts: Path, donors: list[Path]) -> int:
-    """Copy finished translations from `donors` into unfinished messages of `ts`; returns how many."""
+    """Copy finished translations from `donors` into the same messages of `ts` (replacing what was
+    there); returns how many changed."""
     known = {}
     for donor in donors:
         for c, s, t in messages(donor):
@@ -93,9 +94,9 @@ def fill(ts: Path, donors: list[Path]) -> int:
         for message in context.iter("message"):
             t = message.find("translation")
             key = (name, message.findtext("source"))
-            if t is not None and t.get("type") == "unfinished" and key in known:
+            if t is not None and key in known and (t.get("type") == "unfinished" or t.text != known[key]):
                 t.text = known[key]
-                del t.attrib["type"]
+                t.attrib.pop("type", None)
                 filled += 1
     ET.indent(tree)
     with open(ts, "wb") as out:
