@@ -40,6 +40,7 @@ from ..window.open_tokenizers import open_tokenizer
 from ..platform import lower_this_thread
 from .ui_gate import join_this_thread, leave_this_thread, ui_thread_waits
 from ..views.token_view import TokenView
+from ..widgets.messages import show
 
 # Texts up to LIVE_CHARS characters are encoded on every change while showing the last results took
 # the UI thread under LIVE_BUDGET_MS and encoding them the worker under LIVE_ENCODE_MS (each smoothed;
@@ -212,9 +213,10 @@ class EncodeResult:
 
 
 def describe_error(exc: BaseException) -> str:
-    """The reason to show a person: a TokvizError's reason, else the exception type and message."""
+    """The reason to show a person: a TokvizError's reason (a Message from the layers without Qt shown
+    in the app's language), else the exception type and message."""
     if isinstance(exc, TokvizError):
-        return exc.reason
+        return show(exc.reason)
     return QCoreApplication.translate("describe_error", "{kind}: {message}").format(kind=type(exc).__name__,
                                                                                    message=exc)
 
