@@ -46,6 +46,7 @@ import regex
 
 from ..errors import Cancelled, TokvizError
 from ..formats._util import other_unicode_message, unicode_bom
+from ..messages import QT_TRANSLATE_NOOP, Joined, Message
 from ..paths import check_regular_file, folder_entries, is_regular_file, read_limited, stat_path
 
 UNSPACED_SCRIPTS = ("Han", "Hiragana", "Katakana", "Thai", "Lao", "Khmer", "Myanmar")
@@ -409,9 +410,13 @@ def fairness(tokenizers: dict, texts: dict[str, str], pivot: str, *, files: dict
     for name, per in figures.items():
         f = per[pivot]
         if f.byte_fallback:
-            common = ", ".join(f"{t} ({_byte_char(t)}) {n:,}" for t, n in f.common_fallback)
-            result.notes.append(f"{name}: {f.byte_fallback_share:.1%} of the pivot's tokens are byte-fallback pieces "
-                                f"too, characters its vocabulary lacks: {common}")
+            common = Joined(QT_TRANSLATE_NOOP("fairness", ", "),
+                            [Message(QT_TRANSLATE_NOOP("fairness", "{piece} ({what}) {count:,}"), piece=t,
+                                     what=_byte_char(t), count=n) for t, n in f.common_fallback])
+            result.notes.append(Message(QT_TRANSLATE_NOOP("fairness", "{name}: {share:.1%} of the pivot's tokens are "
+                                                                      "byte-fallback pieces too, characters its "
+                                                                      "vocabulary lacks: {common}"),
+                                        name=name, share=f.byte_fallback_share, common=common))
     if progress is not None:
         progress(total, total)
     return result
@@ -431,20 +436,28 @@ def parallel_warnings(facts: dict[str, TextFacts], pivot: str) -> list[str]:
     for lang, f in facts.items():
         if lang == pivot:
             continue
-        why = []
-        if p.lines and f.lines and not 1 / LINE_RATIO <= f.lines / p.lines <= LINE_RATIO:
-            why.append(f"{f.lines:,} non-blank lines against {p.lines:,}")
-        if p.bytes and not 1 / BYTE_RATIO <= f.bytes / p.bytes <= BYTE_RATIO:
-            why.append(f"{f.bytes:,} bytes against {p.bytes:,}")
-        if why:
-            out.append(f"{lang}: {' and '.join(why)} of the pivot {pivot}: is it the same content (parallel)?")
+        lines = bool(p.lines and f.lines and not 1 / LINE_RATIO <= f.lines / p.lines <= LINE_RATIO)
+        size = bool(p.bytes and not 1 / BYTE_RATIO <= f.bytes / p.bytes <= BYTE_RATIO)
+        figures = dict(lang=lang, pivot=pivot, lines=f.lines, pivot_lines=p.lines, bytes=f.bytes, pivot_bytes=p.bytes)
+        if lines and size:
+            out.append(Message(QT_TRANSLATE_NOOP("fairness", "{lang}: {lines:,} non-blank lines against {pivot_lines:,} "
+                                                             "and {bytes:,} bytes against {pivot_bytes:,} of the pivot "
+                                                             "{pivot}: is it the same content (parallel)?"), **figures))
+        elif lines:
+            out.append(Message(QT_TRANSLATE_NOOP("fairness", "{lang}: {lines:,} non-blank lines against {pivot_lines:,} "
+                                                             "of the pivot {pivot}: is it the same content (parallel)?"),
+                               **figures))
+        elif size:
+            out.append(Message(QT_TRANSLATE_NOOP("fairness", "{lang}: {bytes:,} bytes against {pivot_bytes:,} of the "
+                                                             "pivot {pivot}: is it the same content (parallel)?"),
+                               **figures))
     return out
 
 
 def _byte_char(piece: str) -> str:
     """<0x0A> -> '\\n' (what an ASCII byte piece stands for), else the piece's UTF-8 role."""
     b = int(piece[3:5], 16)
-    return repr(chr(b)) if b < 0x80 else "part of a character"
+    return repr(chr(b)) if b < 0x80 else QT_TRANSLATE_NOOP("fairness", "part of a character")
 
 
 def _notes(facts: dict[str, TextFacts], languages: list[str]) -> list[str]:
@@ -452,9 +465,12 @@ def _notes(facts: dict[str, TextFacts], languages: list[str]) -> list[str]:
     for lang in languages:
         f = facts[lang]
         if not f.has_words:
-            out.append(f"{lang}: {f.unspaced_share:.0%} of its word characters are in scripts written without "
-                       f"spaces; STRR is n/a (its {f.words:,} other words are not the language's words)")
+            out.append(Message(QT_TRANSLATE_NOOP("fairness", "{lang}: {share:.0%} of its word characters are in "
+                                                             "scripts written without spaces; STRR is n/a (its {words:,} "
+                                                             "other words are not the language's words)"),
+                               lang=lang, share=f.unspaced_share, words=f.words))
         elif f.unspaced_chars:
-            out.append(f"{lang}: {f.unspaced_share:.0%} of its word characters are in scripts written without "
-                       f"spaces and are left out of its words")
+            out.append(Message(QT_TRANSLATE_NOOP("fairness", "{lang}: {share:.0%} of its word characters are in "
+                                                             "scripts written without spaces and are left out of its "
+                                                             "words"), lang=lang, share=f.unspaced_share))
     return out

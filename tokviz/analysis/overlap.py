@@ -34,6 +34,7 @@ from ..core.encoding import display_string
 from ..core.models.bpe import BPE
 from ..core.sentencepiece import SentencePieceBPE
 from ..errors import Cancelled
+from ..messages import QT_TRANSLATE_NOOP, Joined, Message
 from .merges import merge_index
 from .vocab_stats import CATEGORIES, decoded_rows, text_categories
 
@@ -108,8 +109,8 @@ class PairOverlap:
     special_only_b: int
     scripts: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # category -> (shared, only A, only B)
     merges: MergeAgreement | None = None
-    merges_note: str = ""  # why there is no merge comparison
-    verdict: str = ""
+    merges_note: str = ""  # why there is no merge comparison (a Message)
+    verdict: str = ""  # (a Message: the English text, translatable where shown)
 
     def row(self) -> dict:
         """The table row: the figures people compare."""
@@ -343,28 +344,47 @@ def _pair(sa: _Side, sb: _Side, a: _Coded, b: _Coded, key_of) -> PairOverlap:
         pair.merges = _merge_agreement(a, b, sa, sb, key_of)
     else:
         missing = [s for s, c in ((sa, a), (sb, b)) if c.merges is None]
-        pair.merges_note = ", ".join(f"{s.name} is a {s.kind}" for s in missing) + " (no merge list)"
+        pair.merges_note = merges_note([(s.name, s.kind) for s in missing])
     pair.verdict = verdict(pair)
     return pair
+
+
+def merges_note(missing: list[tuple[str, str]]) -> Message:
+    """Why a pair's merges are not compared: (name, model kind) of the tokenizers without merges."""
+    return Message(QT_TRANSLATE_NOOP("overlap", "{models} (no merge list)"),
+                   models=Joined(QT_TRANSLATE_NOOP("overlap", ", "),
+                                 [Message(QT_TRANSLATE_NOOP("overlap", "{name} is a {model}"), name=name, model=kind)
+                                  for name, kind in missing]))
 
 
 def _pct(x: float) -> str:
     return "100 %" if x == 1.0 else f"{x:.1%}".replace("%", " %")
 
 
-def verdict(p: PairOverlap) -> str:
-    """The answer to "was one derived from the other?", in words, from a pair's figures."""
+def verdict(p: PairOverlap) -> Message:
+    """The answer to "was one derived from the other?", in words, from a pair's figures (a Message:
+    the English text, translatable where the GUI shows it)."""
     m = p.merges
     if p.shared == p.tokens_a == p.tokens_b and (m is None or m.common_prefix == m.merges_a == m.merges_b):
-        ids = " with the same ids" if p.same_id == p.shared else ", with other ids"
-        merges = f" and the same {m.merges_a:,} merges in the same order" if m else ""
-        return f"{p.a} and {p.b} are the same vocabulary: the same {p.shared:,} tokens{ids}{merges}."
+        if p.same_id == p.shared:
+            template = (QT_TRANSLATE_NOOP("overlap", "{a} and {b} are the same vocabulary: the same {shared:,} tokens "
+                                                     "with the same ids and the same {merges:,} merges in the same "
+                                                     "order.") if m else
+                        QT_TRANSLATE_NOOP("overlap", "{a} and {b} are the same vocabulary: the same {shared:,} tokens "
+                                                     "with the same ids."))
+        else:
+            template = (QT_TRANSLATE_NOOP("overlap", "{a} and {b} are the same vocabulary: the same {shared:,} tokens, "
+                                                     "with other ids and the same {merges:,} merges in the same "
+                                                     "order.") if m else
+                        QT_TRANSLATE_NOOP("overlap", "{a} and {b} are the same vocabulary: the same {shared:,} tokens, "
+                                                     "with other ids."))
+        return Message(template, a=p.a, b=p.b, shared=p.shared, **({"merges": m.merges_a} if m else {}))
     # the smaller vocabulary is the candidate base
     a_base = p.tokens_a <= p.tokens_b
     base, other = (p.a, p.b) if a_base else (p.b, p.a)
     contained = p.a_in_b if a_base else p.b_in_a
     base_size = min(p.tokens_a, p.tokens_b)
-    said: list[str] = []
+    said: list[Message] = []
     extends = in_order = False
     if m is not None:
         shorter, longer = (p.a, p.b) if m.merges_a <= m.merges_b else (p.b, p.a)
@@ -373,44 +393,67 @@ def verdict(p: PairOverlap) -> str:
         derived = (m.derived_a if first == p.a else m.derived_b)
         if m.common_prefix == fewest and most > fewest:
             extends = True
-            said.append(f"{longer}'s first {fewest:,} merges are {shorter}'s, in {shorter}'s order; {longer} adds "
-                        f"{most - fewest:,} more")
+            said.append(Message(QT_TRANSLATE_NOOP("overlap", "{longer}'s first {fewest:,} merges are {shorter}'s, in "
+                                                             "{shorter}'s order; {longer} adds {more:,} more"),
+                                longer=longer, shorter=shorter, fewest=fewest, more=most - fewest))
         elif run > 0 and run >= 0.5 * fewest:
             in_order = True
-            how = " (derived from its ranks)" if derived else ""
             total = m.merges_a if first == p.a else m.merges_b
-            which = f"all {run:,} of {first}'s merges{how} are" if run == total else \
-                f"{first}'s first {run:,} merges (of {total:,}){how} are all"
-            said.append(f"{which} {second}'s too, in the same order")
+            if run == total:
+                template = (QT_TRANSLATE_NOOP("overlap", "all {run:,} of {first}'s merges (derived from its ranks) are "
+                                                         "{second}'s too, in the same order") if derived else
+                            QT_TRANSLATE_NOOP("overlap", "all {run:,} of {first}'s merges are {second}'s too, in the "
+                                                         "same order"))
+            else:
+                template = (QT_TRANSLATE_NOOP("overlap", "{first}'s first {run:,} merges (of {total:,}) (derived from "
+                                                         "its ranks) are all {second}'s too, in the same order")
+                            if derived else
+                            QT_TRANSLATE_NOOP("overlap", "{first}'s first {run:,} merges (of {total:,}) are all "
+                                                         "{second}'s too, in the same order"))
+            said.append(Message(template, run=run, first=first, second=second, total=total))
         elif m.shared:
-            rho = f", rank correlation {m.spearman:.2f}" if m.spearman is not None else ""
-            said.append(f"they share {m.shared:,} merges{rho}; the merge lists part at merge {m.common_prefix:,}")
-    said.append(f"{other}'s vocabulary holds {_pct(contained)} of {base}'s {base_size:,} tokens")
+            if m.spearman is not None:
+                said.append(Message(QT_TRANSLATE_NOOP("overlap", "they share {shared:,} merges, rank correlation "
+                                                                 "{rho:.2f}; the merge lists part at merge {prefix:,}"),
+                                    shared=m.shared, rho=m.spearman, prefix=m.common_prefix))
+            else:
+                said.append(Message(QT_TRANSLATE_NOOP("overlap", "they share {shared:,} merges; the merge lists part at "
+                                                                 "merge {prefix:,}"),
+                                    shared=m.shared, prefix=m.common_prefix))
+    said.append(Message(QT_TRANSLATE_NOOP("overlap", "{other}'s vocabulary holds {share} of {base}'s {size:,} tokens"),
+                        other=other, share=_pct(contained), base=base, size=base_size))
     if p.same_id_prefix >= 256:
-        said.append(f"ids 0–{p.same_id_prefix - 1:,} stand for the same tokens in both")
+        said.append(Message(QT_TRANSLATE_NOOP("overlap", "ids 0–{last:,} stand for the same tokens in both"),
+                            last=p.same_id_prefix - 1))
     elif p.shared and p.same_id / p.shared > 0.5:
-        said.append(f"{p.same_id:,} shared tokens have the same id")
+        said.append(Message(QT_TRANSLATE_NOOP("overlap", "{n:,} shared tokens have the same id"), n=p.same_id))
+    names = dict(a=p.a, b=p.b, other=other, base=base)
     if extends:
-        head = f"{longer} extends {shorter}"
+        head = Message(QT_TRANSLATE_NOOP("overlap", "{longer} extends {shorter}"), longer=longer, shorter=shorter)
     elif contained >= 0.95 and (in_order or (m is None and p.same_id_prefix >= 0.5 * base_size)):
-        head = f"{other} was very likely derived from {base}"
+        head = Message(QT_TRANSLATE_NOOP("overlap", "{other} was very likely derived from {base}"), **names)
     elif in_order:
-        head = f"{p.a} and {p.b} very likely share an ancestor"
+        head = Message(QT_TRANSLATE_NOOP("overlap", "{a} and {b} very likely share an ancestor"), **names)
     elif contained >= 0.95:
-        head = (f"{other} holds nearly all of {base}'s tokens, but not in {base}'s order: related, or trained on "
-                "similar data")
+        head = Message(QT_TRANSLATE_NOOP("overlap", "{other} holds nearly all of {base}'s tokens, but not in {base}'s "
+                                                    "order: related, or trained on similar data"), **names)
     elif p.jaccard >= 0.5:
-        head = f"{p.a} and {p.b} share most tokens (Jaccard {p.jaccard:.2f}) but neither contains the other"
+        head = Message(QT_TRANSLATE_NOOP("overlap", "{a} and {b} share most tokens (Jaccard {jaccard:.2f}) but neither "
+                                                    "contains the other"), jaccard=p.jaccard, **names)
     elif contained >= 0.5:
-        head = (f"Probably not derived, though {other} holds most of {base}'s tokens (neither follows the other's "
-                "merge order; similar training text?)")
+        head = Message(QT_TRANSLATE_NOOP("overlap", "Probably not derived, though {other} holds most of {base}'s tokens "
+                                                    "(neither follows the other's merge order; similar training text?)"),
+                       **names)
     else:
-        head = "No sign that one was derived from the other"
-        said.insert(0, f"they share {p.shared:,} tokens (Jaccard {p.jaccard:.2f}), what tokenizers trained on "
-                       "similar text all learn")
-    text = head + ": " + "; ".join(said) + "."
+        head = Message(QT_TRANSLATE_NOOP("overlap", "No sign that one was derived from the other"))
+        said.insert(0, Message(QT_TRANSLATE_NOOP("overlap", "they share {shared:,} tokens (Jaccard {jaccard:.2f}), what "
+                                                            "tokenizers trained on similar text all learn"),
+                               shared=p.shared, jaccard=p.jaccard))
+    text = Message(QT_TRANSLATE_NOOP("overlap", "{head}: {findings}."), head=head,
+                   findings=Joined(QT_TRANSLATE_NOOP("overlap", "; "), said))
     if p.merges_note:
-        text += f" Merges not compared: {p.merges_note}."
+        text = Message(QT_TRANSLATE_NOOP("overlap", "{verdict} Merges not compared: {note}."), verdict=text,
+                       note=p.merges_note)
     return text
 
 

@@ -47,6 +47,7 @@ from ..work.jobs import BackgroundJob
 from ..widgets.plots import CategoryAxis, FittedAxis, make_plot, theme_plot
 from ..widgets.style import DEFAULT_THEME, TokenTheme
 from ..widgets.layout import WrappedLabel
+from ..widgets.messages import show
 from ..work.workers import describe_error
 
 # one colour per tokenizer (Okabe & Ito's palette: distinguishable with colour-blindness, on light or dark)
@@ -400,8 +401,8 @@ class FairnessView(QWidget):
             summary += self.tr(" Highest premium: {language} with {tokenizer}, {premium}× the tokens.").format(
                 language=worst[2], tokenizer=worst[1], premium=f"{worst[0]:.2f}")
         self.status.setText(summary)
-        lines = [f"<span style='color:{self._warning_color()}'>⚠ {_escape(w)}</span>" for w in result.warnings]
-        lines += [_escape(n) for n in result.notes]
+        lines = [f"<span style='color:{self._warning_color()}'>⚠ {_escape(show(w))}</span>" for w in result.warnings]
+        lines += [_escape(show(n)) for n in result.notes]
         self.notes.setText("<br>".join(lines))
         for b in self.copy_buttons:
             b.setEnabled(True)

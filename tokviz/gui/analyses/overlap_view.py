@@ -37,6 +37,7 @@ from ..work.jobs import BackgroundJob
 from ..widgets.plots import CategoryAxis, FittedAxis, RowsScroll, make_plot, theme_plot
 from ..widgets.style import DEFAULT_THEME, TokenTheme
 from ..widgets.layout import ElidedLabel, WrappedLabel
+from ..widgets.messages import show
 from ..work.workers import describe_error
 
 COLUMNS = ("A", "B", "shared", "Jaccard", "A in B", "B in A", "common merge prefix", "rank correlation", "verdict")
@@ -300,7 +301,7 @@ class OverlapView(QWidget):
                 elif isinstance(value, int):
                     text = f"{value:,}"
                 else:
-                    text = str(value)
+                    text = show(value)  # (the verdict: a Message, in the app's language)
                 item = QTableWidgetItem(text)
                 if key not in ("A", "B", "verdict"):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -357,7 +358,7 @@ class OverlapView(QWidget):
             return
         pair = self.report.pairs[rows[0].row()]
         self._pair = pair
-        self.verdict.setText(self.tr("{a} vs {b}: {verdict}").format(a=pair.a, b=pair.b, verdict=pair.verdict))
+        self.verdict.setText(self.tr("{a} vs {b}: {verdict}").format(a=pair.a, b=pair.b, verdict=show(pair.verdict)))
         lines = [self.tr("Tokens: {tokens_a} in {a}, {tokens_b} in {b}, {shared} shared ({same_id} with the same "
                          "id). Special and added tokens, compared apart: {special_shared} shared, {special_only_a} "
                          "only in {a}, {special_only_b} only in {b}.").format(
@@ -410,7 +411,7 @@ class OverlapView(QWidget):
         plot.setLabel("left", self.tr("rank in {name}").format(name=pair.b), color=self.theme.text)
         m = pair.merges
         if m is None or not len(m.rank_a):
-            self.ranks_key.setText(self.tr("No merges to compare: {why}.").format(why=pair.merges_note) if m is None
+            self.ranks_key.setText(self.tr("No merges to compare: {why}.").format(why=show(pair.merges_note)) if m is None
                                    else self.tr("No merge is in both lists."))
             return
         self.ranks_key.setText(self.tr("Each shared merge at its rank in {a} and in {b} ({shown} of {shared} shown): "
