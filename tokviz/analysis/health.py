@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from ..core.models.bpe import BPE
 from ..core.models.unigram import Unigram
 from ..errors import Cancelled
+from ..messages import QT_TRANSLATE_NOOP, Joined, Message
 from .merges import iter_merges, merge_index, merges_making, trace_bpe
 
 
@@ -93,12 +94,14 @@ def vocab_health(tokenizer, *, progress: Callable[[int, int], None] | None = Non
     step = max(1, total // 100)
     encode_own = _own_encoder(model)
     if encode_own is None:
-        report.notes.append(f"reachability is not checked for {model.kind} models (greedy longest match "
-                            "gives every word-initial token from its own string)")
+        report.notes.append(Message(QT_TRANSLATE_NOOP("health", "reachability is not checked for {model} models "
+                                                                "(greedy longest match gives every word-initial token "
+                                                                "from its own string)"), model=model.kind))
     if isinstance(model, BPE) and (model.ignore_merges or not model.has_merge_list):
-        report.notes.append("this BPE takes a pre-token that is a token whole (ignore_merges / tiktoken): "
-                            "unreachable here means no sequence of merges makes the token, so it only "
-                            "appears when a whole pre-token equals it")
+        report.notes.append(QT_TRANSLATE_NOOP("health", "this BPE takes a pre-token that is a token whole "
+                                                        "(ignore_merges / tiktoken): unreachable here means no "
+                                                        "sequence of merges makes the token, so it only appears when "
+                                                        "a whole pre-token equals it"))
     for k, (token, i) in enumerate(items):
         if k % step == 0:
             _check(cancel)
@@ -173,14 +176,20 @@ def bad_merges(model: BPE) -> list[tuple[int, str, str, str]]:
     out = []
     for (r, a, b, m), maybe_late in zip(iter_merges(model), later):
         if a not in vocab or b not in vocab:
-            missing = " and ".join(repr(x) for x in (a, b) if x not in vocab)
-            out.append((r, a, b, f"part {missing} is not a token"))
+            missing = [x for x in (a, b) if x not in vocab]
+            out.append((r, a, b, Message(QT_TRANSLATE_NOOP("health", "part {part!r} is not a token"), part=missing[0])
+                        if len(missing) == 1 else
+                        Message(QT_TRANSLATE_NOOP("health", "part {left!r} and {right!r} is not a token"),
+                                left=a, right=b)))
         elif m not in vocab:
-            out.append((r, a, b, f"result {m!r} is not a token"))
+            out.append((r, a, b, Message(QT_TRANSLATE_NOOP("health", "result {token!r} is not a token"), token=m)))
         elif maybe_late:
             late = [x for x in (a, b) if x in making and making[x][0] > r]
             if late:
-                out.append((r, a, b, "part " + " and ".join(f"{x!r} is only made by merge {making[x][0]}" for x in late)))
+                out.append((r, a, b, Message(QT_TRANSLATE_NOOP("health", "part {late}"), late=Joined(
+                    QT_TRANSLATE_NOOP("health", " and "),
+                    [Message(QT_TRANSLATE_NOOP("health", "{part!r} is only made by merge {rank}"), part=x,
+                             rank=making[x][0]) for x in late]))))
     return out
 
 

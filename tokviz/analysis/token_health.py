@@ -44,10 +44,13 @@ import numpy as np
 
 from ..core.models.bpe import BPE
 from ..core.sentencepiece import SentencePieceBPE
+from ..messages import QT_TRANSLATE_NOOP, Joined, Message
 from .health import HealthReport, _check, vocab_health
 
 ANCHORS = ("7", "x", "#", "«")
-FORMS = ("plain", "space", "after a word")
+# (the names of the forms are Templates: strs, translated where the GUI shows them)
+FORMS = (QT_TRANSLATE_NOOP("health", "plain"), QT_TRANSLATE_NOOP("health", "space"),
+         QT_TRANSLATE_NOOP("health", "after a word"))
 SECTIONS = ("undecodable", "unproduced specials", "intermediate-only", "added duplicates", "same decode",
             "stray bytes")
 RESOURCES = Path(__file__).resolve().parents[1].parent / "resources"
@@ -153,7 +156,7 @@ def token_health(tokenizer, *, corpus: str | None = None, corpus_name: str = "",
     (default: the shipped sample texts)."""
     if corpus is None:
         corpus_name, corpus = default_corpus()
-    th = TokenHealth(tokenizer.model.kind, tokenizer.vocab_size, corpus_name or "the given text", len(corpus),
+    th = TokenHealth(tokenizer.model.kind, tokenizer.vocab_size, corpus_name or QT_TRANSLATE_NOOP("health", "the given text"), len(corpus),
                      ios_threshold, min_count)
     report = (lambda d: progress(d, 100)) if progress is not None else (lambda d: None)
     report(0)
@@ -175,7 +178,8 @@ def token_health(tokenizer, *, corpus: str | None = None, corpus_name: str = "",
                               lambda d: report(60 + 15 * d))
         th.same_decode = _groups(after)
     else:
-        th.notes.append("no anchor token ('7', 'x', '#' or '«' as one token): 'after a word' and 'same decode' skipped")
+        th.notes.append(QT_TRANSLATE_NOOP("health", "no anchor token ('7', 'x', '#' or '«' as one token): 'after a "
+                                                    "word' and 'same decode' skipped"))
     th.unproduced_specials = unproduced_specials(tokenizer)
     th.added_duplicates = added_duplicates(tokenizer, {b: i for i, b in zip(all_ids, all_data) if i not in byte_pieces})
     report(80)
@@ -184,7 +188,8 @@ def token_health(tokenizer, *, corpus: str | None = None, corpus_name: str = "",
         th.intermediate = intermediate_tokens(tokenizer, corpus, threshold=ios_threshold, min_count=min_count,
                                               cancel=cancel, progress=lambda d: report(80 + 20 * d))
     else:
-        th.notes.append(f"intermediate-only tokens (IoS) are measured on BPE merges; not for {model.kind} models")
+        th.notes.append(Message(QT_TRANSLATE_NOOP("health", "intermediate-only tokens (IoS) are measured on BPE "
+                                                            "merges; not for {model} models"), model=model.kind))
     report(100)
     return th
 
@@ -221,16 +226,16 @@ def stray_kind(data: bytes) -> str | None:
         pass
     where = []
     if 0x80 <= data[0] <= 0xBF:
-        where.append("starts inside a character")
+        where.append(QT_TRANSLATE_NOOP("health", "starts inside a character"))
     dec = codecs.getincrementaldecoder("utf-8")("replace")
     text = dec.decode(data, final=False)
     if dec.getstate()[0]:
-        where.append("ends inside a character")
+        where.append(QT_TRANSLATE_NOOP("health", "ends inside a character"))
     if "\ufffd" in text and not where:
-        where.append("invalid byte")
+        where.append(QT_TRANSLATE_NOOP("health", "invalid byte"))
     elif "\ufffd" in text.lstrip("\ufffd") and where:
-        where.append("invalid byte")
-    return ", ".join(where)
+        where.append(QT_TRANSLATE_NOOP("health", "invalid byte"))
+    return Joined(QT_TRANSLATE_NOOP("health", ", "), where)
 
 
 def _encode_many(tokenizer, texts: list[str]) -> list[list[int]]:
@@ -328,7 +333,8 @@ def unproduced_specials(tokenizer) -> list[tuple[int, str, str]]:
         if i == unk or not content:
             continue
         if tokenizer.encode_ids(content, allow_special=False) != [i]:
-            who = "the post-processor" if i in wrapped else "templates / special-token matching"
+            who = (QT_TRANSLATE_NOOP("health", "the post-processor") if i in wrapped else
+                   QT_TRANSLATE_NOOP("health", "templates / special-token matching"))
             out.append((i, content, who))
     return out
 

@@ -11,6 +11,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
 from ...analysis.health import HealthReport
+from ..widgets.messages import show
 from ..widgets.plots import MIN_PLOT_HEIGHT, CategoryAxis
 from ..widgets.style import TokenTheme
 
@@ -49,7 +50,7 @@ def health_summary(report: HealthReport) -> str:
                         "finding (the chart; the list below).").format(
         model=report.model, size=f"{report.vocab_size:,}", checked=f"{report.checked:,}", found=found,
         kinds=len(counts))
-    return line + "".join(f"\n{n}" for n in report.notes)
+    return line + "".join(f"\n{show(n)}" for n in report.notes)
 
 
 def counts_tooltip(counts: dict[str, int]) -> str:
@@ -91,7 +92,7 @@ def fill_tree(tree: QTreeWidget, report: HealthReport, label_of, id_to_token) ->
             [(f"{i}  {label_of(t)}", encodes_to.format(pieces=" | ".join(map(label_of, got))), t)
              for i, t, got in report.unreachable]).setExpanded(True)
     section(QCoreApplication.translate("MergesHealth", "Merges that cannot work as listed"),
-            [(f"#{r}  {label_of(a)} + {label_of(b)}", why, None) for r, a, b, why in report.bad_merges])
+            [(f"#{r}  {label_of(a)} + {label_of(b)}", show(why), None) for r, a, b, why in report.bad_merges])
     section(QCoreApplication.translate("MergesHealth", "Tokens that are not UTF-8 alone (byte-level: expected)"),
             [(f"{i}  {label_of(t)}", "", t) for i, t in report.partial_utf8])
     section(QCoreApplication.translate("MergesHealth", "Duplicate token strings"),
@@ -105,12 +106,12 @@ def fill_tree(tree: QTreeWidget, report: HealthReport, label_of, id_to_token) ->
     merged_again = QCoreApplication.translate("MergesHealth", "IoS {ios}: {merged} of {count} merged again")
     model_token = QCoreApplication.translate("MergesHealth", "model token {id}")
     section(QCoreApplication.translate("MergesHealth", "Undecodable: decode, then encode, never gives the token back"),
-            [(f"{i}  {label_of(t)}", "; ".join(f"{form} → [{ids(got)}]" for form, got in forms.items()), t)
+            [(f"{i}  {label_of(t)}", "; ".join(f"{show(form)} → [{ids(got)}]" for form, got in forms.items()), t)
              for i, t, _, forms in th.undecodable])
     section(QCoreApplication.translate("MergesHealth", "Specials text never produces"),
-            [(f"{i}  {c}", only_from.format(who=who), None) for i, c, who in th.unproduced_specials])
+            [(f"{i}  {c}", only_from.format(who=show(who)), None) for i, c, who in th.unproduced_specials])
     section(QCoreApplication.translate("MergesHealth", "Intermediate-only (IoS ≥ {threshold} in {corpus})").format(
-                threshold=f"{th.ios_threshold:g}", corpus=th.corpus),
+                threshold=f"{th.ios_threshold:g}", corpus=show(th.corpus)),
             [(f"{i}  {label_of(t)}", merged_again.format(ios=f"{ios:.2f}", merged=f"{k:,}", count=f"{n:,}"), t)
              for i, t, ios, n, k in th.intermediate])
     section(QCoreApplication.translate("MergesHealth", "Added tokens duplicating model tokens"),
@@ -118,7 +119,7 @@ def fill_tree(tree: QTreeWidget, report: HealthReport, label_of, id_to_token) ->
     section(QCoreApplication.translate("MergesHealth", "Ids that decode alike"),
             [(repr(t), ids_are.format(ids=ids(group)), None) for t, group in th.same_decode])
     section(QCoreApplication.translate("MergesHealth", "Stray bytes: text only with their neighbours"),
-            [(f"{i}  {tok(i)}", f"[{h}] {why}", None) for i, _, h, why in th.stray_bytes])
+            [(f"{i}  {tok(i)}", f"[{h}] {show(why)}", None) for i, _, h, why in th.stray_bytes])
 
 
 def fit_tree_columns(tree: QTreeWidget) -> None:
