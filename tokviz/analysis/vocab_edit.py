@@ -29,6 +29,7 @@ from ..core.sentencepiece import (
     with_new_pieces,
 )
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Joined, Message
 from .health import added_token_impact, vocab_health, with_merges
 from .segments import words_of
 
@@ -43,6 +44,11 @@ def _with_added(tokenizer, tokens: list[AddedToken]):
     return edited
 
 
+def _reprs(tokens) -> Joined:
+    """'a', 'b', 'c': tokens named in a message."""
+    return Joined(QT_TRANSLATE_NOOP("vocab_edit", ", "), map(repr, tokens))
+
+
 def _next_id(tokenizer) -> int:
     return max(tokenizer.vocab_size, max((t.id + 1 for t in tokenizer.added.tokens), default=0))
 
@@ -53,9 +59,10 @@ def add_special_tokens(tokenizer, contents: list[str], *, special: bool = True):
     taken = {t.content for t in tokenizer.added.tokens}
     clash = [c for c in contents if c in taken or c in tokenizer.model.vocab]
     if clash:
-        raise TokvizError(f"already in the vocabulary: {', '.join(map(repr, clash))}")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("vocab_edit", "already in the vocabulary: {tokens}"),
+                                  tokens=_reprs(clash)))
     if "" in contents:
-        raise TokvizError("a token cannot be empty")
+        raise TokvizError(QT_TRANSLATE_NOOP("vocab_edit", "a token cannot be empty"))
     if tokenizer.text_normalizer is not None:
         return _with_pieces(tokenizer, contents, special=special)
     start = _next_id(tokenizer)
@@ -69,14 +76,18 @@ def _with_pieces(tokenizer, contents: list[str], *, special: bool):
     as pieces, the edit also fits in a .model.)"""
     sentencepiece = isinstance(tokenizer.model, (SentencePieceBPE, SentencePieceUnigram))
     if not sentencepiece or not isinstance(tokenizer.text_normalizer, SentencePieceNormalizer):
-        raise TokvizError(f"tokens cannot be added to this {tokenizer.model.kind} model: its whole-text "
-                          "normalizer is not sentencepiece's")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("vocab_edit", "tokens cannot be added to this {model} model: its "
+                                                                  "whole-text normalizer is not sentencepiece's"),
+                                  model=tokenizer.model.kind))
     if any(t.id >= len(tokenizer.model.table.pieces) for t in tokenizer.added.tokens):
-        raise TokvizError("this sentencepiece tokenizer has added tokens outside its pieces; new pieces would take their ids")
+        raise TokvizError(QT_TRANSLATE_NOOP("vocab_edit", "this sentencepiece tokenizer has added tokens outside its "
+                                                          "pieces; new pieces would take their ids"))
     spaced = [c for c in contents if any(ch.isspace() for ch in c)]
     if spaced and not special:
-        raise TokvizError(f"{spaced[0]!r} holds a space: sentencepiece writes spaces as '▁' before it looks for "
-                          "pieces, so a piece with a space would never be kept whole")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("vocab_edit", "{token!r} holds a space: sentencepiece writes "
+                                                                  "spaces as '▁' before it looks for pieces, so a "
+                                                                  "piece with a space would never be kept whole"),
+                                  token=spaced[0]))
     piece_type = CONTROL if special else USER_DEFINED
     start = len(tokenizer.model.table.pieces)
     edited = copy.copy(tokenizer)
@@ -105,7 +116,8 @@ def padding(tokenizer, multiple: int) -> tuple[int, int]:
     """(size, tokens to add): the vocabulary size now (the next free id) and how many reserved
     tokens `pad_to_multiple(tokenizer, multiple)` adds to reach the next multiple."""
     if multiple < 1:
-        raise TokvizError(f"the multiple must be at least 1, got {multiple}")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("vocab_edit", "the multiple must be at least 1, got {multiple}"),
+                                  multiple=multiple))
     size = _next_id(tokenizer)
     return size, -size % multiple
 
@@ -123,13 +135,16 @@ def add_merges(tokenizer, merges: list[tuple[str, str]], at_rank: int | None = N
     ("pp le; ĠA pple"); anything else is refused with the reason, as is a merge the model has."""
     model = tokenizer.model
     if not isinstance(model, BPE):
-        raise TokvizError(f"merges can only be added to a BPE model, not {model.kind}")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("vocab_edit", "merges can only be added to a BPE model, not "
+                                                                  "{model}"), model=model.kind))
     if not model.has_merge_list:
-        raise TokvizError("this BPE ranks its merges by token id (tiktoken style): add tokens, not merges")
+        raise TokvizError(QT_TRANSLATE_NOOP("vocab_edit", "this BPE ranks its merges by token id (tiktoken style): "
+                                                          "add tokens, not merges"))
     if not merges:
-        raise TokvizError("no merge given")
+        raise TokvizError(QT_TRANSLATE_NOOP("vocab_edit", "no merge given"))
     if at_rank is not None and not 0 <= at_rank <= len(model.merges):
-        raise TokvizError(f"rank {at_rank} is outside the merge list (0 to {len(model.merges)})")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("vocab_edit", "rank {rank} is outside the merge list (0 to "
+                                                                  "{last})"), rank=at_rank, last=len(model.merges)))
     _check_merges(model, merges)
     edited = copy.copy(tokenizer)
     edited.model = with_merges(model, merges, at_rank, first_id=_next_id(tokenizer))
@@ -152,22 +167,27 @@ def _check_merges(model: BPE, merges: list[tuple[str, str]]) -> None:
             if part in known:
                 continue
             if made_by.get(part, -1) > k:
-                problems.append(f"{part!r} is made by merge {made_by[part] + 1} ({' '.join(merges[made_by[part]])}), "
-                                f"listed after merge {k + 1} ({a} {b}) that uses it: list it first")
+                problems.append(Message(QT_TRANSLATE_NOOP("vocab_edit", "{part!r} is made by merge {maker} ({made}), "
+                                                                        "listed after merge {user} ({a} {b}) that uses "
+                                                                        "it: list it first"),
+                                        part=part, maker=made_by[part] + 1, made=" ".join(merges[made_by[part]]),
+                                        user=k + 1, a=a, b=b))
             else:
                 unknown[part] = None
         rank = model.rank_of(a, b)
         if rank is not None:
-            problems.append(f"'{a} {b}' is already merge {rank} of this model")
+            problems.append(Message(QT_TRANSLATE_NOOP("vocab_edit", "'{a} {b}' is already merge {rank} of this model"),
+                                    a=a, b=b, rank=rank))
         elif (a, b) in seen:
-            problems.append(f"'{a} {b}' is listed twice")
+            problems.append(Message(QT_TRANSLATE_NOOP("vocab_edit", "'{a} {b}' is listed twice"), a=a, b=b))
         seen.add((a, b))
         known.add(model._merged(a, b))
     if unknown:
-        problems.insert(0, "not tokens of this model, nor made by an earlier merge of this edit: "
-                        + ", ".join(map(repr, unknown)))
+        problems.insert(0, Message(QT_TRANSLATE_NOOP("vocab_edit", "not tokens of this model, nor made by an earlier "
+                                                                   "merge of this edit: {tokens}"),
+                                   tokens=_reprs(unknown)))
     if problems:
-        raise TokvizError("; ".join(problems))
+        raise TokvizError(Joined(QT_TRANSLATE_NOOP("vocab_edit", "; "), problems))
 
 
 def remove_tokens(tokenizer, tokens: list[str]):
@@ -175,11 +195,13 @@ def remove_tokens(tokenizer, tokens: list[str]):
     tokens they made stay, and may now be unreachable: see `check_edit`).  Ids are not renumbered."""
     model = tokenizer.model
     if not isinstance(model, BPE) or model.merges is None:
-        raise TokvizError("tokens can only be removed from a BPE model with a merge list")
+        raise TokvizError(QT_TRANSLATE_NOOP("vocab_edit", "tokens can only be removed from a BPE model with a merge "
+                                                          "list"))
     gone = set(tokens)
     unknown = [t for t in tokens if t not in model.vocab]
     if unknown:
-        raise TokvizError(f"not tokens of this model: {', '.join(map(repr, unknown))}")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("vocab_edit", "not tokens of this model: {tokens}"),
+                                  tokens=_reprs(unknown)))
     vocab = {t: i for t, i in model.vocab.items() if t not in gone}
     merges = [(a, b) for a, b in model.merges if a not in gone and b not in gone and model._merged(a, b) not in gone]
     edited = copy.copy(tokenizer)

@@ -249,7 +249,7 @@ class EditPanel(QWidget):
         try:
             size, add = vocab_edit.padding(self._tokenizer, self._pad_multiple())
         except TokvizError as exc:
-            self.pad_note.setText(str(exc))
+            self.pad_note.setText(describe_error(exc))
             return
         sizes = {"size": f"{size:,}", "padded": f"{size + add:,}", "add": f"{add:,}"}
         if add == 1:
@@ -273,7 +273,7 @@ class EditPanel(QWidget):
         try:
             argument = self._argument()
         except TokvizError as exc:
-            self.summary.setText(str(exc))
+            self.summary.setText(describe_error(exc))
             return
         self.propose(self.kind_box.currentData(), argument)
 
@@ -332,7 +332,7 @@ class EditPanel(QWidget):
             self._proposal = None
             self.apply_button.setEnabled(False)
             self.details.clear()
-            self.summary.setText(str(exc))
+            self.summary.setText(describe_error(exc))
             return False
         before, text = self._tokenizer, self._text
         self._job += 1
