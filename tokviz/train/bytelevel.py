@@ -32,8 +32,9 @@ from ..core.bytelevel import BYTE_TO_CHAR, bytes_to_unicode
 from ..core.models.bpe import BPE
 from ..core.patterns import GPT2_PATTERN, NAMED_PATTERNS
 from ..core.tokenizer import Source, Tokenizer
+from ..messages import QT_TRANSLATE_NOOP, Message
 from . import bpe_core
-from .options import CancelCheck, Progress, TrainOptions
+from .options import COUNTING_WORDS, CancelCheck, Progress, TrainOptions, merge_message
 
 COUNTING_SHARE = 0.35  # of the progress bar: the rest is merging
 
@@ -81,7 +82,7 @@ def train_bytelevel_bpe(
     count_progress = None
     if progress is not None:
         def count_progress(fraction: float) -> None:
-            progress(COUNTING_SHARE * fraction, "counting words")
+            progress(COUNTING_SHARE * fraction, COUNTING_WORDS)
 
     pieces, counts = (count or bpe_core.count_corpus)(
         corpus_paths_or_texts, regex, split_digits=options.split_digits, split_lines=split_lines, threads=threads,
@@ -90,11 +91,12 @@ def train_bytelevel_bpe(
 
     merge_progress = None
     if progress is not None:
-        progress(COUNTING_SHARE, f"{len(pieces):,} distinct words: counting pairs")
+        progress(COUNTING_SHARE, Message(QT_TRANSLATE_NOOP("train", "{words:,} distinct words: counting pairs"),
+                                          words=len(pieces)))
 
         def merge_progress(fraction, made, pair, count):
             left, right = (bytes_to_unicode(p) for p in pair)
-            progress(COUNTING_SHARE + (1 - COUNTING_SHARE) * fraction, f"merge {made}: {left!r} + {right!r} ({count})")
+            progress(COUNTING_SHARE + (1 - COUNTING_SHARE) * fraction, merge_message(made, left, right, count))
 
     symbol_bytes = [bytes([b]) for b in range(256)]
     rank_of_byte = {b: k for k, b in enumerate(byte_alphabet())}  # (the order of the byte tokens' ids)

@@ -29,7 +29,7 @@ from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
 from . import bpe_core
 from .charlevel import assemble_vocab, choose_alphabet, learn_spelled_merges, merge_budget, unk_token_for
-from .options import CancelCheck, Progress, TrainOptions, check_cancel
+from .options import COUNTING_WORDS, CancelCheck, Progress, TrainOptions, check_cancel, done_message
 
 END_OF_WORD = "</w>"
 WORD_PATTERN = r"\w+|[^\w\s]+"  # HF's Whitespace pre-tokenizer: words and runs of punctuation
@@ -50,10 +50,10 @@ def train_char_bpe(
     if end_of_word not in ("separate", "glued"):
         raise TokvizError(f"end_of_word must be 'separate' or 'glued', got {end_of_word!r}")
     report = progress or (lambda fraction, message: None)
-    report(0.0, "counting words")
+    report(0.0, COUNTING_WORDS)
     pieces, counts = (count or bpe_core.count_corpus)(
         corpus, WORD_PATTERN, split_digits=options.split_digits, threads=threads, cancel=cancel,
-        progress=lambda f: report(0.3 * f, "counting words"), dialect="rust", min_count=options.min_word_count,
+        progress=lambda f: report(0.3 * f, COUNTING_WORDS), dialect="rust", min_count=options.min_word_count,
     )
     words = [p.decode("utf-8") for p in pieces]
     return char_bpe_from_counts(words, counts, options, progress=progress, cancel=cancel, end_of_word=end_of_word,
@@ -127,7 +127,7 @@ def char_bpe_from_counts(
     decoder = dec.BPEDecoder(END_OF_WORD)
     if options.byte_fallback:
         decoder = dec.Sequence([dec.ByteFallback(), decoder])
-    report(1.0, f"done: {len(merges)} merges, {len(vocab)} tokens")
+    report(1.0, done_message(len(merges), len(vocab)))
     return Tokenizer(
         model,
         pre_tokenizer=pre_tokenizer,

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from ..core.added import AddedToken
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP
 from . import bpe_core
-from .options import CancelCheck, Progress, TrainOptions
+from .options import CancelCheck, Progress, TrainOptions, merge_message
 
 
 @dataclass
@@ -115,10 +116,10 @@ def learn_spelled_merges(
     def on_merge(fraction, done, pair, count):
         a, b = spell_of(pair[0]), spell_of(pair[1])
         merged_spell.append(join(a, b))
-        progress(start + (0.95 - start) * fraction, f"merge {done}: {a!r} + {b!r} ({count})")
+        progress(start + (0.95 - start) * fraction, merge_message(done, a, b, count))
 
     if progress is not None:
-        progress(start, "learning merges")
+        progress(start, QT_TRANSLATE_NOOP("train", "learning merges"))
     merges = bpe_core.learn_merges(
         word_symbols, word_counts, len(spell), room, mode=mode, min_frequency=options.min_frequency,
         max_token_length=options.max_token_length, lengths=lengths, cancel=cancel,

@@ -25,10 +25,26 @@ from pathlib import Path
 
 from ..errors import Cancelled, TokvizError
 from ..formats._util import other_unicode_message, unicode_bom
+from ..messages import QT_TRANSLATE_NOOP, Message
 from ..paths import open_regular_text
 
-#: progress(fraction done in [0, 1], what is happening: "counting words", "merge 1200: 'th' + 'e' (4410)")
+#: progress(fraction done in [0, 1], what is happening: "counting words", "merge 1200: 'th' + 'e' (4410)");
+#: the message is a tokviz.messages Message or Template (a str: the English, translatable in the GUI)
 Progress = Callable[[float, str], None]
+
+COUNTING_WORDS = QT_TRANSLATE_NOOP("train", "counting words")
+
+
+def merge_message(made: int, left: str, right: str, count: int) -> Message:
+    """'merge 1200: 'th' + 'e' (4410)': a merge just learnt, with the count of its pair."""
+    return Message(QT_TRANSLATE_NOOP("train", "merge {made}: {left!r} + {right!r} ({count})"), made=made, left=left,
+                   right=right, count=count)
+
+
+def done_message(merges: int, tokens: int) -> Message:
+    """The last word of a BPE or WordPiece trainer."""
+    return Message(QT_TRANSLATE_NOOP("train", "done: {merges} merges, {tokens} tokens"), merges=merges, tokens=tokens)
+
 #: cancel() -> True to stop: the trainer raises Cancelled soon after (between two merges / EM steps)
 CancelCheck = Callable[[], bool]
 

@@ -73,6 +73,7 @@ from ..core.tokenizer import Source, Tokenizer
 from ..core.unicode import is_numeric
 from ..errors import TokvizError
 from ..core.streaming import Cancelled
+from ..messages import QT_TRANSLATE_NOOP, Message
 from .options import CancelCheck, Progress, TrainOptions, read_corpus
 
 SPACE = "\u2581"
@@ -134,7 +135,7 @@ def train_unigram(
     if not words:
         raise TokvizError("the training corpus has no text")
     check_cancel(cancel)
-    report(0.3, f"{len(words)} distinct words; choosing the alphabet")
+    report(0.3, Message(QT_TRANSLATE_NOOP("train", "{words} distinct words; choosing the alphabet"), words=len(words)))
     alphabet, symbols, offsets, freqs = encode_words(
         words, options, max_symbols, note=lambda message: report(0.31, message))
     del words
@@ -155,10 +156,10 @@ def train_unigram(
     )
     del symbols, offsets, freqs
     check_cancel(cancel)
-    report(0.32, "finding seed pieces")
+    report(0.32, QT_TRANSLATE_NOOP("train", "finding seed pieces"))
     n = lattice.make_seeds()
     desired = max(len(alphabet), int(budget * DESIRED_MARGIN))
-    report(0.4, f"{n} seed pieces")
+    report(0.4, Message(QT_TRANSLATE_NOOP("train", "{n} seed pieces"), n=n))
     em_report = report.part(0.4, 0.98)
     done_rounds = 0
     while True:
@@ -168,19 +169,26 @@ def train_unigram(
             # rounds left are estimated again as pieces go (the first EM steps drop many)
             step = done_rounds + (k + 1) / (em_iterations + 1)
             em_report(step / (done_rounds + _rounds(n, desired, shrinking_factor)),
-                      f"EM round {done_rounds + 1}, step {k + 1}: {n} pieces, objective {objective:.4g}")
+                      Message(QT_TRANSLATE_NOOP("train", "EM round {round}, step {step}: {n} pieces, objective "
+                                                         "{objective:.4g}"),
+                              round=done_rounds + 1, step=k + 1, n=n, objective=objective))
         if n <= desired:
             break
         check_cancel(cancel)
         n = lattice.prune(max(desired, int(n * shrinking_factor)))
         done_rounds += 1
-        em_report(done_rounds / (done_rounds + _rounds(n, desired, shrinking_factor)), f"pruned to {n} pieces")
+        em_report(done_rounds / (done_rounds + _rounds(n, desired, shrinking_factor)),
+                  Message(QT_TRANSLATE_NOOP("train", "pruned to {n} pieces"), n=n))
     check_cancel(cancel)
     learned = _final_pieces(lattice.pieces(), alphabet, budget)
     tokenizer = build_tokenizer(fixed, unk_id, learned, options)
     missing = budget - len(learned)
-    short = f" (the corpus offered {missing} pieces too few for {options.vocab_size})" if missing else ""
-    report(1.0, f"done: {tokenizer.vocab_size} tokens{short}")
+    if missing:
+        report(1.0, Message(QT_TRANSLATE_NOOP("train", "done: {tokens} tokens (the corpus offered {missing} pieces too "
+                                                       "few for {vocab_size})"),
+                            tokens=tokenizer.vocab_size, missing=missing, vocab_size=options.vocab_size))
+    else:
+        report(1.0, Message(QT_TRANSLATE_NOOP("train", "done: {tokens} tokens"), tokens=tokenizer.vocab_size))
     return tokenizer
 
 
@@ -275,7 +283,9 @@ def count_words(
             counter.add(chunk)
             done += len(chunk.encode("utf-8"))
             if progress is not None:
-                progress(done / total, f"counting words: {name}, {done / 1e6:.1f} of {total / 1e6:.1f} MB")
+                progress(done / total, Message(QT_TRANSLATE_NOOP("train", "counting words: {name}, {done:.1f} of "
+                                                                           "{total:.1f} MB"),
+                                                  name=name, done=done / 1e6, total=total / 1e6))
         counter.end_text()
     return counter.result(options.min_word_count)
 
@@ -413,7 +423,9 @@ def encode_words(words: Counter, options: TrainOptions, max_symbols: int | None 
         fits = order[np.cumsum(lengths[order]) <= max_symbols]
         fits.sort()
         if note is not None:
-            note(f"training on the {len(fits)} most frequent of {len(keys)} distinct words (max_symbols {max_symbols})")
+            note(Message(QT_TRANSLATE_NOOP("train", "training on the {n} most frequent of {words} distinct words "
+                                                   "(max_symbols {max_symbols})"),
+                         n=len(fits), words=len(keys), max_symbols=max_symbols))
         keys = [keys[i] for i in fits.tolist()]
         freqs, lengths = freqs[fits], lengths[fits]
     starts = np.zeros(len(keys) + 1, dtype=np.int64)

@@ -26,9 +26,10 @@ from ..core import post_processors as post
 from ..core import pre_tokenizers as pre
 from ..core.models.wordpiece import WordPiece
 from ..core.tokenizer import Source, Tokenizer
+from ..messages import QT_TRANSLATE_NOOP, Message
 from . import bpe_core
 from .charlevel import assemble_vocab, choose_alphabet, learn_spelled_merges, merge_budget, unk_token_for
-from .options import CancelCheck, Progress, TrainOptions, check_cancel
+from .options import COUNTING_WORDS, CancelCheck, Progress, TrainOptions, check_cancel, done_message
 
 PREFIX = "##"
 
@@ -47,14 +48,14 @@ def train_wordpiece(
     texts).  `count`: a drop-in for bpe_core.count_corpus (tokviz.cluster.count_corpus_on)."""
     report = progress or (lambda fraction, message: None)
     normalizer = norm.BertNormalizer(lowercase=lowercase)
-    report(0.0, "counting words")
+    report(0.0, COUNTING_WORDS)
     pieces, counts = (count or bpe_core.count_corpus)(
         corpus, bert_word_pattern()[0].pattern, split_digits=options.split_digits, threads=threads, cancel=cancel,
-        progress=lambda f: report(0.3 * f, "counting words"), normalize=BertText(lowercase),
+        progress=lambda f: report(0.3 * f, COUNTING_WORDS), normalize=BertText(lowercase),
         min_count=options.min_word_count,
     )
     words = [p.decode("utf-8") for p in pieces]
-    report(0.3, f"{len(words)} distinct words")
+    report(0.3, Message(QT_TRANSLATE_NOOP("train", "{words} distinct words"), words=len(words)))
     return wordpiece_from_counts(words, counts, options, normalizer=normalizer, progress=progress, cancel=cancel,
                                  start=0.3)
 
@@ -124,7 +125,7 @@ def wordpiece_from_counts(
     pre_tokenizer = pre.BertPreTokenizer()
     if options.split_digits:
         pre_tokenizer = pre.Sequence([pre.BertPreTokenizer(), pre.Digits(True)])
-    report(1.0, f"done: {len(merges)} merges, {len(vocab)} tokens")
+    report(1.0, done_message(len(merges), len(vocab)))
     return Tokenizer(
         WordPiece(vocab, unk_token=unk, continuing_subword_prefix=PREFIX),
         normalizer=normalizer or norm.BertNormalizer(),

@@ -48,6 +48,7 @@ from ...errors import Cancelled, TokvizError
 from ...train import TrainOptions, train
 from ...paths import distinct_files
 from ..widgets.click_guard import guard_clicks
+from ..widgets.messages import show
 from ..work.run_on import RunOnBox, open_cluster
 from ..widgets.style import DEFAULT_THEME, TokenTheme
 from ..work.workers import TaskRunner, describe_error
@@ -549,7 +550,7 @@ class TrainPanel(QWidget):
                 pieces[1].append(int(m.group(1)))
         t, fraction, message = events[-1]
         self.progress.setValue(int(1000 * min(max(fraction, 0.0), 1.0)))
-        self.status.setText(message)
+        self.status.setText(show(message))  # (a trainer's Message: its English parsed above, shown translated)
         self._update_plots()
 
     def _update_plots(self) -> None:
