@@ -37,7 +37,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QSizePolicy,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -48,6 +47,7 @@ from ...core import chat
 from ...errors import Cancelled, TokvizError
 from ...formats.atomic_write import write_bytes_atomic
 from ..widgets.click_guard import guard_clicks
+from ..widgets.layout import HeaderLabel
 from ..widgets.style import DEFAULT_THEME, TokenTheme, mono_font
 from .token_view import TokenView
 from ..window.text_document import ask_before_replacing, ask_save_changes
@@ -201,10 +201,7 @@ class ChatView(QWidget):
         self.content_note = QLabel("")
         self.content_note.setWordWrap(True)
 
-        self.header = QLabel()
-        self.header.setObjectName("PaneHeader")
-        self.header.setTextFormat(Qt.TextFormat.RichText)
-        self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.header = HeaderLabel()
         self.view = TokenView(theme=theme)
         self.view.setObjectName("ChatTokenView")
         self.view.set_message(self.tr("No tokenizer loaded."))

@@ -5,7 +5,7 @@ is nothing to show."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPainter, QPen, QStaticText
+from PySide6.QtGui import QColor, QFont, QPainter, QPen, QStaticText, QTextOption
 
 from .coloring import theme_text_color
 from .token_runs import BLANK_MARKS, CHIP, GAP_MARK, GAP_TEXT, MARK, SPECIAL, TEXT
@@ -188,5 +188,8 @@ class TokenPainting:
             return
         painter.setPen(QColor(self.theme.message_text))
         painter.setFont(self.font())
-        r = self.viewport().rect().adjusted(24, 24, -24, -24)
-        painter.drawText(r, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._message)
+        margin = min(24, self.viewport().width() // 12)
+        option = QTextOption(Qt.AlignmentFlag.AlignCenter)
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)  # (file names longer than the pane)
+        painter.drawText(QRectF(self.viewport().rect().adjusted(margin, margin, -margin, -margin)), self._message,
+                         option)

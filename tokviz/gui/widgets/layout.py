@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QPainter
+from PySide6.QtGui import QPainter, QTextDocument, QTextDocumentFragment
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QBoxLayout,
@@ -129,6 +129,62 @@ class ElidedLabel(QLabel):
         painter = QPainter(self)
         self.style().drawItemText(painter, rect, int(self.alignment()), self.palette(), self.isEnabled(),
                                   shown, self.foregroundRole())
+
+
+class HeaderLabel(QLabel):
+    """A pane's one-line rich-text header ("<b>name</b> details · details · …") that never widens its
+    pane: when its text is wider than the label, the last " · " parts are left out and " · …" ends
+    it, and the whole text goes to the tooltip (unless one was set with setToolTip)."""
+
+    SEPARATOR = " · "
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("PaneHeader")
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self._full = ""
+        self._own_tip = ""
+
+    def text(self) -> str:
+        return self._full
+
+    def setText(self, text: str) -> None:
+        self._full = text
+        self._fit()
+
+    def setToolTip(self, tip: str) -> None:
+        self._own_tip = tip
+        self._fit()
+
+    def shown_text(self) -> str:
+        """What the label shows at its width (the text, or its first parts and " · …")."""
+        return super().text()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _width_of(self, rich: str) -> float:
+        document = QTextDocument()
+        document.setDefaultFont(self.font())
+        document.setDocumentMargin(0)
+        document.setHtml(rich)
+        return document.idealWidth()
+
+    def _fit(self) -> None:
+        room = self.contentsRect().width() - 2 * self.margin()
+        shown = self._full
+        if room > 0 and self._width_of(shown) > room:
+            parts = self._full.split(self.SEPARATOR)
+            for k in range(len(parts) - 1, 0, -1):
+                shown = self.SEPARATOR.join(parts[:k]) + self.SEPARATOR + "…"
+                if self._width_of(shown) <= room:
+                    break
+        super().setText(shown)
+        elided = shown != self._full
+        tip = self._own_tip or (QTextDocumentFragment.fromHtml(self._full).toPlainText() if elided else "")
+        super().setToolTip(tip)
 
 
 class ReflowRow(QWidget):

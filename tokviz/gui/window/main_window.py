@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QSizePolicy,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 from ...core import Tokenizer
 from ...core.gcpause import freeze_long_lived
 from ..widgets import fonts
+from ..widgets.layout import HeaderLabel
 from ..analyses.analyses_view import AnalysesView
 from ..views.color_legend import ColorLegend
 from ..views.coloring import MODES as COLOR_MODES
@@ -195,14 +195,10 @@ class MainWindow(TokenizerLoading, TextLoading, UnsavedWork, MenuDialogs, Header
         self.token_view.setFont(font)
         self.legend = ColorLegend()
         self.legend.hide()
-        self.text_header = QLabel()
-        self.tokenizer_header = QLabel()
+        # (a long description must not push the splitter: the headers leave out their last parts)
+        self.text_header = HeaderLabel()
+        self.tokenizer_header = HeaderLabel()
         self.tokenizer_header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        for header in (self.text_header, self.tokenizer_header):
-            header.setObjectName("PaneHeader")
-            header.setTextFormat(Qt.TextFormat.RichText)
-            # a long description must not push the splitter: clip it (the tooltip has it all)
-            header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setChildrenCollapsible(False)
