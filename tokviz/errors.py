@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import os
 
+from .messages import QT_TRANSLATE_NOOP, Message
+
 try:  # the C scan of a text for lone surrogates (a UTF-8 encode of the text without it)
     from ._native import surrogate_at as _surrogate_at
 except ImportError:
@@ -38,7 +40,7 @@ def check_text(text: str) -> str:
     """Return `text` if it can be encoded to UTF-8, else raise a SurrogateError (a TokvizError) that
     says where it cannot."""
     if not isinstance(text, str):
-        raise TokvizError(f"expected text (str), got {type(text).__name__}")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("errors", "expected text (str), got {kind}"), kind=type(text).__name__))
     if text.isascii():  # no surrogate possible; much cheaper than encoding
         return text
     if _surrogate_at is not None:
@@ -51,8 +53,8 @@ def check_text(text: str) -> str:
             at = exc.start
     if at >= 0:
         raise SurrogateError(
-            f"text has a lone surrogate U+{ord(text[at]):04X} at character {at}; "
-            "it is not valid Unicode and cannot be encoded as UTF-8",
+            Message(QT_TRANSLATE_NOOP("errors", "text has a lone surrogate U+{code:04X} at character {at}; it is not "
+                                                "valid Unicode and cannot be encoded as UTF-8"), code=ord(text[at]), at=at),
             at,
         )
     return text

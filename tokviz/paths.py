@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .errors import TokvizError
+from .messages import QT_TRANSLATE_NOOP, Message
 
 try:
     import fcntl
@@ -34,37 +35,56 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _OPEN_FLAGS = os.O_RDONLY | _NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
 
 _KINDS = (
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, QT_TRANSLATE_NOOP("paths", "a named pipe (FIFO)")),
+    (stat.S_ISCHR, QT_TRANSLATE_NOOP("paths", "a character device")),
+    (stat.S_ISBLK, QT_TRANSLATE_NOOP("paths", "a block device")),
+    (stat.S_ISSOCK, QT_TRANSLATE_NOOP("paths", "a socket")),
+    (stat.S_ISDIR, QT_TRANSLATE_NOOP("paths", "a folder")),
 )
+
+#: What the callers say they expect (`what`), in words translatable where the app shows them;
+#: a `what` not listed here is used as it is.
+_WHATS = {t: t for t in (
+    QT_TRANSLATE_NOOP("paths", "a file"),
+    QT_TRANSLATE_NOOP("paths", "a text file"),
+    QT_TRANSLATE_NOOP("paths", "a tokenizer file"),
+    QT_TRANSLATE_NOOP("paths", "a settings file"),
+    QT_TRANSLATE_NOOP("paths", "a chat template file"),
+    QT_TRANSLATE_NOOP("paths", "a vocabulary file"),
+    QT_TRANSLATE_NOOP("paths", "a merges file"),
+    QT_TRANSLATE_NOOP("paths", "a GGUF file"),
+    QT_TRANSLATE_NOOP("paths", "a training file"),
+    QT_TRANSLATE_NOOP("paths", "a conversation file"),
+)}
+
+
+def _what(what: str) -> str:
+    return _WHATS.get(what, what)
 
 
 def kind_of(mode: int) -> str:
     """What a file of this st_mode is, in words ("a named pipe (FIFO)", "a folder", ...)."""
     if stat.S_ISREG(mode):
-        return "a regular file"
-    return next((name for test, name in _KINDS if test(mode)), "a special file")
+        return QT_TRANSLATE_NOOP("paths", "a regular file")
+    return next((name for test, name in _KINDS if test(mode)), QT_TRANSLATE_NOOP("paths", "a special file"))
 
 
 def os_error_reason(exc: OSError) -> str:
     """The reason to give for an OSError met while looking at or reading a file."""
     code = exc.errno
     if code in (errno.EACCES, errno.EPERM):
-        return "permission denied"
+        return QT_TRANSLATE_NOOP("paths", "permission denied")
     if code == errno.ENOENT:
-        return "no such file or folder"
+        return QT_TRANSLATE_NOOP("paths", "no such file or folder")
     if code == errno.ELOOP:
-        return "is a loop of symbolic links"
+        return QT_TRANSLATE_NOOP("paths", "is a loop of symbolic links")
     if code == errno.ENOTDIR:
-        return "a part of the path is not a folder"
+        return QT_TRANSLATE_NOOP("paths", "a part of the path is not a folder")
     if code == errno.ENAMETOOLONG:
-        return "the name is too long"
+        return QT_TRANSLATE_NOOP("paths", "the name is too long")
     if code == errno.EISDIR:
-        return "is a folder, expected a file"
-    return f"cannot read: {exc.strerror or exc}"
+        return QT_TRANSLATE_NOOP("paths", "is a folder, expected a file")
+    return Message(QT_TRANSLATE_NOOP("paths", "cannot read: {error}"), error=exc.strerror or str(exc))
 
 
 _SEPARATORS = tuple(sep for sep in (os.sep, os.altsep) if sep)
@@ -87,8 +107,9 @@ def _not_a_folder_reason(path: str | os.PathLike) -> str | None:
         return None
     if stat.S_ISDIR(mode):
         return None
-    what = "a file" if stat.S_ISREG(mode) else kind_of(mode)
-    return f"is {what}, not a folder (the path ends in '{os.fspath(path)[-1]}')"
+    what = QT_TRANSLATE_NOOP("paths", "a file") if stat.S_ISREG(mode) else kind_of(mode)
+    return Message(QT_TRANSLATE_NOOP("paths", "is {what}, not a folder (the path ends in '{sep}')"), what=what,
+                   sep=os.fspath(path)[-1])
 
 
 def check_trailing_separator(path: str | os.PathLike) -> None:
@@ -108,10 +129,10 @@ def stat_path(path: str | os.PathLike) -> os.stat_result:
         raise TokvizError(reason, path) from None
     except FileNotFoundError:
         if os.path.islink(path):
-            raise TokvizError("is a broken symbolic link", path) from None
-        raise TokvizError("no such file or folder", path) from None
+            raise TokvizError(QT_TRANSLATE_NOOP("paths", "is a broken symbolic link"), path) from None
+        raise TokvizError(QT_TRANSLATE_NOOP("paths", "no such file or folder"), path) from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
-        reason = os_error_reason(exc) if isinstance(exc, OSError) else "the name holds a NUL character"
+        reason = os_error_reason(exc) if isinstance(exc, OSError) else QT_TRANSLATE_NOOP("paths", "the name holds a NUL character")
         raise TokvizError(reason, path) from None
 
 
@@ -119,9 +140,10 @@ def _refuse_mode(mode: int, path, what: str, pipe_hint: str = "") -> None:
     if stat.S_ISREG(mode):
         return
     if stat.S_ISDIR(mode):
-        raise TokvizError(f"is a folder, expected {what}", path)
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("paths", "is a folder, expected {what}"), what=_what(what)), path)
     hint = pipe_hint if stat.S_ISFIFO(mode) else ""
-    raise TokvizError(f"is {kind_of(mode)}, not a regular file{hint}", path)
+    raise TokvizError(Message(QT_TRANSLATE_NOOP("paths", "is {kind}, not a regular file{hint}"), kind=kind_of(mode),
+                              hint=hint), path)
 
 
 def check_regular_file(path: str | os.PathLike, what: str = "a file", *, pipe_hint: str = "") -> os.stat_result:
@@ -137,7 +159,8 @@ def check_folder(path: str | os.PathLike) -> os.stat_result:
     """The stat of `path` when it is a folder, else a TokvizError naming it and what it is."""
     st = stat_path(path)
     if not stat.S_ISDIR(st.st_mode):
-        raise TokvizError(f"is {kind_of(st.st_mode)}, expected a folder", path)
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("paths", "is {kind}, expected a folder"), kind=kind_of(st.st_mode)),
+                          path)
     return st
 
 
@@ -149,8 +172,8 @@ def check_output_path(path: str | os.PathLike, *, file_only: bool = False) -> os
     any work that would end in that write)."""
     check_trailing_separator(path)
     if file_only and _ends_in_separator(path):
-        raise TokvizError(f"names a folder (the path ends in '{os.fspath(path)[-1]}'); give the name of the "
-                          "file to write", path)
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("paths", "names a folder (the path ends in '{sep}'); give the name "
+                                                     "of the file to write"), sep=os.fspath(path)[-1]), path)
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -161,7 +184,7 @@ def check_output_path(path: str | os.PathLike, *, file_only: bool = False) -> os
     folder = path if st is not None and stat.S_ISDIR(st.st_mode) else (os.path.dirname(os.fspath(path)) or ".")
     effective = os.access in os.supports_effective_ids
     if os.path.isdir(folder) and not os.access(folder, os.W_OK | os.X_OK, effective_ids=effective):
-        raise TokvizError("permission denied (its folder cannot be written)", path)
+        raise TokvizError(QT_TRANSLATE_NOOP("paths", "permission denied (its folder cannot be written)"), path)
     return st
 
 
@@ -230,7 +253,7 @@ def file_size_text(size: float) -> str:
     for unit, scale in (("GB", 2**30), ("MB", 2**20), ("KB", 2**10)):
         if size >= scale:
             return f"{size / scale:.1f} {unit}"
-    return f"{int(size)} bytes"
+    return Message(QT_TRANSLATE_NOOP("paths", "{size} bytes"), size=int(size))
 
 
 def read_limited(path: str | os.PathLike, limit: int, what: str = "a file", *, hint: str = "",
@@ -241,13 +264,15 @@ def read_limited(path: str | os.PathLike, limit: int, what: str = "a file", *, h
         try:
             size = os.fstat(fh.fileno()).st_size
             if size > limit:
-                raise TokvizError(f"file is {file_size_text(size)}, more than the {file_size_text(limit)} "
-                                  f"tokviz reads whole here{hint}", path)
+                raise TokvizError(Message(QT_TRANSLATE_NOOP("paths", "file is {size}, more than the {limit} tokviz reads "
+                                                             "whole here{hint}"), size=file_size_text(size),
+                                          limit=file_size_text(limit), hint=hint), path)
             data = fh.read(limit + 1)  # (a file that grew since the fstat still stops at the limit)
         except OSError as exc:
             raise TokvizError(os_error_reason(exc), path) from None
     if len(data) > limit:
-        raise TokvizError(f"file is more than the {file_size_text(limit)} tokviz reads whole here{hint}", path)
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("paths", "file is more than the {limit} tokviz reads whole "
+                                                     "here{hint}"), limit=file_size_text(limit), hint=hint), path)
     return data
 
 
@@ -263,14 +288,16 @@ def read_stream_limited(stream: BinaryIO, limit: int, name: str, *, hint: str = 
                 return bytes(data)
             data += block
             if len(data) > limit:
-                raise TokvizError(f"more than {file_size_text(limit)} of input, more than tokviz reads whole here"
-                                  f"{hint}", name)
+                raise TokvizError(Message(QT_TRANSLATE_NOOP("paths", "more than {limit} of input, more than tokviz reads "
+                                                             "whole here{hint}"), limit=file_size_text(limit),
+                                          hint=hint), name)
     except OSError as exc:
         raise TokvizError(os_error_reason(exc), name) from None
     except MemoryError:
         size = len(data)
         data = None
-        raise TokvizError(f"out of memory after reading {file_size_text(size)} of input{hint}", name) from None
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("paths", "out of memory after reading {size} of input{hint}"),
+                                  size=file_size_text(size), hint=hint), name) from None
 
 
 def distinct_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
@@ -342,4 +369,17 @@ def unicode_encoding(head: bytes) -> str | None:
 
 def other_unicode_message(encoding: str, reads: str = "reads") -> str:
     """The refusal of a text file in UTF-16 or UTF-32 (`unicode_encoding`), with the command that converts it."""
-    return f"the file is {encoding} text, not UTF-8, which tokviz {reads} (convert it: iconv -f {encoding} -t UTF-8)"
+    template = _OTHER_UNICODE.get(reads)
+    if template is None:
+        return f"the file is {encoding} text, not UTF-8, which tokviz {reads} (convert it: iconv -f {encoding} -t UTF-8)"
+    return Message(template, encoding=encoding)
+
+
+_OTHER_UNICODE = {
+    "reads": QT_TRANSLATE_NOOP("paths", "the file is {encoding} text, not UTF-8, which tokviz reads (convert it: "
+                                        "iconv -f {encoding} -t UTF-8)"),
+    "opens": QT_TRANSLATE_NOOP("paths", "the file is {encoding} text, not UTF-8, which tokviz opens (convert it: "
+                                        "iconv -f {encoding} -t UTF-8)"),
+    "encodes": QT_TRANSLATE_NOOP("paths", "the file is {encoding} text, not UTF-8, which tokviz encodes (convert "
+                                          "it: iconv -f {encoding} -t UTF-8)"),
+}
