@@ -11,6 +11,7 @@ from ..core.gcpause import paused_gc
 from ..core.limits import check_tokenizer_ids
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from ..paths import (check_regular_file, check_trailing_separator, is_regular_file, os_error_reason,
                      regular_file_or_none, stat_path)
 from ._util import identify_binary, open_regular_file
@@ -60,8 +61,9 @@ def _detect(path: Path) -> tuple[str, Path]:
             except TokvizError:
                 continue
         raise TokvizError(
-            "no tokenizer found in this folder (looked for tokenizer.json, tekken.json, vocab.json + merges.txt, "
-            "*.tiktoken, *.model, vocab.txt, rwkv_vocab*.txt, *.gguf)",
+            QT_TRANSLATE_NOOP("formats", "no tokenizer found in this folder (looked for tokenizer.json, tekken.json, "
+                                         "vocab.json + merges.txt, *.tiktoken, *.model, vocab.txt, rwkv_vocab*.txt, "
+                                         "*.gguf)"),
             path,
         )
     check_regular_file(path, "a tokenizer file")  # (a pipe or a device would block or never end)
@@ -110,8 +112,9 @@ def _detect(path: Path) -> tuple[str, Path]:
         return "tiktoken", path  # e.g. tiktoken's download cache, which names files by a hash
     _refuse_other_format(lines, path)
     raise TokvizError(
-        f"unknown tokenizer format (expected one of: tokenizer.json, tekken.json, vocab.json + merges.txt, "
-        f".tiktoken, .model, vocab.txt, an RWKV vocabulary .txt, .gguf)",
+        QT_TRANSLATE_NOOP("formats", "unknown tokenizer format (expected one of: tokenizer.json, tekken.json, "
+                                     "vocab.json + merges.txt, .tiktoken, .model, vocab.txt, an RWKV vocabulary .txt, "
+                                     ".gguf)"),
         path,
     )
 
@@ -177,17 +180,22 @@ def load(path: str | os.PathLike, *, pattern: str | None = None, format: str | N
             try:
                 cached = hub.find_cached(*named)
             except hub.NotCached as exc:  # (a mistyped path reads as a name too: say both)
-                raise TokvizError(f"no such file or folder; as a Hub model name: {exc.reason}", os.fspath(path)) from None
+                raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "no such file or folder; as a Hub model name: "
+                                                                       "{reason}"), reason=exc.reason),
+                                  os.fspath(path)) from None
             if not hub.holds_tokenizer(cached.folder):
-                raise TokvizError(f"is in the Hugging Face cache (revision {cached.commit[:12]}) but holds no tokenizer "
-                                  f"files; `tokviz fetch {cached.repo_id}` adds them", cached.repo_id)
+                raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "is in the Hugging Face cache (revision "
+                                                                       "{revision}) but holds no tokenizer files; "
+                                                                       "`tokviz fetch {repo}` adds them"),
+                                          revision=cached.commit[:12], repo=cached.repo_id), cached.repo_id)
             path = cached.folder
     path = Path(path).expanduser()
     if format is None:
         format, target = detect(path)
     else:
         if format not in FORMATS:
-            raise TokvizError(f"unknown format {format!r} (known: {', '.join(FORMATS)})", path)
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "unknown format {format!r} (known: {known})"),
+                                      format=format, known=", ".join(FORMATS)), path)
         target = path
         if not stat.S_ISDIR(stat_path(target).st_mode):
             check_regular_file(target, "a tokenizer file")
@@ -267,7 +275,8 @@ def _read(format: str, target: Path, pattern: str | None, folder: Path | None = 
             raise TokvizError(exc.reason, target) from None
         raise
     except (MemoryError, RecursionError) as exc:
-        raise TokvizError(f"file is too large or too deeply nested to load ({type(exc).__name__})", target) from None
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "file is too large or too deeply nested to load "
+                                                           "({kind})"), kind=type(exc).__name__), target) from None
 
 
 SAVE_FORMATS = tuple(WRITE_FORMATS)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..core.limits import check_fits_in_memory
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from ..paths import open_regular, os_error_reason
 from ..paths import other_unicode_message, unicode_bom, unicode_encoding  # noqa: F401 (imported from here too)
 from .serde_float import serde_f64
@@ -27,22 +28,22 @@ LOAD_MEMORY_FACTOR = 8
 
 # Leading bytes of files that are not tokenizers or text, and what each one is.
 _COMPRESSED = (
-    (b"\x1f\x8b", "gzip-compressed", "gunzip"),
-    (b"PK\x03\x04", "a zip archive", "unzip"),
-    (b"PK\x05\x06", "an (empty) zip archive", "unzip"),
-    (b"\xfd7zXZ\x00", "xz-compressed", "unxz"),
-    (b"BZh", "bzip2-compressed", "bunzip2"),
-    (b"\x28\xb5\x2f\xfd", "zstd-compressed", "unzstd"),
-    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "7z x"),
+    (b"\x1f\x8b", QT_TRANSLATE_NOOP("formats", "gzip-compressed"), "gunzip"),
+    (b"PK\x03\x04", QT_TRANSLATE_NOOP("formats", "a zip archive"), "unzip"),
+    (b"PK\x05\x06", QT_TRANSLATE_NOOP("formats", "an (empty) zip archive"), "unzip"),
+    (b"\xfd7zXZ\x00", QT_TRANSLATE_NOOP("formats", "xz-compressed"), "unxz"),
+    (b"BZh", QT_TRANSLATE_NOOP("formats", "bzip2-compressed"), "bunzip2"),
+    (b"\x28\xb5\x2f\xfd", QT_TRANSLATE_NOOP("formats", "zstd-compressed"), "unzstd"),
+    (b"7z\xbc\xaf\x27\x1c", QT_TRANSLATE_NOOP("formats", "a 7-Zip archive"), "7z x"),
 )
 _BINARY = (
-    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
-    (b"GIF8", "a GIF image"),
-    (b"%PDF-", "a PDF document"),
-    (b"\x7fELF", "an ELF executable or library"),
-    (b"MZ", "a Windows executable"),
-    (b"\x93NUMPY", "a NumPy array file"),
+    (b"\x89PNG\r\n\x1a\n", QT_TRANSLATE_NOOP("formats", "a PNG image")),
+    (b"\xff\xd8\xff", QT_TRANSLATE_NOOP("formats", "a JPEG image")),
+    (b"GIF8", QT_TRANSLATE_NOOP("formats", "a GIF image")),
+    (b"%PDF-", QT_TRANSLATE_NOOP("formats", "a PDF document")),
+    (b"\x7fELF", QT_TRANSLATE_NOOP("formats", "an ELF executable or library")),
+    (b"MZ", QT_TRANSLATE_NOOP("formats", "a Windows executable")),
+    (b"\x93NUMPY", QT_TRANSLATE_NOOP("formats", "a NumPy array file")),
 )
 
 
@@ -56,13 +57,16 @@ def identify_binary(head: bytes) -> str | None:
     """
     for magic, kind, tool in _COMPRESSED:
         if head.startswith(magic) and not (magic == b"BZh" and not head[3:4].isdigit()):
-            return f"the file is {kind}; tokviz does not decompress files: decompress it first ({tool})"
+            return Message(QT_TRANSLATE_NOOP("formats", "the file is {kind}; tokviz does not decompress files: "
+                                                        "decompress it first ({tool})"), kind=kind, tool=tool)
     if len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5:
-        return ("the file is a Python pickle; tokviz never loads pickles (unpickling can run arbitrary code): "
-                "save the tokenizer as tokenizer.json, .model or .tiktoken instead")
+        return QT_TRANSLATE_NOOP("formats", "the file is a Python pickle; tokviz never loads pickles (unpickling "
+                                            "can run arbitrary code): save the tokenizer as tokenizer.json, .model "
+                                            "or .tiktoken instead")
     for magic, kind in _BINARY:
         if head.startswith(magic) and not (magic == b"MZ" and b"\x00" not in head[:64]):
-            return f"the file is {kind}, not a tokenizer or text (binary data, not UTF-8)"
+            return Message(QT_TRANSLATE_NOOP("formats", "the file is {kind}, not a tokenizer or text (binary data, "
+                                                        "not UTF-8)"), kind=kind)
     return None
 
 
@@ -79,7 +83,8 @@ def read_bytes(path: Path) -> bytes:
         try:
             size = os.fstat(fh.fileno()).st_size
             if size > MAX_TOKENIZER_FILE:
-                raise TokvizError(f"file is {size / 2**30:.1f} GB, too large to be a tokenizer (limit 1 GB)", path)
+                raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "file is {size:.1f} GB, too large to be a "
+                                                                       "tokenizer (limit 1 GB)"), size=size / 2**30), path)
             check_fits_in_memory(size, LOAD_MEMORY_FACTOR, path, "loading it")
             head = fh.read(64)
             why = identify_binary(head)
@@ -98,7 +103,9 @@ def read_text(path: Path) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise TokvizError(f"not UTF-8 text (invalid byte 0x{data[exc.start]:02x} at offset {exc.start})", path) from None
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "not UTF-8 text (invalid byte 0x{byte:02x} at offset "
+                                                           "{offset})"), byte=data[exc.start], offset=exc.start),
+                          path) from None
 
 
 def _parse_int(digits: str) -> int:
@@ -216,14 +223,20 @@ def read_json(path: Path, *, serde: bool = False):
     try:
         data = json.loads(text, parse_int=parse_int, parse_float=serde_f64, **extra)
     except json.JSONDecodeError as exc:
-        raise TokvizError(f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", path) from None
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "malformed JSON at line {line}, column {column}: "
+                                                           "{error}"), line=exc.lineno, column=exc.colno,
+                                  error=exc.msg), path) from None
     except RecursionError:
-        raise TokvizError("JSON is nested too deeply", path) from None
+        raise TokvizError(QT_TRANSLATE_NOOP("formats", "JSON is nested too deeply"), path) from None
     except ValueError as exc:  # e.g. a number of more than 4300 digits
-        raise TokvizError(f"malformed JSON: a number is too long to read ({exc})", path) from None
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "malformed JSON: a number is too long to read "
+                                                           "({error})"), error=str(exc)), path) from None
     if constants:
         place, name = _first_constant(data) or ("", constants[0])
-        raise TokvizError(f"malformed JSON: {place + ': ' if place else ''}{name}", path)
+        if place:
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "malformed JSON: {place}: {error}"), place=place,
+                                      error=name), path)
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "malformed JSON: {error}"), error=name), path)
     return data
 
 
@@ -235,12 +248,14 @@ class Fields:
         self.path = path
         self.where = where
         if not isinstance(data, dict):
-            self.fail(f"expected an object, got {_kind(data)}")
+            self.fail(Message(QT_TRANSLATE_NOOP("formats", "expected an object, got {kind}"), kind=_kind(data)))
         self.data = data
 
     def fail(self, message: str):
-        place = f"{self.where}: " if self.where else ""
-        raise TokvizError(place + message, self.path)
+        if self.where:
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "{place}: {message}"), place=self.where,
+                                      message=message), self.path)
+        raise TokvizError(message, self.path)
 
     def _at(self, key: str) -> str:
         return f"{self.where}.{key}" if self.where else key
@@ -252,11 +267,12 @@ class Fields:
         value = self.data.get(key)
         if value is None:
             if required:
-                self.fail(f"missing field {key!r}")
+                self.fail(Message(QT_TRANSLATE_NOOP("formats", "missing field {key!r}"), key=key))
             return default
         if not isinstance(value, types) or (isinstance(value, bool) and types in (int, float, (int, float))):
             names = types.__name__ if isinstance(types, type) else "/".join(t.__name__ for t in types)
-            raise TokvizError(f"{self._at(key)}: expected {names}, got {_kind(value)}", self.path)
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "{place}: expected {names}, got {kind}"),
+                                      place=self._at(key), names=names, kind=_kind(value)), self.path)
         return value
 
     def obj(self, key: str, *, required: bool = False) -> Fields | None:

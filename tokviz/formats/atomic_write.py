@@ -46,6 +46,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import Cancelled, TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from ..paths import kind_of
 
 STALE_AFTER_S = 3600.0  # a temporary file this old is stale even when its process id is in use
@@ -101,7 +102,7 @@ def streamed_file_atomic(path: str | os.PathLike, *, overwrite: bool = True):
         temp = _unused_name(target, "tmp")
         fd = os.open(temp, flags, 0o666)
     except OSError as exc:
-        raise TokvizError(f"cannot write: {exc.strerror or exc}", target) from None
+        raise TokvizError(cannot_write(exc), target) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             try:
@@ -109,7 +110,7 @@ def streamed_file_atomic(path: str | os.PathLike, *, overwrite: bool = True):
                 fh.flush()
                 os.fsync(fh.fileno())
             except OSError as exc:
-                raise TokvizError(f"cannot write: {exc.strerror or exc}", target) from None
+                raise TokvizError(cannot_write(exc), target) from None
         with _signals_held():
             _rename(temp, target, overwrite)
     except BaseException:
@@ -187,7 +188,8 @@ class FileTransaction:
         mode = _mode_of(target)
         if mode is not None and not stat.S_ISREG(mode):  # (a rename would put a file in a device's place)
             self.abort()
-            raise TokvizError(f"is {kind_of(mode)}, not a regular file; only a file is replaced by a new one", target)
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "is {kind}, not a regular file; only a file is "
+                                                               "replaced by a new one"), kind=kind_of(mode)), target)
         part = _Part(target)
         self._parts.append(part)
         try:
@@ -320,8 +322,12 @@ class FileTransaction:
             kept = ", ".join(os.path.basename(p.backup) for p in failed if p.backup)
             for part in failed:
                 part.backup = None  # (left in place: it holds the old file)
-            raise TokvizError("a rename failed and the old files could not all be put back"
-                              + (f"; they are kept as {kept}" if kept else ""), failed[0].target)
+            if kept:
+                raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "a rename failed and the old files could not "
+                                                                       "all be put back; they are kept as {kept}"),
+                                          kept=kept), failed[0].target)
+            raise TokvizError(QT_TRANSLATE_NOOP("formats", "a rename failed and the old files could not all be put "
+                                                           "back"), failed[0].target)
 
     def _remove_backups(self) -> None:
         for part in self._parts:
@@ -348,7 +354,15 @@ def _mode_of(path: Path) -> int | None:
 
 
 def _exists(path) -> TokvizError:
-    return TokvizError("already exists (pass overwrite=True, or --force, to replace it)", path)
+    return TokvizError(ALREADY_EXISTS, path)
+
+
+ALREADY_EXISTS = QT_TRANSLATE_NOOP("formats", "already exists (pass overwrite=True, or --force, to replace it)")
+
+
+def cannot_write(exc: OSError) -> Message:
+    """The reason to give for an OSError met while writing a file."""
+    return Message(QT_TRANSLATE_NOOP("formats", "cannot write: {error}"), error=exc.strerror or str(exc))
 
 
 def _rename(temp: str, target: Path, overwrite: bool) -> None:

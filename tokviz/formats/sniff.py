@@ -11,6 +11,8 @@ from __future__ import annotations
 import binascii
 import re
 
+from ..messages import QT_TRANSLATE_NOOP, Message
+
 _INT = re.compile(rb"-?\d+")
 _FLOAT = re.compile(rb"-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 _FAIRSEQ_FLAG = b"#fairseq:overwrite"
@@ -112,24 +114,29 @@ def other_format(lines: list[bytes], name: str) -> str | None:
     if not lines:
         return None
     if _is_subword_nmt_codes(lines):
-        return ("a subword-nmt BPE codes file ('#version: 0.2', then one merge 'a b' per line): tokviz does not "
-                "read subword-nmt files (a GPT-2 merges.txt beside its vocab.json is read from their folder)")
+        return QT_TRANSLATE_NOOP("formats", "a subword-nmt BPE codes file ('#version: 0.2', then one merge 'a b' per line): tokviz does not "
+                                            "read subword-nmt files (a GPT-2 merges.txt beside its vocab.json is read "
+                                            "from their folder)")
     if _is_fastbpe_codes(lines):
-        return "a fastBPE codes file (one merge 'a b count' per line): tokviz does not read fastBPE files"
+        return QT_TRANSLATE_NOOP("formats", "a fastBPE codes file (one merge 'a b count' per line): tokviz does not "
+                                            "read fastBPE files")
     if _is_youtokentome_model(lines):
-        return "a YouTokenToMe model (character and merge-rule id lines): tokviz does not read YouTokenToMe models"
+        return QT_TRANSLATE_NOOP("formats", "a YouTokenToMe model (character and merge-rule id lines): tokviz does "
+                                            "not read YouTokenToMe models")
     if _is_sentencepiece_vocab(lines):
-        return ("a sentencepiece vocabulary listing (piece<TAB>score, the .vocab spm_train writes beside the "
-                ".model): tokviz does not read it; load the .model file")
+        return QT_TRANSLATE_NOOP("formats", "a sentencepiece vocabulary listing (piece<TAB>score, the .vocab "
+                                            "spm_train writes beside the .model): tokviz does not read it; load the "
+                                            ".model file")
     if _is_minbpe_vocab(lines):
-        return "a minbpe .vocab listing (written for people, not read back): load the .model file beside it"
+        return QT_TRANSLATE_NOOP("formats", "a minbpe .vocab listing (written for people, not read back): load the "
+                                            ".model file beside it")
     if _is_word_counts(lines):
         lowered = name.lower()
         if lowered.startswith("dict") or any(line.endswith(_FAIRSEQ_FLAG) for line in lines):
-            return ("a fairseq/Moses dictionary (dict.txt: 'token count' lines): tokviz does not read fairseq "
-                    "dictionaries")
-        return ("a fastBPE vocabulary ('token count' lines, as fastBPE's getvocab and subword-nmt's get-vocab "
-                "write): tokviz does not read fastBPE files")
+            return QT_TRANSLATE_NOOP("formats", "a fairseq/Moses dictionary (dict.txt: 'token count' lines): tokviz "
+                                                "does not read fairseq dictionaries")
+        return QT_TRANSLATE_NOOP("formats", "a fastBPE vocabulary ('token count' lines, as fastBPE's getvocab and "
+                                            "subword-nmt's get-vocab write): tokviz does not read fastBPE files")
     return None
 
 
@@ -137,5 +144,6 @@ def settings_file(name: str) -> str | None:
     """The reason to give for a transformers settings file loaded as a tokenizer, or None."""
     if name not in _SETTINGS_JSON:
         return None
-    return (f"a transformers {name} (settings beside a tokenizer, not a vocabulary): load the folder that "
-            "holds it, or its tokenizer.json or vocabulary files")
+    return Message(QT_TRANSLATE_NOOP("formats", "a transformers {name} (settings beside a tokenizer, not a "
+                                                "vocabulary): load the folder that holds it, or its tokenizer.json or "
+                                                "vocabulary files"), name=name)

@@ -11,7 +11,9 @@ from pathlib import Path
 
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Joined, Message
 from ..paths import check_trailing_separator
+from .atomic_write import ALREADY_EXISTS, cannot_write
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,8 @@ ALIASES = {"gpt2": "vocab-merges", "json": "hf-json", "tsv": "vocab-tsv", "csv":
 def write_format(format: str, path=None) -> WriteFormat:
     spec = WRITE_FORMATS.get(ALIASES.get(format, format))
     if spec is None:
-        raise TokvizError(f"cannot write format {format!r} (writable: {', '.join(WRITE_FORMATS)})", path)
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "cannot write format {format!r} (writable: {known})"),
+                                  format=format, known=", ".join(WRITE_FORMATS)), path)
     return spec
 
 
@@ -189,13 +192,14 @@ def format_for_path(tok: Tokenizer, path: Path) -> str:
         for name, reason in reasons.items():
             if reason is None:
                 return name
-        raise TokvizError("a .model file is a sentencepiece or a minbpe model, and neither can hold this tokenizer: "
-                          + "; ".join(reasons.values()), path)
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "a .model file is a sentencepiece or a minbpe model, "
+                                                           "and neither can hold this tokenizer: {reasons}"),
+                                  reasons=Joined(QT_TRANSLATE_NOOP("formats", "; "), reasons.values())), path)
     for spec in WRITE_FORMATS.values():
         if suffix in spec.suffixes:
             return spec.name
-    raise TokvizError("cannot tell the format from the name (use .json, .txt, .tiktoken, .model, .tsv or .csv, "
-                      "or give format=)", path)
+    raise TokvizError(QT_TRANSLATE_NOOP("formats", "cannot tell the format from the name (use .json, .txt, .tiktoken, "
+                                                   ".model, .tsv or .csv, or give format=)"), path)
 
 
 def save(
@@ -245,22 +249,23 @@ def save_files(
     if spec.default_name and path.is_dir():
         path = path / spec.default_name
     elif as_folder and spec.name != "vocab-merges":
-        raise TokvizError(f"no such folder (the path ends in '{os.sep}'); {spec.label} is written into an existing "
-                          "folder or as a file name", given)
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "no such folder (the path ends in '{sep}'); {format} is "
+                                                           "written into an existing folder or as a file name"),
+                                  sep=os.sep, format=spec.label), given)
     problem = spec.problem(tokenizer)
     if problem:
-        raise TokvizError(f"cannot write as {spec.label}: {problem}", path)
+        raise TokvizError(_cannot_write_as(spec.label, problem), path)
     in_itself = spec.name == "vocab-merges" and (as_folder or not path.suffix)
     folder = path if in_itself else path.parent
     made_folder = in_itself and not path.exists() and path.parent.is_dir()
     if made_folder:
         path.mkdir()
     if not folder.is_dir():
-        raise TokvizError("the folder to write into does not exist", path)
+        raise TokvizError(QT_TRANSLATE_NOOP("formats", "the folder to write into does not exist"), path)
     if not overwrite:
         existing = [p for p in spec.targets(path) if p.exists()]
         if existing:
-            raise TokvizError("already exists (pass overwrite=True, or --force, to replace it)", existing[0])
+            raise TokvizError(ALREADY_EXISTS, existing[0])
     try:
         try:
             written = spec.write(tokenizer, path, overwrite, scrub)
@@ -269,11 +274,15 @@ def save_files(
                 _remove_empty_folder(path)
             raise
     except TokvizError as exc:
-        raise TokvizError(f"cannot write as {spec.label}: {exc.reason}" if exc.path is None else exc.reason,
+        raise TokvizError(_cannot_write_as(spec.label, exc.reason) if exc.path is None else exc.reason,
                           exc.path or path) from None
     except OSError as exc:
-        raise TokvizError(f"cannot write: {exc.strerror or exc}", path) from None
+        raise TokvizError(cannot_write(exc), path) from None
     return written
+
+
+def _cannot_write_as(label: str, reason: str) -> Message:
+    return Message(QT_TRANSLATE_NOOP("formats", "cannot write as {format}: {reason}"), format=label, reason=reason)
 
 
 def _remove_empty_folder(path: Path) -> None:
