@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Cancelled, TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from ..paths import other_unicode_message, read_limited, unicode_encoding
 from . import chat_sandbox
 
@@ -57,11 +58,14 @@ class ChatTemplates:
         """The template `name`, else transformers' choice: "tool_use" when tools are given and it
         exists, then "default", then the only one."""
         if not self.templates:
-            raise ChatTemplateError(self.problem or "this tokenizer has no chat template (none in "
-                                    "tokenizer_config.json, chat_template.jinja or additional_chat_templates/)")
+            raise ChatTemplateError(self.problem or QT_TRANSLATE_NOOP(
+                "chat", "this tokenizer has no chat template (none in tokenizer_config.json, chat_template.jinja or "
+                        "additional_chat_templates/)"))
         if name is not None:
             if name not in self.templates:
-                raise ChatTemplateError(f"no chat template named {name!r} (there are: {', '.join(self.names())})")
+                raise ChatTemplateError(Message(QT_TRANSLATE_NOOP("chat", "no chat template named {name!r} (there are: "
+                                                                          "{names})"), name=name,
+                                                names=", ".join(self.names())))
             return self.templates[name]
         if tools and "tool_use" in self.templates:
             return self.templates["tool_use"]
@@ -69,7 +73,8 @@ class ChatTemplates:
             return self.templates["default"]
         if len(self.templates) == 1:
             return next(iter(self.templates.values()))
-        raise ChatTemplateError(f"several chat templates and none is the default: name one of {', '.join(self.names())}")
+        raise ChatTemplateError(Message(QT_TRANSLATE_NOOP("chat", "several chat templates and none is the default: "
+                                                                  "name one of {names}"), names=", ".join(self.names())))
 
 
 @dataclass
@@ -96,21 +101,24 @@ def conversation_from_json(data, where: str | Path = "<conversation>") -> Conver
     tools = documents = None
     if isinstance(data, dict):
         if "messages" not in data:
-            raise TokvizError('expected a list of messages or an object with "messages"', where)
+            raise TokvizError(QT_TRANSLATE_NOOP("chat", 'expected a list of messages or an object with "messages"'), where)
         tools, documents, data = data.get("tools"), data.get("documents"), data["messages"]
     if not isinstance(data, list):
-        raise TokvizError(f"messages: expected a list, got {type(data).__name__}", where)
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("chat", "messages: expected a list, got {kind}"),
+                                  kind=type(data).__name__), where)
     for k, message in enumerate(data):
         if not isinstance(message, dict):
-            raise TokvizError(f"message {k + 1}: expected an object, got {type(message).__name__}", where)
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("chat", "message {n}: expected an object, got {kind}"), n=k + 1,
+                                      kind=type(message).__name__), where)
         if not isinstance(message.get("role"), str):
-            raise TokvizError(f'message {k + 1}: "role" must be a string', where)
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("chat", 'message {n}: "role" must be a string'), n=k + 1), where)
         content = message.get("content")
         if content is not None and not isinstance(content, (str, list)):
-            raise TokvizError(f'message {k + 1}: "content" must be a string or a list of parts', where)
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("chat", 'message {n}: "content" must be a string or a list of '
+                                                                'parts'), n=k + 1), where)
     for key, value in (("tools", tools), ("documents", documents)):
         if value is not None and not (isinstance(value, list) and all(isinstance(v, dict) for v in value)):
-            raise TokvizError(f'"{key}": expected a list of objects', where)
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("chat", '"{key}": expected a list of objects'), key=key), where)
     return Conversation(data, tools, documents)
 
 # A conversation file is read whole (and rendered whole): a few MB at most in practice.
@@ -127,9 +135,11 @@ def read_conversation(path: str | Path) -> Conversation:
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise TokvizError(f"not UTF-8 (invalid byte 0x{raw[exc.start]:02x} at offset {exc.start})", path) from None
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("chat", "not UTF-8 (invalid byte 0x{byte:02x} at offset {offset})"),
+                                  byte=raw[exc.start], offset=exc.start), path) from None
     except json.JSONDecodeError as exc:
-        raise TokvizError(f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", path) from None
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("chat", "not JSON: {error} (line {line}, column {column})"),
+                                  error=exc.msg, line=exc.lineno, column=exc.colno), path) from None
     return conversation_from_json(data, path)
 
 
@@ -175,20 +185,22 @@ def _failure_reason(exc, time_limit: float) -> str:
     """One line that says why a render gave no text."""
     message = " ".join(exc.message.split())  # (a template's own message may span lines)
     if exc.kind == "compile":
-        return f"the chat template does not compile: {message} (line {exc.line})"
+        return Message(QT_TRANSLATE_NOOP("chat", "the chat template does not compile: {message} (line {line})"),
+                       message=message, line=exc.line)
     if exc.kind == "time":
-        return f"the chat template ran for more than {time_limit:g} s and was stopped"
+        return Message(QT_TRANSLATE_NOOP("chat", "the chat template ran for more than {limit:g} s and was stopped"),
+                       limit=time_limit)
     if exc.kind == "memory":
-        return (f"the chat template used more than {chat_sandbox.MEMORY_CEILING >> 20} MB of memory while rendering "
-                "and was stopped")
+        return Message(QT_TRANSLATE_NOOP("chat", "the chat template used more than {mb} MB of memory while rendering "
+                                                 "and was stopped"), mb=chat_sandbox.MEMORY_CEILING >> 20)
     if exc.kind == "raised":
-        return f"the chat template raised: {message}"
+        return Message(QT_TRANSLATE_NOOP("chat", "the chat template raised: {message}"), message=message)
     if exc.kind == "recursion":
-        return "the chat template recursed too deeply"
+        return QT_TRANSLATE_NOOP("chat", "the chat template recursed too deeply")
     if exc.kind == "failed":
-        return f"the chat template failed: {message}"
+        return Message(QT_TRANSLATE_NOOP("chat", "the chat template failed: {message}"), message=message)
     if exc.kind == "crashed":
-        return f"the chat template could not be rendered: {message}"
+        return Message(QT_TRANSLATE_NOOP("chat", "the chat template could not be rendered: {message}"), message=message)
     return message
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..core.chat import ChatTemplate, ChatTemplates
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from ..paths import os_error_reason, read_limited, regular_file_or_none
 from .hf_config import read_config, special_token_texts
 
@@ -30,7 +31,8 @@ def _read_text(path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise TokvizError(f"not UTF-8 (invalid byte at offset {exc.start})", path) from None
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("chat", "not UTF-8 (invalid byte at offset {offset})"),
+                                  offset=exc.start), path) from None
 
 
 def _from_files(folder: Path) -> dict[str, ChatTemplate]:
@@ -54,10 +56,12 @@ def _from_value(value, origin: Path, key: str) -> dict[str, ChatTemplate]:
         found = {}
         for k, item in enumerate(value):
             if not (isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("template"), str)):
-                raise TokvizError(f'{key}[{k}]: expected {{"name": ..., "template": ...}} with two strings', origin)
+                raise TokvizError(Message(QT_TRANSLATE_NOOP("chat", '{key}[{k}]: expected {{"name": ..., "template": ...}} '
+                                                                    'with two strings'), key=key, k=k), origin)
             found[item["name"]] = ChatTemplate(item["name"], item["template"], str(origin))
         return found
-    raise TokvizError(f"{key}: expected a string or a list of named templates, got {type(value).__name__}", origin)
+    raise TokvizError(Message(QT_TRANSLATE_NOOP("chat", "{key}: expected a string or a list of named templates, got "
+                                                        "{kind}"), key=key, kind=type(value).__name__), origin)
 
 
 def read_chat_templates(folder: Path) -> ChatTemplates:
@@ -75,13 +79,21 @@ def read_chat_templates(folder: Path) -> ChatTemplates:
             try:
                 data = json.loads(_read_text(processor_file))
             except json.JSONDecodeError as exc:
-                raise TokvizError(f"not JSON: {exc.msg} (line {exc.lineno})", processor_file) from None
+                raise TokvizError(Message(QT_TRANSLATE_NOOP("chat", "not JSON: {error} (line {line})"), error=exc.msg,
+                                          line=exc.lineno), processor_file) from None
             if not isinstance(data, dict) or "chat_template" not in data:
-                raise TokvizError('expected an object with "chat_template"', processor_file)
+                raise TokvizError(QT_TRANSLATE_NOOP("chat", 'expected an object with "chat_template"'), processor_file)
             templates = _from_value(data["chat_template"], processor_file, "chat_template")
         out.templates = templates
     except TokvizError as exc:
-        out.problem = str(exc)
+        out.problem = _with_path(exc)
     except OSError as exc:  # (e.g. additional_chat_templates/ that cannot be listed)
-        out.problem = str(TokvizError(os_error_reason(exc), exc.filename or folder))
+        out.problem = _with_path(TokvizError(os_error_reason(exc), exc.filename or folder))
     return out
+
+
+def _with_path(exc: TokvizError) -> str:
+    """str(exc), "path: reason", as a Message whose reason is shown translated."""
+    if not exc.path:
+        return exc.reason
+    return Message(QT_TRANSLATE_NOOP("chat", "{path}: {reason}"), path=exc.path, reason=exc.reason)
