@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from .encoding import Encoding, display_string
 from .tokenizer import Tokenizer
 
@@ -31,17 +32,19 @@ def format_ids(ids, style: str = "space") -> str:
         return ", ".join(map(str, ids))
     if style == "list":
         return "[" + ", ".join(map(str, ids)) + "]"
-    raise TokvizError(f"unknown ids style {style!r} (choose from {', '.join(STYLES)})")
+    raise TokvizError(Message(QT_TRANSLATE_NOOP("core", "unknown ids style {style!r} (choose from {choices})"),
+                              style=style, choices=", ".join(STYLES)))
 
 
 def parse_ids(text: str) -> list[int]:
     """The ids in `text`: numbers separated by spaces and/or commas, optionally in [ ] or ( )."""
     if not _ALLOWED.fullmatch(text):
         bad = next(c for c in text if not _ALLOWED.fullmatch(c))
-        raise TokvizError(f"ids must be numbers separated by spaces or commas; found {bad!r}")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("core", "ids must be numbers separated by spaces or commas; found "
+                                                            "{bad!r}"), bad=bad))
     ids = [int(m.group()) for m in _NUMBER.finditer(text)]
     if any(i < 0 for i in ids):
-        raise TokvizError("ids cannot be negative")
+        raise TokvizError(QT_TRANSLATE_NOOP("core", "ids cannot be negative"))
     return ids
 
 
@@ -56,7 +59,8 @@ def encoding_from_ids(tokenizer: Tokenizer, ids: list[int]) -> Encoding:
     for i in ids:
         piece = tokenizer.id_to_token(i)
         if piece is None:
-            raise TokvizError(f"id {i} is not in the vocabulary (size {size})")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("core", "id {id} is not in the vocabulary (size {size})"), id=i,
+                                      size=size))
         data = tokenizer.token_bytes(i)
         is_special = i in special_ids
         try:

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from ..errors import SurrogateError, TokvizError, check_text
+from ..messages import QT_TRANSLATE_NOOP, Message
 from .added import AddedToken, AddedVocabulary
 from .chat import ChatTemplates
 from .bytelevel import unicode_to_bytes
@@ -308,7 +309,8 @@ class Tokenizer:
             return added.content.encode("utf-8")
         piece = self.model.id_to_token(id)
         if piece is None:
-            raise TokvizError(f"id {id} is not in the vocabulary (size {self.vocab_size})")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("core", "id {id} is not in the vocabulary (size {size})"), id=id,
+                                      size=self.vocab_size))
         if self.byte_level:
             data = unicode_to_bytes(piece)
             if data is not None:
@@ -894,7 +896,8 @@ class Tokenizer:
         ids = id_list(ids)
         for i in ids:
             if self.id_to_token(i) is None:
-                raise TokvizError(f"cannot decode id {i}: not in the vocabulary (size {self.vocab_size})")
+                raise TokvizError(Message(QT_TRANSLATE_NOOP("core", "cannot decode id {id}: not in the vocabulary (size "
+                                                                    "{size})"), id=i, size=self.vocab_size))
         if self.decode_fn is not None:
             return self.decode_fn(self, ids, skip_special_tokens)
         special = self.added.special_ids - self._kept_on_decode

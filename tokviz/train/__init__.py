@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from ..paths import check_regular_file, distinct_files
 from .options import CancelCheck, Progress, TrainOptions
 
@@ -53,9 +54,10 @@ def train(
     `cluster`: a tokviz.cluster.Cluster that counts the words (the model is learned here, from
     the same counts as without it)."""
     if model not in TRAINERS:
-        raise TokvizError(f"unknown model {model!r} (choose from {', '.join(TRAINERS)})")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "unknown model {model!r} (choose from {choices})"),
+                                  model=model, choices=", ".join(TRAINERS)))
     if not files:
-        raise TokvizError("no training files given")
+        raise TokvizError(QT_TRANSLATE_NOOP("train", "no training files given"))
     module, function = TRAINERS[model]
     trainer = getattr(importlib.import_module(f".{module}", __name__), function)
     kwargs = {"progress": progress, "cancel": cancel, "threads": threads, **model_options}
@@ -66,7 +68,8 @@ def train(
     if model == "bytelevel-bpe":
         kwargs["pattern"] = pattern or "gpt2"
     elif pattern is not None:
-        raise TokvizError(f"--pattern applies to bytelevel-bpe only, not {model}")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "--pattern applies to bytelevel-bpe only, not {model}"),
+                                  model=model))
     # Paths, not strs: the trainers read a str that names no file as text, and a mistyped file
     # name must be an error, not a corpus of one line.
     paths = [Path(f).expanduser() for f in files]

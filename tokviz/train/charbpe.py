@@ -27,6 +27,7 @@ from ..core import pre_tokenizers as pre
 from ..core.models.bpe import BPE
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from . import bpe_core
 from .charlevel import assemble_vocab, choose_alphabet, learn_spelled_merges, merge_budget, unk_token_for
 from .options import COUNTING_WORDS, CancelCheck, Progress, TrainOptions, check_cancel, done_message
@@ -48,7 +49,8 @@ def train_char_bpe(
     """A character-level BPE Tokenizer trained on `corpus` (file paths and/or texts).  `count`: a
     drop-in for bpe_core.count_corpus (tokviz.cluster.count_corpus_on)."""
     if end_of_word not in ("separate", "glued"):
-        raise TokvizError(f"end_of_word must be 'separate' or 'glued', got {end_of_word!r}")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "end_of_word must be 'separate' or 'glued', got {value!r}"),
+                                  value=end_of_word))
     report = progress or (lambda fraction, message: None)
     report(0.0, COUNTING_WORDS)
     pieces, counts = (count or bpe_core.count_corpus)(

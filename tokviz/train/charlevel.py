@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..core.added import AddedToken
 from ..errors import TokvizError
-from ..messages import QT_TRANSLATE_NOOP
+from ..messages import QT_TRANSLATE_NOOP, Message
 from . import bpe_core
 from .options import CancelCheck, Progress, TrainOptions, merge_message
 
@@ -85,10 +85,10 @@ def merge_budget(options: TrainOptions, taken: int) -> int:
     byte tokens, the alphabet) are in; a TokvizError when they alone do not fit."""
     room = options.vocab_size - taken
     if room < 0:
-        raise TokvizError(
-            f"vocab_size {options.vocab_size} is smaller than the {taken} tokens every vocabulary needs "
-            "here (special and reserved tokens, user-defined symbols, the alphabet)"
-        )
+        raise TokvizError(Message(
+            QT_TRANSLATE_NOOP("train", "vocab_size {size} is smaller than the {taken} tokens every vocabulary needs "
+                                       "here (special and reserved tokens, user-defined symbols, the alphabet)"),
+            size=options.vocab_size, taken=taken))
     return room
 
 

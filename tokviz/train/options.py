@@ -75,26 +75,28 @@ class TrainOptions:
 
     def __post_init__(self):
         if self.vocab_size < 1:
-            raise TokvizError(f"vocab_size must be at least 1, got {self.vocab_size}")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "vocab_size must be at least 1, got {value}"), value=self.vocab_size))
         if self.min_frequency < 0:
-            raise TokvizError(f"min_frequency must be 0 or more, got {self.min_frequency}")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "min_frequency must be 0 or more, got {value}"), value=self.min_frequency))
         if self.min_word_count < 1:
-            raise TokvizError(f"min_word_count must be at least 1, got {self.min_word_count}")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "min_word_count must be at least 1, got {value}"), value=self.min_word_count))
         if self.reserved_tokens < 0:
-            raise TokvizError(f"reserved_tokens must be 0 or more, got {self.reserved_tokens}")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "reserved_tokens must be 0 or more, got {value}"), value=self.reserved_tokens))
         if not 0.0 < self.character_coverage <= 1.0:
-            raise TokvizError(f"character_coverage must be in (0, 1], got {self.character_coverage}")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "character_coverage must be in (0, 1], got {value}"), value=self.character_coverage))
         if self.max_token_length is not None and self.max_token_length < 1:
-            raise TokvizError(f"max_token_length must be at least 1, got {self.max_token_length}")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "max_token_length must be at least 1, got {value}"), value=self.max_token_length))
         if self.limit_alphabet is not None and self.limit_alphabet < 1:
-            raise TokvizError(f"limit_alphabet must be at least 1, got {self.limit_alphabet}")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "limit_alphabet must be at least 1, got {value}"), value=self.limit_alphabet))
         if self.pad_to_multiple_of is not None and self.pad_to_multiple_of < 1:
-            raise TokvizError(f"pad_to_multiple_of must be at least 1, got {self.pad_to_multiple_of}")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "pad_to_multiple_of must be at least 1, got {value}"), value=self.pad_to_multiple_of))
         if self.tie_break not in TIE_BREAKS:
-            raise TokvizError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, got {self.tie_break!r}")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "tie_break must be one of {choices}, got {value!r}"),
+                                      choices=", ".join(TIE_BREAKS), value=self.tie_break))
         dupes = _duplicates(self.special_tokens + self.user_defined_symbols)
         if dupes:
-            raise TokvizError(f"listed twice among special tokens and user-defined symbols: {', '.join(dupes)}")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "listed twice among special tokens and user-defined "
+                                                             "symbols: {tokens}"), tokens=", ".join(dupes)))
 
     def reserved_names(self, start: int = 0, count: int | None = None) -> list[str]:
         """Names of reserved tokens start .. start + count - 1 (count: reserved_tokens)."""
@@ -153,7 +155,8 @@ def read_corpus(paths: Iterable[str | os.PathLike], *, chunk_chars: int = 1 << 2
                     encoding = unicode_bom(head)
                     if encoding is not None:
                         raise TokvizError(other_unicode_message(encoding), path) from None
-                    raise TokvizError(f"not UTF-8 text (byte {exc.start} of a block is invalid)", path) from None
+                    raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "not UTF-8 text (byte {at} of a block is "
+                                                                         "invalid)"), at=exc.start), path) from None
                 if not block:
                     break
                 text = carry + block
@@ -180,4 +183,5 @@ def corpus_texts(corpus: Iterable[str | os.PathLike]) -> Iterator[str]:
         elif isinstance(item, str):
             yield item
         else:
-            raise TokvizError(f"a corpus item must be a path or a text, got {type(item).__name__}")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "a corpus item must be a path or a text, got {kind}"),
+                                      kind=type(item).__name__))

@@ -115,37 +115,41 @@ def train_unigram(
     (and between chunks of text): when it returns True, Cancelled is raised.
     """
     if not 0.0 < shrinking_factor < 1.0:
-        raise TokvizError(f"shrinking_factor must be in (0, 1), got {shrinking_factor}")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "shrinking_factor must be in (0, 1), got {value}"),
+                                  value=shrinking_factor))
     if em_iterations < 1:
-        raise TokvizError(f"em_iterations must be at least 1, got {em_iterations}")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "em_iterations must be at least 1, got {value}"),
+                                  value=em_iterations))
     max_len = options.max_token_length or max_piece_length
     if not 1 <= max_len <= 250:
-        raise TokvizError(f"pieces can be 1 to 250 characters long, not {max_len}")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "pieces can be 1 to 250 characters long, not {value}"),
+                                  value=max_len))
     report = _Reporter(progress)
 
     fixed, unk_id = _fixed_pieces(options)
     budget = options.vocab_size - len(fixed)  # characters + learned pieces
     if budget < 1:
-        raise TokvizError(
-            f"vocab_size {options.vocab_size} leaves no room for learned pieces after "
-            f"{len(fixed)} special tokens, reserved tokens, user-defined symbols and byte pieces"
-        )
+        raise TokvizError(Message(
+            QT_TRANSLATE_NOOP("train", "vocab_size {size} leaves no room for learned pieces after {fixed} special "
+                                       "tokens, reserved tokens, user-defined symbols and byte pieces"),
+            size=options.vocab_size, fixed=len(fixed)))
 
     words = (count or count_words)(corpus, options, report.part(0.0, 0.3), cancel)
     if not words:
-        raise TokvizError("the training corpus has no text")
+        raise TokvizError(QT_TRANSLATE_NOOP("train", "the training corpus has no text"))
     check_cancel(cancel)
     report(0.3, Message(QT_TRANSLATE_NOOP("train", "{words} distinct words; choosing the alphabet"), words=len(words)))
     alphabet, symbols, offsets, freqs = encode_words(
         words, options, max_symbols, note=lambda message: report(0.31, message))
     del words
     if not len(freqs):
-        raise TokvizError("no text is left once the characters outside the alphabet are set aside")
+        raise TokvizError(QT_TRANSLATE_NOOP("train", "no text is left once the characters outside the alphabet are set "
+                                                     "aside"))
     if len(alphabet) > budget:
-        raise TokvizError(
-            f"the alphabet has {len(alphabet)} characters but vocab_size leaves room for {budget} pieces: "
-            "raise vocab_size, or lower character_coverage / limit_alphabet"
-        )
+        raise TokvizError(Message(
+            QT_TRANSLATE_NOOP("train", "the alphabet has {chars} characters but vocab_size leaves room for {budget} "
+                                       "pieces: raise vocab_size, or lower character_coverage / limit_alphabet"),
+            chars=len(alphabet), budget=budget))
     char_class, char_digit = _char_properties(alphabet)
     lattice = _make_lattice(
         native,
@@ -238,7 +242,8 @@ def _file_size(path) -> int:
     try:
         return os.path.getsize(path)
     except OSError as exc:
-        raise TokvizError(f"cannot read training file: {exc.strerror or exc}", path) from None
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "cannot read training file: {error}"),
+                                  error=exc.strerror or str(exc)), path) from None
 
 
 def _cut_tokens(options: TrainOptions) -> list[str]:
@@ -491,7 +496,8 @@ def _make_lattice(native: bool | None, **kw):
             from .. import _unigramtrain as module
         except ImportError:
             if native:
-                raise TokvizError("the C Unigram trainer (tokviz._unigramtrain) is not built") from None
+                raise TokvizError(QT_TRANSLATE_NOOP("train", "the C Unigram trainer (tokviz._unigramtrain) is not "
+                                                             "built")) from None
     if module is None:
         return ReferenceLattice(**kw)
     import numpy as np
@@ -774,7 +780,8 @@ def _fixed_pieces(options: TrainOptions) -> tuple[list[tuple[str, str]], int]:
     unk = next((s for s in specials if "unk" in s.lower()), None)
     if unk is None:
         if UNK in options.user_defined_symbols:
-            raise TokvizError(f"{UNK} is a user-defined symbol; list it among the special tokens instead")
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "{unk} is a user-defined symbol; list it among the "
+                                                             "special tokens instead"), unk=UNK))
         specials.insert(0, UNK)
         unk = UNK
     fixed = [(s, "special") for s in specials]
@@ -807,7 +814,8 @@ def build_tokenizer(fixed: list[tuple[str, str]], unk_id: int, learned: list[tup
     seen = {p for p, _ in pieces}
     if len(seen) != len(pieces):
         clash = sorted({p for p, _ in fixed} & {p for p, _ in learned})
-        raise TokvizError(f"a learned piece equals a fixed token: {', '.join(clash)}")
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "a learned piece equals a fixed token: {tokens}"),
+                                  tokens=", ".join(clash)))
     padding = options.padding_names(len(pieces))
     pieces += [(p, 0.0) for p in padding]
     added = [
