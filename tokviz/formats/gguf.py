@@ -34,6 +34,7 @@ from ..core.llama.vocab import (BYTE, CONTROL, NORMAL, UNDEFINED, UNKNOWN, USER_
 from ..core.llama.pre import split_steps
 from ..core.tokenizer import Tokenizer
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from .gguf_meta import read_metadata
 from .gguf_pre import NAMES as PRES
 
@@ -47,7 +48,8 @@ def read_gguf(path: str | os.PathLike) -> Tokenizer:
     meta = read_metadata(path, lambda key: key.startswith(KEYS_READ))
     model = meta.get("tokenizer.ggml.model")
     if model is None:
-        raise TokvizError("this GGUF file holds no tokenizer (no tokenizer.ggml.model)", path)
+        raise TokvizError(QT_TRANSLATE_NOOP("formats", "this GGUF file holds no tokenizer (no tokenizer.ggml.model)"),
+                          path)
     if model in ("gpt2", "gemma4", "whitespace", "hybriddna"):
         tok = _bpe(meta, path, model)
     elif model == "llama":
@@ -63,10 +65,12 @@ def read_gguf(path: str | os.PathLike) -> Tokenizer:
     elif model == "test":
         tok = _hash_chunks(meta, path)
     elif model in ("none", "no_vocab"):
-        raise TokvizError(f"tokenizer.ggml.model {model!r}: this GGUF file has no vocabulary (llama.cpp loads it "
-                          "but cannot tokenize with it)", path)
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "tokenizer.ggml.model {model!r}: this GGUF file has no "
+                                                           "vocabulary (llama.cpp loads it but cannot tokenize with "
+                                                           "it)"), model=model), path)
     else:
-        raise TokvizError(f"tokenizer.ggml.model {model!r}: llama.cpp refuses this file (unknown tokenizer)", path)
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "tokenizer.ggml.model {model!r}: llama.cpp refuses this "
+                                                           "file (unknown tokenizer)"), model=model), path)
     tok.added.longest_first = True  # (llama.cpp's order of matching special tokens in text)
     tok.chat_templates = _chat_templates(meta, path)
     return tok
@@ -77,7 +81,8 @@ def _vocabulary(meta: dict, path: Path, default_eos: int | None = None) -> tuple
     the model's EOS id where the file names none."""
     tokens = meta.get("tokenizer.ggml.tokens")
     if not isinstance(tokens, list) or not tokens or not all(isinstance(t, str) for t in tokens):
-        raise TokvizError("tokenizer.ggml.tokens: missing, empty or not an array of strings", path)
+        raise TokvizError(QT_TRANSLATE_NOOP("formats", "tokenizer.ggml.tokens: missing, empty or not an array of "
+                                                       "strings"), path)
     tokens = [t if t else f"[EMPTY_{i}]" for i, t in enumerate(tokens)]  # (as llama.cpp names them)
     seen: dict[str, int] = {}
     for i, t in enumerate(tokens):

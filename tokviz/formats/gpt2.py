@@ -16,6 +16,7 @@ from ..core.models import BPE
 from ..core.patterns import QWEN2_PATTERN
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from ..paths import regular_file_or_none
 from ._util import Fields, check_vocab, first_bad_merge_line, read_json, read_text
 from .clip_folder import read_clip
@@ -76,8 +77,9 @@ def read_gpt2(folder: Path) -> Tokenizer:
     vocab_path, merges_path = gpt2_files(folder)
     for p in (vocab_path, merges_path):
         if regular_file_or_none(p) is None:
-            raise TokvizError(f"not found: the GPT-2 layout needs {vocab_path.name} and {merges_path.name} "
-                              "side by side", p)
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "not found: the GPT-2 layout needs {vocab} and "
+                                                               "{merges} side by side"), vocab=vocab_path.name,
+                                      merges=merges_path.name), p)
     vocab = read_json(vocab_path)
     Fields({"vocab": vocab}, vocab_path).get("vocab", dict, required=True)
     check_vocab(vocab, lambda message: _fail(message, vocab_path))
@@ -92,9 +94,10 @@ def read_gpt2(folder: Path) -> Tokenizer:
         _check_config(config, cls)
         return read_clip(folder, vocab, lines, config)
     if cls not in CLASS_DEFAULTS:
-        config.fail(f"tokenizer_class {config.data['tokenizer_class']!r} is not implemented by tokviz for the "
-                    f"vocab.json + merges.txt layout (it reads {', '.join(CLASS_DEFAULTS)}); "
-                    "a tokenizer.json of it would say exactly what it does")
+        config.fail(Message(QT_TRANSLATE_NOOP("formats", "tokenizer_class {cls!r} is not implemented by tokviz for the "
+                                                         "vocab.json + merges.txt layout (it reads {known}); a "
+                                                         "tokenizer.json of it would say exactly what it does"),
+                            cls=config.data["tokenizer_class"], known=", ".join(CLASS_DEFAULTS)))
     _check_config(config, cls)
     get = (lambda key, default: config.get(key, bool, default)) if config is not None else (lambda key, default: default)
     defaults = CLASS_DEFAULTS[cls]

@@ -31,6 +31,7 @@ from ..core.models import BPE, WordPiece
 from ..core.patterns import QWEN2_PATTERN, QWEN35_PATTERN
 from ..core.tokenizer import Tokenizer
 from ..paths import regular_file_or_none
+from ..messages import QT_TRANSLATE_NOOP, Message
 from ._util import Fields, first_surrogate, read_json, read_text, surrogate_message
 from .hf_config import SPECIAL_ATTRIBUTES, read_config
 from .hf_folder_classes import AS_IS, auto_class
@@ -112,8 +113,8 @@ def _class_name(config: Fields, folder: Path) -> str | None:
     is); refuses the classes tokviz does not implement."""
     auto_map = config.data.get("auto_map")
     if auto_map is not None and (not isinstance(auto_map, dict) or auto_map.get("AutoTokenizer") is not None):
-        config.fail("auto_map names custom tokenizer code, which transformers runs only with trust_remote_code "
-                    "and tokviz does not run")
+        config.fail(QT_TRANSLATE_NOOP("formats", "auto_map names custom tokenizer code, which transformers runs only "
+                                                 "with trust_remote_code and tokviz does not run"))
     name = config.get("tokenizer_class", str)
     model = _model_config(folder)
     chosen = auto_class(name, model.get("model_type", str), model.get("tokenizer_class", str),
@@ -122,19 +123,23 @@ def _class_name(config: Fields, folder: Path) -> str | None:
     where = (f"tokenizer_class {name!r}" if name is not None else
              f"{model.path.name}'s model_type {model.data.get('model_type')!r}")
     if chosen is None:
-        model.fail(f"tokenizer_class {model.data.get('tokenizer_class')!r} is not a class transformers knows; "
-                   "it fails to load this folder")
+        model.fail(Message(QT_TRANSLATE_NOOP("formats", "tokenizer_class {cls!r} is not a class transformers knows; it "
+                                                        "fails to load this folder"),
+                           cls=model.data.get("tokenizer_class")))
     if chosen == AS_IS:
         return None
     if chosen in _REBUILT_HERE:
         return chosen
     if chosen == "MistralCommonBackend":
-        model.fail(f"model_type {model.data.get('model_type')!r}: transformers reads this folder's tekken.json with "
-                   "mistral-common; open tekken.json instead")
-    (config if name is not None else model).fail(
-        f"{where}: transformers reads this folder with {chosen}Tokenizer, which builds its own pipeline from the "
-        "vocabulary instead of taking tokenizer.json's; tokviz does not implement it (it follows "
-        f"{', '.join(k + 'Tokenizer' for k in _REBUILT_HERE)} and the classes that take tokenizer.json as it is)")
+        model.fail(Message(QT_TRANSLATE_NOOP("formats", "model_type {model_type!r}: transformers reads this folder's "
+                                                        "tekken.json with mistral-common; open tekken.json instead"),
+                           model_type=model.data.get("model_type")))
+    (config if name is not None else model).fail(Message(
+        QT_TRANSLATE_NOOP("formats", "{where}: transformers reads this folder with {chosen}Tokenizer, which builds its "
+                                     "own pipeline from the vocabulary instead of taking tokenizer.json's; tokviz does "
+                                     "not implement it (it follows {known} and the classes that take tokenizer.json "
+                                     "as it is)"),
+        where=where, chosen=chosen, known=", ".join(k + "Tokenizer" for k in _REBUILT_HERE)))
 
 
 def _model_config(folder: Path) -> Fields:

@@ -15,6 +15,7 @@ from ..core.charsmap import CharsMap, sentencepiece_charsmap_problem
 from ..core.models import BPE, Unigram, WordLevel, WordPiece
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from .hf_json_schema import check_serde_shapes
 from ._util import IntegerAsFloat
 from ._util import SELF_MERGE, Fields, check_vocab, first_bad_merge_line, first_surrogate, read_json, stem, surrogate_message
@@ -69,7 +70,8 @@ def _only_known_keys(f: Fields, section: str, kind: str | None) -> None:
     unknown = sorted(k for k in f.data if k not in known)
     if unknown:
         what = f"{kind} {section.replace('_', '-')}" if kind else section.replace("_", " ")
-        f.fail(f"the {what} has {', '.join(map(repr, unknown))}, which tokviz does not implement")
+        f.fail(Message(QT_TRANSLATE_NOOP("formats", "the {what} has {keys}, which tokviz does not implement"), what=what,
+                       keys=", ".join(map(repr, unknown))))
 
 
 def read_hf_json(path: Path) -> Tokenizer:
@@ -87,7 +89,7 @@ def build_hf_tokenizer(data, path: Path, name: str | None = None) -> Tokenizer:
             from .tekken import build_tekken  # (a tekken.json that detection did not route to its reader)
 
             return build_tekken(data, path)
-        root.fail("not a tokenizer.json (no 'model' field)")
+        root.fail(QT_TRANSLATE_NOOP("formats", "not a tokenizer.json (no 'model' field)"))
     _only_known_keys(root, "root", None)
     model = _model(root.obj("model", required=True))
     normalizer = _normalizer(root.obj("normalizer"))
@@ -251,14 +253,15 @@ def _model(f: Fields):
             f.fail(f"unk_id {unk_id} is outside the vocabulary of {len(pieces)}")
         byte_fallback = f.get("byte_fallback", bool, False)
         return Unigram(pieces, unk_id=unk_id, byte_fallback=byte_fallback)
-    f.fail(f"unsupported model type {kind!r}")
+    f.fail(Message(QT_TRANSLATE_NOOP("formats", "unsupported model type {kind!r}"), kind=kind))
 
 
 def _bpe(f: Fields) -> BPE:
     dropout = f.get("dropout", (int, float))
     if dropout is not None and dropout != 0:
-        f.fail(f"dropout {dropout} is not supported: BPE dropout skips merges at random, tokviz encodes "
-               "deterministically (dropout null or 0)")
+        f.fail(Message(QT_TRANSLATE_NOOP("formats", "dropout {dropout} is not supported: BPE dropout skips merges at "
+                                                    "random, tokviz encodes deterministically (dropout null or 0)"),
+                       dropout=dropout))
     vocab = _vocab_dict(f)
     raw = f.get("merges", list, [])
     prefix = f.get("continuing_subword_prefix", str) or ""
@@ -357,7 +360,7 @@ def _normalizer(f: Fields | None):
         return norm.Precompiled(CharsMap(blob, source=f.path))
     if kind == "Sequence":
         return norm.Sequence([_normalizer(x) for x in f.items("normalizers")])
-    f.fail(f"unsupported normalizer type {kind!r}")
+    f.fail(Message(QT_TRANSLATE_NOOP("formats", "unsupported normalizer type {kind!r}"), kind=kind))
 
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*")
@@ -433,7 +436,7 @@ def _pre_tokenizer(f: Fields | None):
         return pre.FixedLength(length)
     if kind == "Sequence":
         return pre.Sequence([_pre_tokenizer(x) for x in f.items("pretokenizers")])
-    f.fail(f"unsupported pre-tokenizer type {kind!r}")
+    f.fail(Message(QT_TRANSLATE_NOOP("formats", "unsupported pre-tokenizer type {kind!r}"), kind=kind))
 
 
 # ---- post-processors --------------------------------------------------------------------
@@ -477,7 +480,7 @@ def _post_processor(f: Fields | None):
         return post.ByteLevel(f.get("trim_offsets", bool, True), f.get("add_prefix_space", bool, True))
     if kind == "Sequence":
         return post.Sequence([_post_processor(x) for x in f.items("processors")])
-    f.fail(f"unsupported post-processor type {kind!r}")
+    f.fail(Message(QT_TRANSLATE_NOOP("formats", "unsupported post-processor type {kind!r}"), kind=kind))
 
 
 # ---- decoders ---------------------------------------------------------------------------
@@ -518,7 +521,7 @@ def _decoder(f: Fields | None):
         return dec.CTC(f.get("pad_token", str, "<pad>"), f.get("word_delimiter_token", str, "|"), f.get("cleanup", bool, True))
     if kind == "Sequence":
         return dec.Sequence([_decoder(x) for x in f.items("decoders")])
-    f.fail(f"unsupported decoder type {kind!r}")
+    f.fail(Message(QT_TRANSLATE_NOOP("formats", "unsupported decoder type {kind!r}"), kind=kind))
 
 
 __all__ = ["read_hf_json", "TokvizError"]

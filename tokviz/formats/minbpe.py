@@ -14,6 +14,7 @@ from ..core.models import BPE
 from ..core.tokenizer import Source, Tokenizer
 from ..core.limits import MAX_ID
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from ._util import read_text
 
 MAGIC = "minbpe v1"
@@ -22,9 +23,11 @@ MAGIC = "minbpe v1"
 def read_minbpe(path: Path) -> Tokenizer:
     lines = read_text(path).split("\n")
     if not lines or lines[0].strip() != MAGIC:
-        raise TokvizError(f"not a minbpe model: first line should be {MAGIC!r}", path)
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "not a minbpe model: first line should be {magic!r}"),
+                                  magic=MAGIC), path)
     if len(lines) < 3:
-        raise TokvizError("truncated minbpe model: missing pattern or special-token count", path)
+        raise TokvizError(QT_TRANSLATE_NOOP("formats", "truncated minbpe model: missing pattern or special-token count"),
+                          path)
     pattern = lines[1]
     try:
         n_special = int(lines[2])

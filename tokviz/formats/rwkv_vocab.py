@@ -21,6 +21,7 @@ from ..core.limits import MAX_ID
 from ..core.models import LongestMatch
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from ._util import read_text, stem
 
 FORMAT = "rwkv-vocab"
@@ -62,8 +63,9 @@ def read_rwkv_vocab(path: Path) -> Tokenizer:
     for lineno, line in enumerate(lines, 1):
         m = LINE.fullmatch(line)
         if m is None:
-            raise TokvizError(f"line {lineno}: expected 'id literal length' (an RWKV vocabulary line), "
-                              f"got {line[:60]!r}", path)
+            raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "line {lineno}: expected 'id literal length' (an "
+                                                               "RWKV vocabulary line), got {line!r}"), lineno=lineno,
+                                      line=line[:60]), path)
         id_text, literal, length = m.groups()
         if len(id_text) > 10 or int(id_text) > MAX_ID:
             raise TokvizError(f"line {lineno}: id {id_text[:20]} is out of range (ids must be below 2**31)", path)
@@ -89,7 +91,7 @@ def read_rwkv_vocab(path: Path) -> Tokenizer:
         token_of_id[token_id] = value
         id_of_token[value] = token_id
     if not token_of_id:
-        raise TokvizError("no tokens in the file (empty, or not an RWKV vocabulary)", path)
+        raise TokvizError(QT_TRANSLATE_NOOP("formats", "no tokens in the file (empty, or not an RWKV vocabulary)"), path)
     vocab = dict(zip(many_bytes_to_unicode(id_of_token), id_of_token.values()))
     tok = Tokenizer(
         LongestMatch(vocab),

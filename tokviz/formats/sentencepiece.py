@@ -46,6 +46,7 @@ from ..core.sentencepiece import (
 from .. import native
 from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from ._util import read_bytes
 from .protobuf import GROUP_START, LEN, FieldSpec, MessageSpec, parse_message, read_field
 
@@ -130,11 +131,13 @@ def read_sentencepiece(path: str | os.PathLike) -> Tokenizer:
     path = Path(path)
     data = read_bytes(path)
     if data[:64].lstrip()[:1] in (b"{", b"["):
-        raise TokvizError("looks like JSON text, not a sentencepiece .model (a binary protobuf file)", path)
+        raise TokvizError(QT_TRANSLATE_NOOP("formats", "looks like JSON text, not a sentencepiece .model (a binary "
+                                                       "protobuf file)"), path)
     try:
         proto = parse_model_proto(data, path)
     except TokvizError as exc:
-        raise TokvizError(f"not a valid sentencepiece model: {exc.reason}", path) from None
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "not a valid sentencepiece model: {reason}"),
+                                  reason=exc.reason), path) from None
     return build_tokenizer(proto, path)
 
 
@@ -175,7 +178,7 @@ def parse_model_proto(data: bytes, source=None) -> dict:
         elif number == 4:
             self_tests += _count_self_tests(value)
     if not pieces:  # (sentencepiece refuses it too: no unknown piece)
-        raise TokvizError("no pieces (vocabulary) found", source)
+        raise TokvizError(QT_TRANSLATE_NOOP("formats", "no pieces (vocabulary) found"), source)
     if vocab is not None and vocab_count != len(pieces):
         vocab = None  # more pieces followed in another layout: PieceTable builds it
     denormalizer = specs.get("denormalizer_spec")

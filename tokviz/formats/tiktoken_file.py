@@ -20,6 +20,7 @@ from ..core.patterns import TIKTOKEN_PATTERNS, TIKTOKEN_SPECIALS
 from ..core.tokenizer import Source, Tokenizer
 from ..core.limits import check_ids, max_sane_id
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP
 from ._util import read_bytes, stem
 from .known_ranks import known_encoding
 
@@ -96,7 +97,7 @@ def _read_ranks(path: Path, data: bytes) -> dict[bytes, int]:
             ranks[token] = rank  # a token listed twice keeps its last rank, as in tiktoken's dict
             line_of[token] = lineno
     if not ranks:
-        raise TokvizError("no ranks in file (empty or not a .tiktoken file)", path)
+        raise TokvizError(QT_TRANSLATE_NOOP("formats", "no ranks in file (empty or not a .tiktoken file)"), path)
     values = ranks.values()
     if len(set(values)) != len(ranks):
         token_of_rank: dict[int, bytes] = {}

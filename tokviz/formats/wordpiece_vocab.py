@@ -12,6 +12,7 @@ from ..core.models import WordPiece
 from ..core.tokenizer import Source, Tokenizer
 from ..core.unicode import WHITE_SPACE
 from ..errors import TokvizError
+from ..messages import QT_TRANSLATE_NOOP, Message
 from ._util import read_text
 from .hf_config import added_tokens, config_class, read_config, refuse_unless, special_token_texts
 
@@ -27,8 +28,9 @@ def _check_config(config, specials: set[str]) -> None:
         return
     cls = config_class(config)
     if cls is not None and cls not in BERT_CLASSES:
-        config.fail(f"tokenizer_class {config.data['tokenizer_class']!r} is not implemented by tokviz for a "
-                    f"vocab.txt (it reads {', '.join(BERT_CLASSES)})")
+        config.fail(Message(QT_TRANSLATE_NOOP("formats", "tokenizer_class {cls!r} is not implemented by tokviz for a "
+                                                         "vocab.txt (it reads {known})"),
+                            cls=config.data["tokenizer_class"], known=", ".join(BERT_CLASSES)))
     # transformers 5's BertTokenizer ignores these two, its legacy (slow) one honours them: the
     # references disagree, so a value that would matter is refused rather than read one way.
     refuse_unless(config, "do_basic_tokenize", True,
@@ -54,12 +56,13 @@ def read_wordpiece_vocab(path: Path) -> Tokenizer:
     # line's end is not part of the token, and a token listed twice keeps its last id.
     vocab = {line.rstrip(_WHITE_SPACE): i for i, line in enumerate(lines)}
     if not vocab:
-        raise TokvizError("empty vocabulary", path)
+        raise TokvizError(QT_TRANSLATE_NOOP("formats", "empty vocabulary"), path)
     config = read_config(path.parent)
     specials = special_token_texts(config, BERT_DEFAULTS)
     unk = specials.get("unk_token")
     if unk is None or unk not in vocab:
-        raise TokvizError(f"not a BERT vocab.txt: no {unk or '[UNK]'} token (the unknown token) in it", path)
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("formats", "not a BERT vocab.txt: no {unk} token (the unknown "
+                                                           "token) in it"), unk=unk or "[UNK]"), path)
     _check_config(config, set(specials.values()))
     get = (lambda key, default: config.get(key, bool, default)) if config is not None else (lambda key, default: default)
     added = added_tokens(config, vocab, BERT_DEFAULTS)
