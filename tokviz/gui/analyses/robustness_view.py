@@ -51,7 +51,7 @@ from ..widgets.plots import CategoryAxis, FittedAxis, RowsScroll, make_plot, the
 from ..widgets.style import DEFAULT_THEME, TokenTheme
 from ..views.token_view import TokenView
 from ..widgets.layout import ReflowRow
-from ..work.workers import TaskRunner, describe_error
+from ..work.workers import TaskRunner, describe_error, error_text
 
 PREVIEW_CHARS = 32 * 1024
 PREVIEW_DELAY_MS = 120
@@ -391,7 +391,7 @@ class RobustnessView(QWidget):
             self.finished.emit(report)
 
         def failed(exc) -> None:
-            reason = describe_error(exc) if not isinstance(exc, TokvizError) or not exc.path else str(exc)
+            reason = error_text(exc)
             self.status.setText(self.tr("The analysis failed: {reason}").format(reason=reason))
             self.failed.emit(reason)
 

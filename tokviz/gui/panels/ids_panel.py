@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from ...core import Encoding, Tokenizer
 from ...core.ids import STYLES, encoding_from_ids, format_ids, parse_ids
 from ...errors import TokvizError
+from ..widgets.messages import show
 from ..widgets.style import mono_font
 from ..views.token_view import TokenView
 
@@ -160,7 +161,7 @@ class IdsPanel(QWidget):
             encoding = encoding_from_ids(self._tokenizer, ids)
             text = self._tokenizer.decode(ids)
         except TokvizError as exc:
-            self._say(exc.reason)
+            self._say(show(exc.reason))
             self.decoded_tokens.set_encoding(None)
             self.decoded_tokens.set_message("")
             return None

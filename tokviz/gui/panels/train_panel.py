@@ -51,7 +51,7 @@ from ..widgets.click_guard import guard_clicks
 from ..widgets.messages import show
 from ..work.run_on import RunOnBox, open_cluster
 from ..widgets.style import DEFAULT_THEME, TokenTheme
-from ..work.workers import TaskRunner, describe_error
+from ..work.workers import TaskRunner, describe_error, error_text
 
 # (English sources, translated where shown: QCoreApplication.translate("TrainPanel", …))
 MODELS = {
@@ -425,7 +425,7 @@ class TrainPanel(QWidget):
             if where == ("scheduler", ""):
                 raise TokvizError(self.tr("give the address of the Dask scheduler (tcp://host:port)"))
         except TokvizError as exc:
-            self.status.setText(str(exc))
+            self.status.setText(error_text(exc))
             return False
         model, extra = self.model(), self._model_options()
         self.cancel()
@@ -639,7 +639,7 @@ class TrainPanel(QWidget):
             out = self.export(name, overwrite=True)  # (the dialog asked before replacing a file)
             self.status.setText(self.tr("Written: {path}").format(path=out))
         except TokvizError as exc:
-            self.status.setText(str(exc))
+            self.status.setText(error_text(exc))
 
     def set_theme(self, theme: TokenTheme) -> None:
         self.theme = theme

@@ -51,7 +51,7 @@ from ..widgets.layout import HeaderLabel
 from ..widgets.style import DEFAULT_THEME, TokenTheme, mono_font
 from .token_view import TokenView
 from ..window.text_document import ask_before_replacing, ask_save_changes
-from ..work.workers import TaskRunner
+from ..work.workers import TaskRunner, error_text
 
 CONVERSATION_FILTER = QT_TRANSLATE_NOOP("ChatView", "Conversations (*.json);;All files (*)")
 # The roles' names as shown (a message keeps its role's value: "user", ...); other roles show as they are
@@ -436,8 +436,7 @@ class ChatView(QWidget):
                 then()
 
         def failed(exc: BaseException) -> None:
-            reason = str(exc) if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}"
-            QMessageBox.warning(self, self.tr("Could not save the conversation"), reason)
+            QMessageBox.warning(self, self.tr("Could not save the conversation"), error_text(exc))
 
         self._writer.submit(lambda: write_conversation(path, conversation), done, failed)
 
@@ -468,8 +467,9 @@ class ChatView(QWidget):
         try:
             template = templates.pick(self.template_box.currentData(), self._tools)
         except chat.ChatTemplateError as exc:
-            self._show_failure(f"{exc}\n\n" + self.tr("The Chat tab needs a tokenizer that ships a chat template "
-                                                      "(tokenizer_config.json, chat_template.jinja)."))
+            self._show_failure(error_text(exc) + "\n\n" + self.tr("The Chat tab needs a tokenizer that ships a chat "
+                                                                   "template (tokenizer_config.json, "
+                                                                   "chat_template.jinja)."))
             return
         if not self._messages:
             self._show_failure(self.tr("Add a message (Add ▾)."))
@@ -507,7 +507,7 @@ class ChatView(QWidget):
             if isinstance(exc, Cancelled):
                 self.header.setText(self.header.text() + " · <i>" + self.tr("cancelled") + "</i>")
                 return
-            self._show_failure(str(exc) if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}")
+            self._show_failure(error_text(exc))
 
         QTimer.singleShot(PROGRESS_AFTER_MS, self, lambda: self._start_busy(generation))
         self._runner.submit(work, done, failed, is_current=lambda: generation == self._generation)
@@ -650,7 +650,7 @@ class ChatView(QWidget):
         try:
             self.open_conversation(path)
         except TokvizError as exc:
-            QMessageBox.warning(self, self.tr("Could not open the conversation"), str(exc))
+            QMessageBox.warning(self, self.tr("Could not open the conversation"), error_text(exc))
             return False
         return True
 

@@ -25,7 +25,7 @@ from ...core.streaming import last_cut
 from ...errors import TokvizError
 from . import files
 from ..widgets.click_guard import guard_clicks
-from ..work.workers import EncodeResult, FileEncodeJob, FileEncodeResult
+from ..work.workers import EncodeResult, FileEncodeJob, FileEncodeResult, describe_error
 from .headers import pane_header
 from .status import plural
 
@@ -97,8 +97,9 @@ class BigFileMode(QObject):
                 head = files.read_text_head(path, PREVIEW_BYTES)
             except TokvizError as exc:
                 where = exc.path or os.fspath(path)
-                window.report_error(self.tr("Could not open text"), f"{where}\n\n{exc.reason}", path=where,
-                                    reason=exc.reason)
+                reason = describe_error(exc)
+                window.report_error(self.tr("Could not open text"), f"{where}\n\n{reason}", path=where,
+                                    reason=reason)
                 return False
         tok = window.controller.tokenizer
         cut = last_cut(head, tok) if tok is not None else last_cut(head)

@@ -41,7 +41,8 @@ from PySide6.QtWidgets import (
 from ...errors import TokvizError
 from ...formats.atomic_write import stop_on
 from ...formats.writers import WRITE_FORMATS, can_write, save_files
-from ..work.workers import TaskRunner, describe_error
+from ..widgets.messages import show
+from ..work.workers import TaskRunner, describe_error, error_text
 
 REASON_INDENT = 24  # a reason starts under its choice's text, past the radio button
 
@@ -177,8 +178,8 @@ class ExportDialog(QDialog):
                 first = first or choice
                 why.hide()
             else:
-                choice.setToolTip(reason)
-                why.setText(self.tr("Cannot hold this tokenizer: {reason}").format(reason=reason))
+                choice.setToolTip(show(reason))
+                why.setText(self.tr("Cannot hold this tokenizer: {reason}").format(reason=show(reason)))
                 why.show()
         if first is not None:
             first.setChecked(True)
@@ -259,7 +260,7 @@ class ExportDialog(QDialog):
             self._finish()
             return
         self._show_writing(None)
-        self.reason.setText(str(exc) if isinstance(exc, TokvizError) else describe_error(exc))
+        self.reason.setText(error_text(exc))
 
     def _record(self, fmt: str, written: list[Path]) -> None:
         self.written, self.written_format = written, fmt

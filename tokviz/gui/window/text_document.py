@@ -35,7 +35,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from ...errors import TokvizError
 from ...formats.atomic_write import write_bytes_atomic
 from ...paths import open_regular, os_error_reason
-from ..work.workers import TaskRunner
+from ..work.workers import TaskRunner, describe_error
 
 SAVE_PATTERNS = "*.txt *.md"  # the Save as dialog's filter
 # the names of texts that are no file's, kept (in English) with the session and translated where shown
@@ -350,7 +350,7 @@ class TextDocument(QObject):
                                   .format(reason=exc.strerror or exc), path) from None
 
         def failed(exc: BaseException) -> None:
-            reason = exc.reason if isinstance(exc, TokvizError) else f"{type(exc).__name__}: {exc}"
+            reason = describe_error(exc)
             where = os.fspath(exc.path) if isinstance(exc, TokvizError) and exc.path is not None else path
             self.window.statusBar().showMessage(self.tr("The text was not saved"), 6000)
             self.window.report_error(self.tr("Could not save text"), f"{where}\n\n{reason}", path=where, reason=reason)

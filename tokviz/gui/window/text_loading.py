@@ -11,6 +11,7 @@ from PySide6.QtCore import Slot
 from ... import defaults
 from ...errors import TokvizError
 from . import big_file, files
+from ..work.workers import describe_error
 from .text_document import SAMPLE_TEXT, Origin, line_end_of
 
 FALLBACK_TEXT = "Hello, world! 你好，世界 🙂\n\tTabs, spaces  and newlines are tokens too.\n"
@@ -64,8 +65,8 @@ class TextLoading:
             text = files.read_text_head(path, big_file.PREVIEW_BYTES) if size > big_file.BIG_FILE_BYTES else files.read_text_file(path)
         except TokvizError as exc:
             where = exc.path or os.fspath(path)
-            self.report_error(self.tr("Could not open text"), f"{where}\n\n{exc.reason}", path=where,
-                              reason=exc.reason)
+            reason = describe_error(exc)
+            self.report_error(self.tr("Could not open text"), f"{where}\n\n{reason}", path=where, reason=reason)
             return None
         return text, size
 

@@ -13,7 +13,7 @@ from ...core import Tokenizer
 from ...errors import TokvizError
 from ...paths import check_trailing_separator
 from ..panels.merge_tables import token_details
-from ..work.workers import LoadResult
+from ..work.workers import LoadResult, describe_error
 from .open_tokenizers import open_found
 from ... import defaults
 
@@ -50,7 +50,7 @@ class TokenizerLoading:
         try:
             check_trailing_separator(path)  # (here: the loader's Path would drop the '/')
         except TokvizError as exc:
-            self._on_load_failed(os.fspath(path), exc.reason)
+            self._on_load_failed(os.fspath(path), describe_error(exc))
             return
         self.controller.load_tokenizer(path)
 

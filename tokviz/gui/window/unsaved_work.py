@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from ...core import Tokenizer
 from ...errors import TokvizError
+from ..widgets.messages import show
 from .export_dialog import ExportDialog
 from .session import KeptTokenizer, ask_keep_unsaved
 
@@ -93,7 +94,7 @@ class UnsavedWork:
             self._keeping.discard(id(tok))
             if self._exported_while_kept.pop(id(tok), None) is not None:
                 return  # (exported meanwhile: nothing to keep)
-            reason = exc.reason if isinstance(exc, TokvizError) else str(exc)
+            reason = show(exc.reason) if isinstance(exc, TokvizError) else str(exc)
             self._unkept[id(tok)] = (self._tok_name(tok), reason)
             self.statusBar().showMessage(self.tr("{name} cannot be kept until exported: {reason}").format(
                 name=self._tok_name(tok), reason=reason), 10_000)

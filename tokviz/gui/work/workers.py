@@ -221,6 +221,15 @@ def describe_error(exc: BaseException) -> str:
                                                                                    message=exc)
 
 
+def error_text(exc: BaseException) -> str:
+    """str(exc) as the app shows it: a TokvizError's "path: reason" with the reason in the app's
+    language (`describe_error` for the rest, and for a TokvizError without a path)."""
+    if isinstance(exc, TokvizError) and exc.path:
+        return QCoreApplication.translate("describe_error", "{path}: {reason}").format(path=exc.path,
+                                                                                      reason=show(exc.reason))
+    return describe_error(exc)
+
+
 def _smoothed(previous_ms: float, ms: float) -> float:
     return ms if not previous_ms else 0.7 * previous_ms + 0.3 * ms
 
