@@ -4,17 +4,25 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import pickle
 import subprocess
 import sys
 
 import pytest
 
+import tokviz
+from tokviz import paths
 from tokviz.analysis import fairness, health, overlap, token_health, vocab_edit
 from tokviz.core import Tokenizer
 from tokviz.core.models.bpe import BPE
-from tokviz.errors import TokvizError
+from tokviz.core import chat
+from tokviz.core.ids import encoding_from_ids, parse_ids
+from tokviz.errors import TokvizError, check_text
+from tokviz.formats import writers
+from tokviz.formats.chat_templates import read_chat_templates
 from tokviz.messages import QT_TRANSLATE_NOOP, Joined, Message, Template
+from tokviz.train import TrainOptions, train
 from tokviz.train.options import COUNTING_WORDS, done_message, merge_message
 
 
@@ -102,10 +110,111 @@ def test_edit_errors_and_training_messages_are_the_english_of_before():
     assert done_message(85, 400) == "done: 85 merges, 400 tokens" and COUNTING_WORDS == "counting words"
 
 
+def _reason(call) -> str:
+    with pytest.raises(TokvizError) as caught:
+        call()
+    return caught.value.reason
+
+
+def test_file_errors_are_the_english_of_before(tmp_path):
+    missing = tmp_path / "missing.json"
+    with pytest.raises(TokvizError) as caught:
+        tokviz.load(missing)
+    assert str(caught.value) == f"{missing}: no such file or folder" and caught.value.reason.context == "paths"
+    (tmp_path / "folder").mkdir()
+    folder = _reason(lambda: paths.check_regular_file(tmp_path / "folder", "a tokenizer file"))
+    assert folder == "is a folder, expected a tokenizer file" and folder.params["what"].context == "paths"
+    if os.path.exists("/dev/zero"):
+        assert _reason(lambda: paths.check_regular_file("/dev/zero")) == "is a character device, not a regular file"
+    (tmp_path / "a.txt").write_text("x")
+    assert _reason(lambda: paths.check_regular_file(f"{tmp_path / 'a.txt'}/")) == (
+        "is a file, not a folder (the path ends in '/')")
+    assert paths.file_size_text(12) == "12 bytes" and paths.file_size_text(3 << 20) == "3.0 MB"
+    assert paths.other_unicode_message("UTF-16") == (
+        "the file is UTF-16 text, not UTF-8, which tokviz reads (convert it: iconv -f UTF-16 -t UTF-8)")
+    assert paths.other_unicode_message("UTF-32", "opens").context == "paths"
+    assert str(_reason(lambda: check_text("a\ud800"))) == (
+        "text has a lone surrogate U+D800 at character 1; it is not valid Unicode and cannot be encoded as UTF-8")
+
+
+def test_format_refusals_are_the_english_of_before(tmp_path):
+    gz = tmp_path / "tokenizer.json.gz"
+    gz.write_bytes(b"\x1f\x8b\x08\x00" + bytes(60))
+    assert _reason(lambda: tokviz.load(gz)) == (
+        "the file is gzip-compressed; tokviz does not decompress files: decompress it first (gunzip)")
+    config = tmp_path / "tokenizer_config.json"
+    config.write_text("{}")
+    refusal = _reason(lambda: tokviz.load(config))
+    assert refusal == ("a transformers tokenizer_config.json (settings beside a tokenizer, not a vocabulary): load "
+                       "the folder that holds it, or its tokenizer.json or vocabulary files")
+    assert refusal.context == "formats"
+    codes = tmp_path / "codes.txt"
+    codes.write_text("t h 10\nth e 5\n")
+    assert _reason(lambda: tokviz.load(codes)) == (
+        "a fastBPE codes file (one merge 'a b count' per line): tokviz does not read fastBPE files")
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text('{"model": ')
+    assert _reason(lambda: tokviz.load(bad)).startswith("malformed JSON at line 1, column 11: ")
+    bad.write_text('{"version": "1.0"}')
+    assert _reason(lambda: tokviz.load(bad)) == "not a tokenizer.json (no 'model' field)"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert _reason(lambda: tokviz.load(empty)).startswith("no tokenizer found in this folder (looked for ")
+
+
+def test_export_errors_are_the_english_of_before(tmp_path):
+    tok = Tokenizer(BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")]))
+    with pytest.raises(TokvizError) as caught:
+        writers.save(tok, tmp_path / "x.json", format="nope")
+    assert str(caught.value) == (f"{tmp_path / 'x.json'}: cannot write format 'nope' (writable: "
+                                 f"{', '.join(writers.WRITE_FORMATS)})")
+    assert _reason(lambda: writers.save(tok, tmp_path / "x.weird")) == (
+        "cannot tell the format from the name (use .json, .txt, .tiktoken, .model, .tsv or .csv, or give format=)")
+    writers.save(tok, tmp_path / "tokenizer.json")
+    assert _reason(lambda: writers.save(tok, tmp_path / "tokenizer.json")) == (
+        "already exists (pass overwrite=True, or --force, to replace it)")
+
+
+def test_chat_errors_are_the_english_of_before(tmp_path):
+    none = _reason(lambda: chat.ChatTemplates().pick())
+    assert none == ("this tokenizer has no chat template (none in tokenizer_config.json, chat_template.jinja or "
+                    "additional_chat_templates/)") and none.context == "chat"
+    two = chat.ChatTemplates({"a": chat.ChatTemplate("a", "x", "o"), "b": chat.ChatTemplate("b", "y", "o")})
+    assert _reason(lambda: two.pick("zz")) == "no chat template named 'zz' (there are: a, b)"
+    assert _reason(lambda: two.pick()) == "several chat templates and none is the default: name one of a, b"
+    assert _reason(lambda: chat.conversation_from_json([{"role": 1}])) == 'message 1: "role" must be a string'
+    conversation = tmp_path / "c.json"
+    conversation.write_text("[")
+    assert _reason(lambda: chat.read_conversation(conversation)).startswith("not JSON: Expecting value (line 1, ")
+    folder = tmp_path / "tok"
+    folder.mkdir()
+    (folder / "chat_template.json").write_text("[]")
+    templates = read_chat_templates(folder)
+    assert templates.problem == f"{folder / 'chat_template.json'}: expected an object with \"chat_template\""
+    assert _reason(templates.pick) == templates.problem and templates.problem.params["reason"].context == "chat"
+
+
+def test_training_and_ids_errors_are_the_english_of_before():
+    assert _reason(lambda: TrainOptions(vocab_size=0)) == "vocab_size must be at least 1, got 0"
+    assert _reason(lambda: TrainOptions(100, special_tokens=["<a>"], user_defined_symbols=["<a>"])) == (
+        "listed twice among special tokens and user-defined symbols: <a>")
+    assert _reason(lambda: TrainOptions(100, tie_break="coin")) == "tie_break must be one of hf, minbpe, got 'coin'"
+    unknown = _reason(lambda: train("nope", ["x.txt"], TrainOptions(100)))
+    assert unknown.startswith("unknown model 'nope' (choose from ") and unknown.context == "train"
+    assert _reason(lambda: train("bpe", [], TrainOptions(100))) == "no training files given"
+    assert _reason(lambda: parse_ids("1 x")) == "ids must be numbers separated by spaces or commas; found 'x'"
+    assert _reason(lambda: parse_ids("-1")) == "ids cannot be negative"
+    tok = Tokenizer(BPE({"a": 0, "b": 1}, []))
+    assert _reason(lambda: tok.decode([5])) == "cannot decode id 5: not in the vocabulary (size 2)"
+    assert _reason(lambda: encoding_from_ids(tok, [7])) == "id 7 is not in the vocabulary (size 2)"
+
+
 def test_the_layers_without_qt_still_import_no_qt():
     code = ("import sys, tokviz.messages, tokviz.analysis.overlap, tokviz.analysis.fairness, "
             "tokviz.analysis.token_health, tokviz.analysis.vocab_edit, tokviz.train.unigram, tokviz.train.bytelevel, "
-            "tokviz.train.wordpiece, tokviz.train.charbpe; "
+            "tokviz.train.wordpiece, tokviz.train.charbpe, tokviz.train, tokviz.paths, tokviz.errors, tokviz.formats, "
+            "tokviz.formats.writers, tokviz.formats.chat_templates, tokviz.formats.hf_json, tokviz.formats.gguf, "
+            "tokviz.formats.sentencepiece, tokviz.core.chat, tokviz.core.ids, tokviz.core.tokenizer; "
             "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken'))))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "[]"

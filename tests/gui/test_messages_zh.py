@@ -3,10 +3,12 @@ Overlap verdict, the Fairness notes, the Health notes and reasons, the Edit voca
 the trainers' progress, in Chinese when the app speaks Chinese, the same English as before otherwise."""
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
 
+import tokviz
 from tokviz.analysis import fairness, health, overlap
 from tokviz.core import Tokenizer
 from tokviz.core.models.bpe import BPE
@@ -15,7 +17,12 @@ from tokviz.gui.analyses.fairness_view import FairnessView
 from tokviz.gui.analyses.overlap_view import OverlapView
 from tokviz.gui.panels.edit_panel import EditPanel
 from tokviz.gui.panels.merges_health import health_summary
+from tokviz.errors import TokvizError
+from tokviz.gui.panels.train_panel import TrainPanel
+from tokviz.gui.views.chat_view import ChatView
 from tokviz.gui.widgets.messages import show
+from tokviz.gui.work.workers import describe_error, error_text
+from tokviz.train import TrainOptions
 from tokviz.train.options import merge_message
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -93,6 +100,60 @@ def test_an_edit_error_is_chinese(qtbot, chinese):
     panel.shutdown()
 
 
+def test_a_missing_file_opened_in_the_app_is_reported_in_chinese(make_window, qtbot, chinese, tmp_path,
+                                                                  default_tokenizer_path):
+    window = make_window(str(default_tokenizer_path), "hello")
+    reports = []
+    window.errorReported.connect(lambda title, path, reason: reports.append((title, path, reason)))
+    missing = tmp_path / "missing.json"
+    window.open_tokenizer(missing)
+    qtbot.waitUntil(lambda: bool(reports), timeout=20_000)
+    title, path, reason = reports[-1]
+    assert (path, reason) == (os.fspath(missing), "没有这个文件或文件夹"), reports
+    assert window.errors[-1][1] == f"{missing}\n\n没有这个文件或文件夹" and CJK.search(window.errors[-1][0])
+    (tmp_path / "folder").mkdir()
+    assert window.open_text_file(tmp_path / "folder") is False
+    assert reports[-1][2] == "是文件夹，应为文本文件", reports[-1]
+    gz = tmp_path / "tokenizer.json.gz"
+    gz.write_bytes(b"\x1f\x8b\x08\x00" + bytes(60))
+    window.open_tokenizer(gz)
+    qtbot.waitUntil(lambda: reports[-1][1] == os.fspath(gz), timeout=20_000)
+    assert reports[-1][2] == "该文件是gzip 压缩文件；tokviz 不解压文件：请先解压（gunzip）", reports[-1]
+
+
+def test_a_chat_template_error_is_chinese(qtbot, chinese, default_tokenizer_path):
+    view = ChatView()
+    qtbot.addWidget(view)
+    with qtbot.waitSignal(view.failed, timeout=30_000) as blocker:
+        view.set_tokenizer(tokviz.load(default_tokenizer_path))
+    shown = blocker.args[0]
+    assert shown.startswith("此分词器没有对话模板（tokenizer_config.json、") and "has no chat template" not in shown, shown
+    assert shown == view.view.message()
+    view.shutdown()
+
+
+def test_a_training_option_error_is_chinese(qtbot, chinese):
+    panel = TrainPanel()
+    qtbot.addWidget(panel)
+    panel.special_tokens.setText("<a>, <a>")
+    assert not panel.start()
+    assert panel.status.text() == "在特殊词元和用户定义符号中重复列出：<a>"
+    panel.special_tokens.setText("")
+    panel.set_files([])
+    assert not panel.start() and "listed twice" not in panel.status.text()
+    panel.shutdown()
+
+
+def test_error_text_keeps_the_path_and_translates_the_reason(chinese, tmp_path):
+    with pytest.raises(TokvizError) as caught:
+        tokviz.load(tmp_path / "nowhere.json")
+    assert error_text(caught.value) == f"{tmp_path / 'nowhere.json'}：没有这个文件或文件夹"
+    assert describe_error(caught.value) == "没有这个文件或文件夹"
+    with pytest.raises(TokvizError) as caught:
+        TrainOptions(0)
+    assert describe_error(caught.value) == "vocab_size 至少为 1，当前为 0"
+
+
 def test_in_english_the_gui_shows_the_english_of_before(qtbot, qapp):
     before = i18n.current_language()
     i18n.install("en")
@@ -103,5 +164,11 @@ def test_in_english_the_gui_shows_the_english_of_before(qtbot, qapp):
         view._show(report)
         view.select_pair(0)
         assert view.verdict.text() == f"small vs big: {report.pairs[0].verdict}"
+        with pytest.raises(TokvizError) as caught:
+            tokviz.load("/no/such/tokenizer.json")
+        assert error_text(caught.value) == str(caught.value) == "/no/such/tokenizer.json: no such file or folder"
+        with pytest.raises(TokvizError) as caught:
+            TrainOptions(0)
+        assert describe_error(caught.value) == "vocab_size must be at least 1, got 0"
     finally:
         i18n.install(before)
