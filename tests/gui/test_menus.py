@@ -28,6 +28,27 @@ def _menus(menu: QMenu):
 
 def test_every_menu_has_distinct_accelerators(qtbot, make_window):
     window = make_window(text=TEXT)
+    _check_accelerators(window)
+    view = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
+    by_letter = {_accelerator(a.text()): a.text() for a in view.actions() if a.text()}
+    assert by_letter["h"] == "T&heme" and by_letter["t"] == "&Training"
+
+
+def test_every_menu_has_distinct_accelerators_in_chinese(qtbot, make_window):
+    """Chinese items keep a letter, in brackets after the words (文件(&F)), distinct in each menu."""
+    from tokviz.gui import i18n
+
+    before = i18n.current_language()
+    i18n.install("zh_CN")
+    try:
+        window = make_window(text=TEXT)
+        _check_accelerators(window)
+        assert [a.text() for a in window.menuBar().actions()][0] == "文件(&F)"
+    finally:
+        i18n.install(before)
+
+
+def _check_accelerators(window) -> None:
     bar_letters = [_accelerator(a.text()) for a in window.menuBar().actions()]
     assert len(bar_letters) == len(set(bar_letters)) and None not in bar_letters
     checked = 0
@@ -39,9 +60,6 @@ def test_every_menu_has_distinct_accelerators(qtbot, make_window):
             assert len(letters) == len(set(letters)), f"{menu.title()}: {[a.text() for a in menu.actions()]}"
             checked += 1
     assert checked >= 8
-    view = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
-    by_letter = {_accelerator(a.text()): a.text() for a in view.actions() if a.text()}
-    assert by_letter["h"] == "T&heme" and by_letter["t"] == "&Training"
 
 
 def test_edit_menu_cuts_pastes_undoes_and_selects_all(qtbot, make_window):
