@@ -134,6 +134,15 @@ def test_the_token_view_draws_readable_text_in_every_mode(qtbot, make_window, th
 
     window = make_window(shared_tokenizer("cl100k_base.tiktoken"), TEXT + " differently every tokenizer")
     window.set_theme(theme)
+    try:
+        _check_drawn_text(window)
+    finally:
+        window.set_theme("light")  # (the app's palette is global: later windows start on the light one)
+
+
+def _check_drawn_text(window) -> None:
+    from tokviz.gui.views.coloring import MIN_CONTRAST, contrast
+
     view = window.token_view
     flipped = False
     for mode in MODES:

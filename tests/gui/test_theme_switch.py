@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLabel
 
@@ -103,6 +103,8 @@ def test_switching_twenty_times_leaves_no_object_behind(qtbot, make_window, defa
 
     switch_both()  # (the first switch sets up what later ones reuse)
     gc.collect()
+    # (widgets earlier tests left for deletion go now, not while this counts)
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     objects, widgets = len(window.findChildren(QObject)), len(app.allWidgets())
     for _ in range(10):
         switch_both()
