@@ -25,6 +25,8 @@ def test_everything_found_loads(tmp_path):
     (tmp_path / "tk").mkdir()
     cached = tmp_path / "tk" / hashlib.sha1(CL100K_URL.encode()).hexdigest()
     shutil.copy(need(TOKENIZERS / "cl100k_base.tiktoken"), cached)
+    for rel in ("llama3", "sentencepiece/unigram_8k.model", "sentencepiece/bpe_8k.model"):
+        need(TOKENIZERS / rel)  # (all of ../shared/tokenizers: tests/data/real has only some of them)
     found = discover([TOKENIZERS, tmp_path / "missing"], env=env)
     by_origin = {}
     for f in found:

@@ -5,8 +5,7 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
-TOKENIZERS = SHARED / "tokenizers"
+from _shared import SHARED, TOKENIZERS  # (without ../shared: the copies tests/data/real holds)
 
 
 def shared_corpus(name: str) -> str:
