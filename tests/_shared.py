@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import lzma
+import os
 import random
 import shutil
 from pathlib import Path
@@ -52,11 +53,43 @@ SHARED_TOKENIZER_FILES = {
 }
 
 
+slow = pytest.mark.slow  # left out of the README's command; `python3 -m pytest -m slow` runs it (CI does)
+shared = pytest.mark.shared  # reads ../shared: skipped where it is absent
+
+
+# Hypothesis campaigns: a fifth of each test's examples by default (at least 25), every example
+# with TOKVIZ_ALL_EXAMPLES=1 (.ci/run sets it).
+ALL_EXAMPLES = os.environ.get("TOKVIZ_ALL_EXAMPLES") == "1"
+
+
+def examples(n: int) -> int:
+    """The max_examples of a campaign of `n` examples in this run."""
+    return n if ALL_EXAMPLES else max(min(n, 25), n // 5)
+
+
+def sweep(values, fast, *marks):
+    """Parameters for a sweep: the values in `fast` (a representative few) run by default, every
+    other one is marked slow (CI runs them with -m slow).  `marks` go on all of them.  The test
+    ids are those plain values give."""
+    fast = list(fast)
+    assert all(v in values for v in fast), fast
+    return [pytest.param(*(v if isinstance(v, tuple) else (v,)), marks=[*marks] if v in fast else [slow, *marks])
+            for v in values]
+
+
 def need(path: Path) -> Path:
     """Skip the calling test when a shared file is missing (as on a user's machine)."""
     if not path.exists():
-        pytest.skip(f"shared test data not found: {path} (../shared is absent)")
+        pytest.skip(f"shared test data not found: {as_shared(path)} (../shared is absent)")
     return path
+
+
+def as_shared(path: Path) -> Path:
+    """`path` as it is named under ../shared (a file of the stand-in folder by its ../shared name)."""
+    try:
+        return SHARED / "tokenizers" / Path(path).relative_to(TOKENIZERS)
+    except ValueError:
+        return Path(path)
 
 
 def corpus_samples(name: str, count: int, min_len: int = 300, max_len: int = 1500, seed: int = 0) -> list[str]:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from _shared import SHARED, TOKENIZERS  # (without ../shared: the copies tests/data/real holds)
+from _shared import SHARED, TOKENIZERS, as_shared  # (without ../shared: the copies tests/data/real holds)
 
 
 def shared_corpus(name: str) -> str:
@@ -20,7 +20,7 @@ def shared_tokenizer(rel: str) -> Path:
     """A tokenizer from ../shared/tokenizers, or skip (it is absent on a user's machine)."""
     path = TOKENIZERS / rel
     if not path.exists():
-        pytest.skip(f"shared tokenizer not found: {path} (../shared is absent)")
+        pytest.skip(f"shared tokenizer not found: {as_shared(path)} (../shared is absent)")
     return path
 
 
