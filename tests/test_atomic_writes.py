@@ -371,6 +371,7 @@ def _start_export_loop(folder: Path, gpt2_sets) -> subprocess.Popen:
     return proc
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_leaves_a_consistent_set(tmp_path, gpt2_sets):
     rng = random.Random(37)
     sets = {label: files for label, (_, files) in gpt2_sets.items()}
@@ -396,6 +397,7 @@ def test_sigkill_at_random_moments_leaves_a_consistent_set(tmp_path, gpt2_sets):
     assert seen["old"] and seen["new"], seen
 
 
+@pytest.mark.slow
 def test_sigint_during_an_export_leaves_the_old_set(tmp_path, gpt2_sets):
     rng = random.Random(38)
     sets = {label: files for label, (_, files) in gpt2_sets.items()}

@@ -17,7 +17,7 @@ from tokviz import bench
 from tokviz.cli import main
 from tokviz.defaults import default_tokenizer_path
 
-from _shared import BUNDLED, CORPUS, TOKENIZERS, need
+from _shared import BUNDLED, CORPUS, TOKENIZERS, need, shared, sweep
 
 DEMO = str(default_tokenizer_path())
 PEER_SPEED = Path(__file__).resolve().parents[1] / "benchmarks" / "peer_speed.py"
@@ -209,6 +209,7 @@ def test_unknown_reference_is_an_error(capsys, text_file):
     assert "unknown reference spacy" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_default_peers_are_those_for_the_format(capsys):
     tok = str(need(TOKENIZERS / "cl100k_base.tiktoken"))
     text = str(need(CORPUS / "en.txt"))
@@ -241,7 +242,9 @@ REAL_PEERS = [
 ]
 
 
-@pytest.mark.parametrize("rel, name", REAL_PEERS)
+@pytest.mark.shared
+@shared
+@pytest.mark.parametrize("rel, name", sweep(REAL_PEERS, [("cl100k_base.tiktoken", "tiktoken"), ("qwen2.5/tokenizer.json", "hf")]))
 def test_against_peer_libraries_on_shared_tokenizers(capsys, rel, name):
     need_module(bench.PEERS[name].module)
     tok = str(need(TOKENIZERS / rel))
@@ -258,6 +261,7 @@ def test_against_peer_libraries_on_shared_tokenizers(capsys, rel, name):
     assert report["agree"] is True and report["chunks"] >= 18
 
 
+@pytest.mark.shared
 def test_batch_mode_with_two_threads(capsys):
     need_module("tiktoken")
     tok = str(need(TOKENIZERS / "cl100k_base.tiktoken"))
@@ -269,6 +273,7 @@ def test_batch_mode_with_two_threads(capsys):
     assert report["results"][1]["agree"] is True
 
 
+@pytest.mark.shared
 def test_peer_that_cannot_load_a_real_file_is_skipped():
     need_module("fastokens")
     source = bench.source_of(need(TOKENIZERS / "sentencepiece" / "bpe_8k.model"))
@@ -302,6 +307,7 @@ def test_info_shows_the_encoder_in_use(capsys):
 # ---- tokviz bench --runs / --threads 1,2,...: fresh processes, medians, the thread table ---------------
 
 
+@pytest.mark.slow
 def test_runs_in_fresh_processes_with_a_thread_table(capsys, varied_file, tmp_path):
     need_module("tokenizers")
     bert = tmp_path / "bert-minilm.json"  # (a real file kept with the tests)
@@ -374,6 +380,7 @@ def _peer_speed(*argv):
     return subprocess.run([sys.executable, str(PEER_SPEED), *argv], capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_peer_speed_tiny_run():
     need_module("tiktoken")
     need(TOKENIZERS / "cl100k_base.tiktoken")

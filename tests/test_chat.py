@@ -129,6 +129,8 @@ def test_own_template_text_ids_and_counts(pair, name, add_generation_prompt):
     assert (result.prompt > 0) == add_generation_prompt
 
 
+@pytest.mark.shared
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("name", ["qwen2.5", "llama3"])
 def test_shared_tokenizers_templates(name):
     """Every tokenizer in ../shared that ships a chat template: text and ids as transformers'."""
@@ -256,6 +258,7 @@ def our_templates(folder: Path) -> dict[str, str]:
     return {name: t.source for name, t in tokviz.load(folder).chat_templates.templates.items()}
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("config_template, files", [
     ("{{ 'from the config' }}", {}),
     ("{{ 'from the config' }}", {"chat_template.jinja": "{{ 'from the file' }}"}),

@@ -207,6 +207,7 @@ def hostile_folder(tmp_path_factory) -> Path:
     return bundled_qwen_folder(tmp_path_factory.mktemp("hostile"))
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("source, says", [
     (GROWTH[0][1], GROWTH[0][2]),
     ("{{ '%1500000000s'|format('x') }}", "a formatted string of more than"),

@@ -102,6 +102,7 @@ def test_unigram_ranges_start_before_a_space_outside_special_tokens(tmp_path):
 # ---- statistics -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_stats_equal_single_machine_on_shipped_text(cluster, bytelevel_json):
     for spec in (bytelevel_json, ROOT / "resources" / "tokviz-demo.model"):
         tok = load(spec)
@@ -112,6 +113,7 @@ def test_stats_equal_single_machine_on_shipped_text(cluster, bytelevel_json):
         assert seen[-1][0] == seen[-1][1] == sum(f.stat().st_size for f in SHIPPED)
 
 
+@pytest.mark.slow
 def test_an_edited_tokenizer_unlike_its_file_is_refused(cluster, bytelevel_json):
     from tokviz.analysis.health import with_added_tokens
     from tokviz.cluster import corpus_stats_on
@@ -126,6 +128,7 @@ def test_an_edited_tokenizer_unlike_its_file_is_refused(cluster, bytelevel_json)
                 corpus_stats(tok, SHIPPED))
 
 
+@pytest.mark.slow
 def test_byte_order_mark_and_crlf_lines(cluster, bytelevel_json, tmp_path):
     text = SHIPPED[0].read_text(encoding="utf-8")
     path = tmp_path / "bom.txt"
@@ -138,6 +141,7 @@ def test_byte_order_mark_and_crlf_lines(cluster, bytelevel_json, tmp_path):
     assert count_corpus_on(cluster)([path], "gpt2") == count_corpus([path], "gpt2")
 
 
+@pytest.mark.slow
 def test_files_without_line_cuts_are_cut_before_spaces(cluster, tmp_path):
     """A CRLF file and a file of one long line still give many training ranges (cut before a
     space), and count what one machine counts."""
@@ -158,6 +162,8 @@ def test_files_without_line_cuts_are_cut_before_spaces(cluster, tmp_path):
                 count_corpus([path], pattern, dialect=dialect)
 
 
+@pytest.mark.shared
+@pytest.mark.slow
 @pytest.mark.skipif(not SHARED_CORPUS, reason="../shared/corpus is absent")
 @pytest.mark.parametrize("name", ["qwen2.5", "llama3", "bert-minilm"])
 def test_stats_equal_single_machine_on_shared_corpus(cluster, name):
@@ -168,6 +174,7 @@ def test_stats_equal_single_machine_on_shared_corpus(cluster, name):
     _same_stats(_stats_on(cluster, spec, SHARED_CORPUS, range_bytes=1 << 20), corpus_stats(tok, SHARED_CORPUS))
 
 
+@pytest.mark.slow
 def test_stats_cli_equal_single_machine(cluster, bytelevel_json, capsys):
     import json
 
@@ -185,6 +192,7 @@ def test_stats_cli_equal_single_machine(cluster, bytelevel_json, capsys):
 # ---- training -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model,kw", [
     ("bytelevel-bpe", {}),
     ("bytelevel-bpe", {"pattern": "o200k"}),
@@ -200,6 +208,7 @@ def test_training_writes_identical_files(cluster, tmp_path, model, kw):
     assert (tmp_path / "cluster.json").read_bytes() == (tmp_path / "alone.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_unigram_words_equal_single_machine_across_ranges(cluster, tmp_path):
     """Ranges of a Unigram corpus end before a space; words that span line ends, special tokens
     with spaces in them and text that NFKC changes count the same on the cluster."""
@@ -217,6 +226,7 @@ def test_unigram_words_equal_single_machine_across_ranges(cluster, tmp_path):
         assert ("and\nwords" in alone) != collapse and "my token" not in " ".join(alone)
 
 
+@pytest.mark.slow
 def test_pruned_counts_equal_single_machine_and_drop_only_rare_words(cluster, tmp_path):
     from tokviz.cluster import count_corpus_on
     from tokviz.train.bpe_core import count_corpus
@@ -237,6 +247,7 @@ def test_pruned_counts_equal_single_machine_and_drop_only_rare_words(cluster, tm
         assert written["cluster"] == written["alone"] != written["unpruned"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["bytelevel-bpe", "wordpiece"])
 def test_training_cli_identical(cluster, tmp_path, model):
     base = ["train", *map(str, SHIPPED), "--model", model, "--vocab-size", "700", "-q", "--min-word-count", "2"]
@@ -245,6 +256,8 @@ def test_training_cli_identical(cluster, tmp_path, model):
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
 
 
+@pytest.mark.shared
+@pytest.mark.slow
 @pytest.mark.skipif(not SHARED_CORPUS, reason="../shared/corpus is absent")
 def test_training_on_shared_corpus_identical(cluster, tmp_path):
     options = TrainOptions(vocab_size=1000)
@@ -269,6 +282,7 @@ def _big_corpus(tmp_path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_worker_killed_mid_run_changes_nothing(cluster, tmp_path):
     from tokviz.cluster import count_corpus_on
     from tokviz.train.bpe_core import count_corpus
@@ -296,6 +310,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_names_it_and_writes_nothing(tmp_path, capsys):
     _distributed()
     from tokviz.cluster import Cluster
@@ -328,6 +343,7 @@ def test_cancel_while_connecting_gives_up_at_once():
         assert stop.is_set() and time.monotonic() - started < 30
 
 
+@pytest.mark.slow
 def test_cancel_cancels_the_cluster_tasks(cluster, bytelevel_json, tmp_path):
     corpus = _big_corpus(tmp_path)
     client = cluster.client

@@ -4,6 +4,8 @@ from __future__ import annotations
 import hashlib
 import shutil
 
+import pytest
+
 from tokviz.formats.discover import FOLDER, HF_CACHE, PACKAGES, SHIPPED, TIKTOKEN_CACHE, discover, hf_cache_dir, scan_folder
 
 from _shared import TOKENIZERS, need
@@ -20,6 +22,8 @@ def _fake_hf_cache(root):
     return root
 
 
+@pytest.mark.shared
+@pytest.mark.slow
 def test_everything_found_loads(tmp_path):
     env = {"HF_HOME": str(_fake_hf_cache(tmp_path / "hf")), "TIKTOKEN_CACHE_DIR": str(tmp_path / "tk")}
     (tmp_path / "tk").mkdir()

@@ -75,6 +75,7 @@ def test_export_needs_force_to_replace(capsys, tmp_path):
     assert target.read_text(encoding="utf-8").startswith("id\ttoken\tbytes\tleft\tright\tcount\n")
 
 
+@pytest.mark.shared
 def test_export_scrub(capsys, tmp_path):
     source = need(TOKENIZERS / "sentencepiece" / "bpe_8k.model")
     code, _, _ = run(capsys, "export", "-t", str(source), "-o", str(tmp_path / "kept.model"))

@@ -94,6 +94,7 @@ def test_the_shipped_set_is_one_file_per_language_of_the_right_size():
 # ---- counts and premiums against the reference libraries -----------------------------------------------
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("piece_chars", [16 * 1024, 700])  # whole files, and cut into pieces
 def test_counts_and_premiums_equal_hf_tokenizers(real, texts, piece_chars):
     names = {"qwen2.5": "qwen2.5/tokenizer.json", "bert": "bert-minilm/tokenizer.json"}
@@ -297,6 +298,7 @@ def test_progress_reaches_the_total_and_cancel_stops(texts):
 # ---- the command line -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_json_markdown_and_csv(real, capsys):
     qwen = real("qwen2.5/tokenizer.json")
     cl100k = real("cl100k_base.tiktoken")
@@ -337,6 +339,7 @@ def test_cli_errors(real, capsys, tmp_path):
     assert "-t" in capsys.readouterr().err
 
 
+@pytest.mark.shared
 def test_llama3_from_shared_equals_hf_tokenizers(texts):
     from _shared import SHARED_TOKENIZER_FILES, need
 

@@ -34,6 +34,7 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
+@pytest.mark.first_cases(3)
 @pytest.mark.parametrize("name, text, words", [
     ("bpe.codes", SUBWORD_NMT_CODES, ["subword-nmt", "tokviz does not read"]),
     ("codes.txt", SUBWORD_NMT_CODES, ["subword-nmt"]),

@@ -97,6 +97,7 @@ PRE_NAMES = ["qwen2", "llama-bpe", "smaug-bpe", "gpt-2", "starcoder", "smollm", 
              "gpt-4o", "tekken", "deepseek-llm", "deepseek-coder", "deepseek:deepseek-v3", "deepseek:joyai-llm"]
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("pre", PRE_NAMES)
 def test_byte_level_bpe_ids_as_llama_cpp(written, llama, pre):
     name = pre if ":" in pre else f"qwen:{pre}"
@@ -142,6 +143,7 @@ def test_unigram_ids_as_llama_cpp(written, llama, name):
     _agree(tok, llm, texts[:40] + SPECIAL_TEXTS, special=True, add_special=True)
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("name", ["qwen:qwen2", "qwen:llama-bpe", "qwen:smaug-bpe", "qwen:gpt-4o", "mistral", "bert",
                                   "t5:en"])
 def test_decode_as_llama_cpp(written, llama, name):
@@ -155,6 +157,8 @@ def test_decode_as_llama_cpp(written, llama, name):
                     (text[:60], special, skip)
 
 
+@pytest.mark.shared
+@pytest.mark.slow
 @pytest.mark.parametrize("pre", ["llama-bpe", "smaug-bpe"])
 def test_llama3_vocabulary_with_and_without_ignore_merges(tmp_path, pre):
     """Llama 3's vocabulary holds words its merges never make (" Việt"): llama-bpe takes them whole,
@@ -205,6 +209,7 @@ def base_kv(tmp_path_factory):
     return get
 
 
+@pytest.mark.first_cases(10)
 @pytest.mark.parametrize("pre", sorted(PRES))
 def test_every_pre_name_as_llama_cpp(tmp_path, base_kv, pre):
     """Every tokenizer.ggml.pre name llama.cpp knows, on mixed texts (ids with and without special
@@ -355,6 +360,7 @@ def test_mangled_files_give_clear_errors(tmp_path):
             assert exc.path == str(target)
 
 
+@pytest.mark.slow
 def test_mangled_charsmaps_give_clear_errors(tmp_path):
     """A T5 file's precompiled charsmap with bytes changed or cut: it loads and encodes, or a
     TokvizError says what is wrong."""
@@ -537,6 +543,7 @@ def test_llama_cpp_test_tokenizer(tmp_path, base_kv):
     assert _agree_with_decode(tok, llm, gguf_files.mixed_texts(60, seed=10)) > 60
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("rule", ["jina-v2-code", "nomic-bert-moe", "modern-bert", "phi-3"])
 def test_strip_rules_by_name_as_llama_cpp(tmp_path, rule):
     """llama.cpp's per-model strip rules: <mask> swallows the spaces before it (jina-v2 names,

@@ -88,11 +88,14 @@ def _agree(path: Path, embedding: bool = False) -> int:
     return len(TEXTS)
 
 
-@pytest.mark.parametrize("pre", BYTE_LEVEL_PRES)
+@pytest.mark.first_cases(1)
+@pytest.mark.parametrize("pre", [p if p in ("gpt-2", "qwen35") else pytest.param(p, marks=pytest.mark.slow)
+                                 for p in BYTE_LEVEL_PRES])  # (two by default, every one with -m slow)
 def test_byte_level_pre_tokenizers_class_as_llama_cpp(files, pre):
     assert _agree(files(f"pre:{pre}")) == len(TEXTS)
 
 
+@pytest.mark.slow
 def test_native_path_sends_what_it_classes_otherwise_to_python(files):
     """The Qwen2 pre-tokenizer on a Qwen2 vocabulary runs on the native scanner where it is
     built; texts holding what llama.cpp classes otherwise than it are encoded as llama.cpp does."""
@@ -108,6 +111,7 @@ def test_native_path_sends_what_it_classes_otherwise_to_python(files):
     assert tok.encode_ids_batch(texts) == expected
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("name", ["real:deepseek-coder", "real:mpt", "real:phi-3", "real:bert-bge", "spm:mistral",
                                   "wpm:bert", "t5:en"])
 def test_llama_cpp_vocab_files_class_as_llama_cpp(files, name):

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 
 import tokviz
-from _shared import EDGE_CASES, assigned_text
+from _shared import EDGE_CASES, assigned_text, examples
 from tokviz.defaults import resource_path, sample_text
 
 tk = pytest.importorskip("tokenizers")
@@ -37,7 +37,7 @@ def test_folder_and_file_paths_agree(pair, tmp_path_factory):
         check(tok, ref, text)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=assigned_text(60))
 def test_random_text(pair, text):
     check(*pair, text)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import tokviz
-from _shared import EDGE_CASES, TOKENIZERS, assigned_text
+from _shared import EDGE_CASES, TOKENIZERS, assigned_text, examples
 from tokviz.defaults import resource_path, sample_text
 
 tk = pytest.importorskip("tokenizers")
@@ -150,14 +150,16 @@ def test_component_parity(name, tmp_path_factory):
         check(tok, ref, text, special=True)
 
 
+@pytest.mark.first_cases(4)
 @pytest.mark.parametrize("name", CONFIGS)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=assigned_text(40))
 def test_component_random(name, text, tmp_path_factory):
     tok, ref = pair(name, tmp_path_factory)
     check(tok, ref, text)
 
 
+@pytest.mark.shared
 def test_precompiled_charsmap_like_hf(tmp_path):
     """HF's Precompiled normalizer, fed the charsmap of a real sentencepiece model."""
     model = TOKENIZERS / "sentencepiece" / "unigram_8k.model"

@@ -27,6 +27,8 @@ import tokviz  # noqa: E402
 from tokviz.core import chat  # noqa: E402
 from tokviz.errors import TokvizError  # noqa: E402
 
+from _shared import sweep  # noqa: E402
+
 transformers.logging.set_verbosity_error()
 logging.getLogger("transformers").setLevel(logging.ERROR)
 
@@ -177,12 +179,14 @@ def _compare(folder: Path) -> None:
             assert tok.token_to_id(t) == expected, t
 
 
-@pytest.mark.parametrize("case", list(CONFIGS))
+@pytest.mark.first_cases(1)
+@pytest.mark.parametrize("case", sweep(list(CONFIGS), list(CONFIGS)[:2]))  # (every one with -m slow)
 def test_qwen_folder_configs_as_transformers(tmp_path, case):
     _compare(_build(tmp_path / "f", "qwen2.5", *CONFIGS[case]))
 
 
-@pytest.mark.parametrize("source", ["deepseek-v4", "llama3"])
+@pytest.mark.first_cases(2)
+@pytest.mark.parametrize("source", ["deepseek-v4", pytest.param("llama3", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("case", ["new tokens in added_tokens_decoder", "plain vocab entries named special",
                                   "typed special tokens with flags", "special_tokens_map wins without a decoder",
                                   "GPT2 class rebuilds its pipeline"])
@@ -190,6 +194,7 @@ def test_other_real_files_as_transformers(tmp_path, source, case):
     _compare(_build(tmp_path / "f", source, *CONFIGS[case]))
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("source", ["qwen2.5", "deepseek-v4", "bert-minilm", "model2vec-bert"])
 def test_shipped_folders_as_transformers(tmp_path, source):
     """Real folders as packages ship them: tokenizer.json with its tokenizer_config.json (and
@@ -201,6 +206,8 @@ def test_shipped_folders_as_transformers(tmp_path, source):
     _compare(folder)
 
 
+@pytest.mark.shared
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("name", ["qwen2.5", "llama3", "bert-minilm"])
 def test_shared_folders_as_transformers(name):
     folder = SHARED_LLAMA3.parents[1] / name
@@ -237,7 +244,8 @@ SENTENCEPIECE_STYLE_CONFIGS = {
 }
 
 
-@pytest.mark.parametrize("case", list(SENTENCEPIECE_STYLE_CONFIGS))
+@pytest.mark.first_cases(1)
+@pytest.mark.parametrize("case", sweep(list(SENTENCEPIECE_STYLE_CONFIGS), list(SENTENCEPIECE_STYLE_CONFIGS)[:3]))
 def test_sentencepiece_style_classes_as_transformers(tmp_path, case):
     _compare(_build(tmp_path / "f", "mistral-v1", SENTENCEPIECE_STYLE_CONFIGS[case], None))
 
@@ -259,6 +267,7 @@ def test_llama_class_rebuilds_an_older_style_file(tmp_path):
     _compare(folder)
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("source", ["qwen2.5", "deepseek-v4"])
 def test_cohere_class_over_byte_level_files(tmp_path, source):
     _compare(_build(tmp_path / "f", source, SENTENCEPIECE_STYLE_CONFIGS["Cohere"], None))
@@ -269,6 +278,7 @@ def test_bert_class_configs_as_transformers(tmp_path, case):
     _compare(_build(tmp_path / "f", "bert-minilm", BERT_CONFIGS[case], None))
 
 
+@pytest.mark.slow
 def test_bare_tokenizer_json_stays_as_tokenizers_reads_it(tmp_path):
     folder = _build(tmp_path / "f", "qwen2.5", *CONFIGS["new tokens in added_tokens_decoder"])
     bare = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -280,6 +290,7 @@ def test_bare_tokenizer_json_stays_as_tokenizers_reads_it(tmp_path):
     assert as_folder.encode(text).ids != as_file.encode(text).ids  # (the config's [INST] is a token)
 
 
+@pytest.mark.slow
 def test_export_writes_what_was_read(tmp_path):
     cases = [("qwen2.5", *CONFIGS[case]) for case in ("new tokens in added_tokens_decoder",
                                                       "plain vocab entries named special",
@@ -375,7 +386,8 @@ def _random_folder(rng, folder: Path) -> tuple[Path, str]:
     return _build(folder, source, config, special_map), source
 
 
-@pytest.mark.parametrize("seed", range(24))
+@pytest.mark.first_cases(1)
+@pytest.mark.parametrize("seed", sweep(range(24), range(2)))  # (24 seeds with -m slow)
 def test_random_configs_as_transformers(tmp_path, seed):
     """Configs drawn at random (flags, precedence, classes, special_tokens_map) over real files; where
     transformers refuses the folder, tokviz refuses it too."""
@@ -401,7 +413,8 @@ MODEL_TYPES = [  # (source, config.json's model_type, tokenizer_config.json's to
 ]
 
 
-@pytest.mark.parametrize("source, model_type, cls", MODEL_TYPES)
+@pytest.mark.parametrize("source, model_type, cls", sweep(MODEL_TYPES, [t for t in MODEL_TYPES if t[0] != "qwen2.5"][:5]
+                                                         + [("qwen2.5", "qwen2", "LlamaTokenizer")]))
 def test_model_config_steers_the_class_as_in_transformers(tmp_path, source, model_type, cls):
     """A model folder's config.json: its model_type can make transformers pick another class than
     tokenizer_config.json names (or one where it names none)."""
@@ -454,8 +467,9 @@ CHATS = [
 ]
 
 
-@pytest.mark.parametrize("source", ["qwen2.5", "deepseek-v4"])
-@pytest.mark.parametrize("path", TEMPLATES, ids=[p.stem for p in TEMPLATES])
+@pytest.mark.first_cases(1)
+@pytest.mark.parametrize("source", ["qwen2.5", pytest.param("deepseek-v4", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("path", sweep(TEMPLATES, TEMPLATES[:2]), ids=[p.stem for p in TEMPLATES])
 def test_chat_templates_with_declared_control_tokens(tmp_path, source, path):
     """Each shipped chat template over a folder whose config declares the template's control tokens
     (half in added_tokens_decoder, half as additional_special_tokens): the ids of the rendered
@@ -485,6 +499,7 @@ def test_chat_templates_with_declared_control_tokens(tmp_path, source, path):
     assert compared
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("source, config, special_map", [
     ("mistral-v1", {"tokenizer_class": "LlamaTokenizer", "legacy": False}, None),  # (the class's <s> and </s>)
     ("qwen2.5", None, {"bos_token": "<｜begin▁of▁sentence｜>", "eos_token": "<|im_end|>"}),
@@ -506,6 +521,7 @@ def test_chat_variables_are_transformers_special_tokens(tmp_path, source, config
             assert result.ids == list(expected), (path.name, messages)
 
 
+@pytest.mark.first_cases(2)
 @pytest.mark.parametrize("config, names", [
     ({"tokenizer_class": "BertTokenizer"}, "tokenizer_class"),
     ({"tokenizer_class": "GemmaTokenizerFast", "unk_token": "<not in the vocabulary>"}, "unk_token"),

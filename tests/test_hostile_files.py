@@ -84,6 +84,7 @@ def test_hostile_text_file_is_text_when_dropped(entry):
     assert files.classify_path(HOSTILE / entry["file"]) == files.TEXT
 
 
+@pytest.mark.slow
 def test_real_tokenizers_still_load():
     """The checks refuse nothing real: each shared tokenizer loads and round-trips."""
     found = [p for p in (TOKENIZERS / "cl100k_base.tiktoken", TOKENIZERS / "qwen2.5" / "tokenizer.json",
@@ -303,6 +304,7 @@ print(json.dumps({"events": events, "outcomes": outcomes}))
 '''
 
 
+@pytest.mark.slow
 def test_loading_never_writes_or_runs_code(tmp_path):
     """Under an audit hook (in a child process, so it does not stay in pytest's), load every corpus
     file and every shared tokenizer: no file opened for writing, nothing removed, renamed or made,

@@ -155,6 +155,7 @@ def test_corpus_readers_refuse_special_files(fifo):
 
 # ---- unreadable folders -----------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_file_in_an_unreadable_folder(tmp_path):
     prefix = without_permissions()
     if prefix is None:
@@ -211,6 +212,7 @@ def assert_clean_refusal(done: subprocess.CompletedProcess, path, *words):
         assert word in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 def test_commands_refuse_a_pipe(tmp_path, fifo):
     tok = TOKENIZER
     out = tmp_path / "trained.json"
@@ -234,6 +236,7 @@ def test_commands_refuse_a_pipe(tmp_path, fifo):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_commands_refuse_devices(tmp_path):
     for args, path in (
         (["encode", "-t", TOKENIZER, "/dev/zero"], "/dev/zero"),

@@ -72,6 +72,7 @@ def test_load_by_name(cache):
     assert tok.chat_templates.pick().source == "{{ 'new' }}"  # main's revision
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("revision, template", [("main", "new"), ("v1", "old"), (OLD[:7], "old"), (NEW, "new")])
 def test_load_a_revision(cache, revision, template):
     tok = tokviz.load(f"Qwen/Qwen2.5-0.5B-Instruct@{revision}")

@@ -214,6 +214,7 @@ def run(capsys, *argv):
     return code, out, err
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("name", ["qwen2.5", "cl100k", "sp-unigram", "tortoise"])
 def test_encode_out_npy(real, corpus, tmp_path, capsys, name):
     out = tmp_path / "ids.npy"
@@ -297,6 +298,7 @@ def test_encode_out_progress_line(real, corpus, tmp_path, capsys, monkeypatch):
     assert f"encoding {corpus}" in err and "100.0%" in err
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("threads", ["1", "3"])
 def test_encode_out_on_threads_writes_the_same_ids(real, tmp_path, capsys, threads):
     """A file of several read chunks (encode_file reads 1 MB at a time), each chunk's pieces encoded

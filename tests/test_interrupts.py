@@ -292,16 +292,19 @@ def _campaign(world: World, signum: int, runs: int, early_runs: int, seed: int) 
     return counts
 
 
+@pytest.mark.slow
 def test_sigint_at_random_moments(world):
     counts = _campaign(world, signal.SIGINT, runs=28, early_runs=8, seed=130)
     assert sum(counts.values()) == 36, counts
 
 
+@pytest.mark.slow
 def test_sigterm_at_random_moments(world):
     counts = _campaign(world, signal.SIGTERM, runs=14, early_runs=4, seed=143)
     assert sum(counts.values()) == 18, counts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_the_app_closes_on_a_signal(world, signum):
     """`tokviz` with no command opens the app; the signal closes it (the session is saved) at any moment."""
@@ -316,6 +319,7 @@ def test_the_app_closes_on_a_signal(world, signum):
     assert outcome.files == {}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_screenshot_ends_with_the_line(world, signum):
     """`screenshot` renders in Qt, which drops what Python code it calls raises: the signal is held
@@ -347,6 +351,7 @@ def _session_alive(pgid: int) -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_dask_cluster_ends_quietly(world, signum):
     """With --workers the signal reaches the worker processes too (the whole group): they print
@@ -380,6 +385,7 @@ def test_a_dask_cluster_ends_quietly(world, signum):
     assert not _session_alive(proc.pid), f"{where}: processes of the run are still alive"
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_is_quiet(world):
     """`tokviz encode ... | head -c 10`: exit 0, nothing on stderr (no 'Exception ignored')."""
     proc = subprocess.Popen([*world.launchers["console script"], "encode", "-t", DEMO, str(world.big)], cwd=ROOT,

@@ -23,6 +23,7 @@ PATHS = {
 }
 
 
+@pytest.mark.first_cases(2)
 @pytest.mark.parametrize("name", list(PATHS))
 def test_a_used_tokenizer_is_freed_without_the_collector(name):
     tok = tokviz.load(need(PATHS[name]))

@@ -7,6 +7,8 @@ import json
 import threading
 import weakref
 
+import pytest
+
 import tokviz
 import tokviz.defaults
 from tokviz.analysis.merges import (
@@ -86,6 +88,8 @@ def test_a_model_ranked_by_token_id_needs_no_index_for_its_rank():
     assert built_merge_index(model) is None
 
 
+@pytest.mark.shared
+@pytest.mark.slow
 def test_the_rank_table_built_for_traces_is_the_models_own():
     """`prepare_trace` builds, a slice at a time, the table `BPE.ranks` builds in one go."""
     path = need(TOKENIZERS / "llama3" / "tokenizer.json")

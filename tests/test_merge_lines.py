@@ -74,6 +74,7 @@ def test_a_real_model_keeps_its_merges_small_and_exact(tmp_path):
     assert tok.encode(text).ids == python.encode(text).ids
 
 
+@pytest.mark.slow
 def test_export_of_a_model_from_lines_writes_the_same_merges(tmp_path):
     tok = _qwen(tmp_path)
     out = tmp_path / "out" / "tokenizer.json"

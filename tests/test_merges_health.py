@@ -158,6 +158,7 @@ def test_unigram_lattice_best_path_and_probabilities():
         assert math.isclose(s.score, expected[tuple(s.pieces)])
 
 
+@pytest.mark.shared
 def test_unigram_lattice_on_a_real_model():
     tok = tokviz.load(shared_path("sentencepiece/unigram_8k.model"))
     for text in ["▁hello▁world", "▁tokenization", "▁中文分词"]:
@@ -167,6 +168,7 @@ def test_unigram_lattice_on_a_real_model():
         assert 0 < sum(s.probability for s in best) <= 1.0 + 1e-9
 
 
+@pytest.mark.shared
 def test_sentencepiece_bpe_trace_is_the_models_merge():
     tok = tokviz.load(shared_path("sentencepiece/bpe_8k.model"))
     model = tok.model
@@ -380,6 +382,7 @@ def test_merge_index_without_a_merge_list():
     assert len(merges_making(empty)) == 0 and used_by(empty, "a") == [] and merge_rank(empty, "a") is None
 
 
+@pytest.mark.slow
 def test_merge_index_on_qwen_merge_lines():
     model = tokviz.load(shared_path("qwen2.5/vocab.json")).model
     _check_index(model)
@@ -390,6 +393,7 @@ def test_merge_index_on_qwen_merge_lines():
     assert len(used_by(model, "Ġ")) == 473
 
 
+@pytest.mark.slow
 def test_merge_index_on_llama3():
     model = tokviz.load(shared_path("llama3/tokenizer.json")).model
     # (listed_tree for a sample: it only reads merges_making, checked for every token, and the
@@ -401,6 +405,7 @@ def test_merge_index_on_llama3():
     assert len(bad_merges(model)) == 49630  # parts only a later merge makes (runs of spaces)
 
 
+@pytest.mark.shared
 def test_merge_index_on_a_sentencepiece_bpe():
     model = tokviz.load(shared_path("sentencepiece/bpe_8k.model")).model
     _check_index(model, tree_tokens=random.Random(13).sample(sorted(model.vocab), 1000))
@@ -421,6 +426,7 @@ def test_an_added_token_edit_is_checked_on_the_text_lines():
     assert "1 of 3 lines of the text checked cut differently" in report.summary()
 
 
+@pytest.mark.shared
 def test_a_sentencepiece_token_edit_is_checked_on_the_text_lines():
     from tokviz.analysis.vocab_edit import add_special_tokens, check_edit
 

@@ -9,7 +9,7 @@ import regex
 from hypothesis import given, settings
 
 import tokviz
-from _shared import EDGE_CASES, assigned_text
+from _shared import EDGE_CASES, assigned_text, examples
 from tokviz.defaults import default_tokenizer_path, resource_path, sample_text
 from tokviz.formats.minbpe import write_minbpe
 from tokviz.train.bpe import train_bytelevel_bpe
@@ -89,7 +89,7 @@ def test_demo_matches_minbpe_algorithm():
         assert TOK.decode(ids) == text
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=assigned_text(80))
 def test_random_text_matches_minbpe_algorithm(text):
     assert TOK.encode(text).ids == minbpe_encode(text, PATTERN, MERGES)

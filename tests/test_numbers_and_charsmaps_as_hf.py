@@ -178,6 +178,7 @@ def _mutated(data, place, value) -> str:
     return text
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("seed", ["tortoise-tokenizer.json", "unigram"])
 def test_mutations_fail_only_with_tokviz_errors(tmp_path, unigram, seed):
     if seed == "unigram":

@@ -137,6 +137,7 @@ def test_a_tokenizer_with_itself(real):
     assert "same vocabulary" in pair.verdict
 
 
+@pytest.mark.slow
 def test_qwen_against_gpt2(real):
     """GPT-2's ranks (whisper's copy) against Qwen2.5: the shared tokens and merges as sets."""
     from tiktoken.load import load_tiktoken_bpe
@@ -252,6 +253,7 @@ def test_progress_and_cancel(real):
         overlap({"a": tok, "b": tok}, cancel=stop)
 
 
+@pytest.mark.slow
 def test_cli_json_table_and_errors(real, capsys):
     qwen = str(real("qwen2.5") / "tokenizer.json")
     gpt2 = str(real("whisper-gpt2.tiktoken.xz", "gpt2.tiktoken"))
@@ -287,6 +289,8 @@ def test_cli_json_table_and_errors(real, capsys):
 
 
 # ---- the shared tokenizers -------------------------------------------------------------------------
+@pytest.mark.shared
+@pytest.mark.slow
 def test_llama3_extends_cl100k():
     """Llama 3's vocabulary is cl100k_base's 100,256 tokens at the same ids, plus 27,744 more; every
     merge of cl100k (recovered from its ranks) is in Llama 3's list, in cl100k's order."""
@@ -318,6 +322,7 @@ def test_llama3_extends_cl100k():
     assert pair.verdict.startswith("llama3 was very likely derived from cl100k")
 
 
+@pytest.mark.slow
 def test_qwen_against_cl100k():
     from tiktoken.load import load_tiktoken_bpe
 
@@ -336,6 +341,8 @@ def test_qwen_against_cl100k():
           f"{pair.verdict}")
 
 
+@pytest.mark.slow
+@pytest.mark.shared
 def test_two_files_of_one_tokenizer_are_the_same():
     """Qwen2.5 as tokenizer.json and as vocab.json + merges.txt."""
     folder = need(TOKENIZERS / "qwen2.5")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import tokviz
-from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, need
+from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, examples, need, sweep
 
 
 def _hf(path):
@@ -110,14 +110,17 @@ def check(tok, ref, text):
     assert tok.decode(got) == ref.decode(want), f"decode differs for {text[:80]!r}"
 
 
+@pytest.mark.shared
+@pytest.mark.first_cases(2)
 @pytest.mark.parametrize("case", CASES)
-@pytest.mark.parametrize("corpus", CORPUS_FILES)
+@pytest.mark.parametrize("corpus", sweep(CORPUS_FILES, ["en"]))
 def test_corpus_samples(case, corpus):
     tok, ref = pair(case)
     for text in corpus_samples(corpus, 12):
         check(tok, ref, text)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("case", CASES)
 def test_edge_cases(case):
     tok, ref = pair(case)
@@ -125,6 +128,7 @@ def test_edge_cases(case):
         check(tok, ref, text)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("case", [c for c in CASES if c.endswith("json")])
 def test_post_processor_matches(case):
     tok, ref = pair(case)
@@ -132,14 +136,17 @@ def test_post_processor_matches(case):
         assert tok.encode(text, add_special_tokens=True).ids == ref.encode_special(text)
 
 
+@pytest.mark.shared
+@pytest.mark.first_cases(2)
 @pytest.mark.parametrize("case", CASES)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=assigned_text(60))
 def test_random_text(case, text):
     tok, ref = pair(case)
     check(tok, ref, text)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("case", CASES)
 def test_offsets_cover_text(case):
     """Offsets are inside the text, never go backwards, and partial tokens point at a character."""

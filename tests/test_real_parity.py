@@ -123,6 +123,7 @@ def _first_difference(a: list, b: list):
 # -- tokenizer.json against HF tokenizers -------------------------------------------------------
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("name", HF_JSON)
 def test_hf_json_ids_offsets_and_decode(real, name):
     tokenizers = pytest.importorskip("tokenizers")
@@ -248,6 +249,7 @@ def test_rank_file_named_by_a_hash_is_known_by_its_contents(real, tmp_path, monk
 # -- OpenAI's GPT-2 release names, and files tokviz refuses by name ------------------------------
 
 
+@pytest.mark.slow
 def test_gpt2_release_files_against_tiktoken_and_transformers(real, tmp_path):
     """encoder.json + vocab.bpe (the names of OpenAI's GPT-2 release and fairseq's copy) are the
     vocab.json + merges.txt layout; tiktoken reads them with data_gym_to_mergeable_bpe_ranks."""

@@ -431,6 +431,7 @@ def test_corpus_cancel(qwen):
         corpus_robustness({"q": tok}, ENGLISH * 500, progress=progress, cancel=event, max_chars=200)
 
 
+@pytest.mark.shared
 def test_corpus_of_megabytes_on_shared_tokenizers():
     path = need(CORPUS / "multi.txt")
     text = path.read_text(encoding="utf-8")[:1_000_000]
@@ -445,6 +446,7 @@ def test_corpus_of_megabytes_on_shared_tokenizers():
 # ---- CLI ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_json_markdown_csv(qwen, bert, tmp_path, capsys):
     _, ref_q, q_path = qwen
     _, _, b_path = bert

@@ -125,6 +125,7 @@ def test_bert_spacing_controls_and_unknown(bert_path):
                for d in report.decode_differences)
 
 
+@pytest.mark.shared
 def test_bert_corpus_slice(bert_path):
     text = need(CORPUS / "multi.txt").read_text(encoding="utf-8")[:60_000]
     decoded, normalized = _hf_round(bert_path, text)
@@ -214,6 +215,7 @@ def test_cl100k_round_trips(tmp_path, monkeypatch):
 
 
 # ---- big texts -----------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_qwen_big_text_with_changes(qwen_path):
     """A long text with NFC changes far apart: the chunked alignment finds each of them."""
     corpus = need(CORPUS / "multi.txt").read_text(encoding="utf-8")[:300_000]

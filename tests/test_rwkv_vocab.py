@@ -42,6 +42,7 @@ def _texts() -> list[str]:
     return texts
 
 
+@pytest.mark.slow
 def test_ids_and_decode_equal_trie_tokenizer(world):
     tok, ref = world
     texts = _texts()

@@ -116,6 +116,7 @@ def _written(tok, path: Path, *, checked: bool) -> Path:
     return path
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("name", list(REAL_MODELS) + list(TRAINED))
 def test_export_is_exact_or_refused(models, tmp_path, name):
     path = models[name]

@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from tokviz.errors import TokvizError
 from tokviz.formats.sentencepiece import read_sentencepiece
 
+from _shared import examples, sweep
+
 spm = pytest.importorskip("sentencepiece")
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -127,6 +129,7 @@ def shared_pair(request):
 # ---------------------------------------------------------------------------------------------
 # the shared models
 # ---------------------------------------------------------------------------------------------
+@pytest.mark.shared
 @pytest.mark.parametrize("corpus", CORPUS_FILES)
 def test_corpus_slices(shared_pair, corpus):
     tok, sp = shared_pair
@@ -134,6 +137,7 @@ def test_corpus_slices(shared_pair, corpus):
         assert_parity(tok, sp, text)
 
 
+@pytest.mark.shared
 def test_edge_cases(shared_pair):
     tok, sp = shared_pair
     for text in EDGE_CASES:
@@ -141,6 +145,7 @@ def test_edge_cases(shared_pair):
         assert_offsets(tok, text)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("corpus, size", [("zh", 100_000), ("code", 130_000)])
 def test_long_text(shared_pair, corpus, size):
     """Long texts in one go.  For Unigram the path scores pass ±100000 and get re-based (these two
@@ -150,6 +155,7 @@ def test_long_text(shared_pair, corpus, size):
     assert_parity(tok, sp, text)
 
 
+@pytest.mark.shared
 def test_offsets_on_corpus(shared_pair):
     tok, _ = shared_pair
     for name in CORPUS_FILES:
@@ -157,6 +163,7 @@ def test_offsets_on_corpus(shared_pair):
             assert_offsets(tok, text)
 
 
+@pytest.mark.shared
 def test_offsets_point_at_the_text(shared_pair):
     tok, _ = shared_pair
     text = "Hello  world 😀 done"
@@ -169,6 +176,7 @@ def test_offsets_point_at_the_text(shared_pair):
     assert len(emoji) == 4 and set(emoji) == {"😀"}
 
 
+@pytest.mark.shared
 def test_decode_of_arbitrary_ids(shared_pair):
     """Byte pieces that do not form UTF-8, control and unknown pieces, in any order."""
     tok, sp = shared_pair
@@ -179,6 +187,7 @@ def test_decode_of_arbitrary_ids(shared_pair):
         assert tok.decode(ids) == sp.decode(ids), ids
 
 
+@pytest.mark.shared
 def test_vocabulary_and_specials(shared_pair):
     tok, sp = shared_pair
     assert tok.vocab_size == sp.get_piece_size()
@@ -207,6 +216,7 @@ NEW_PIECES = ["soaktoken", "thethe", "<|im_end|>", "乌鲁木齐市", "🙂🙂"
 NEW_CONTROLS = ["<pad2>", "<mask>"]
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", SHARED_MODELS)
 def test_added_tokens_become_pieces_the_library_agrees_with(name, tmp_path):
     """Tokens added to a sentencepiece tokenizer (vocab_edit) are new user-defined or control
@@ -238,7 +248,8 @@ def test_added_tokens_become_pieces_the_library_agrees_with(name, tmp_path):
         add_special_tokens(tok, ["ing the"], special=False)  # (sentencepiece would never keep it whole)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.shared
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=text_strategy)
 def test_random_text_unigram(text):
     tok, sp = load_pair(need(SP_DIR / "unigram_8k.model"))
@@ -246,7 +257,8 @@ def test_random_text_unigram(text):
     assert_offsets(tok, text)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.shared
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=text_strategy)
 def test_random_text_bpe(text):
     tok, sp = load_pair(need(SP_DIR / "bpe_8k.model"))
@@ -357,7 +369,7 @@ def _trained_samples() -> list[str]:
     return texts
 
 
-@pytest.mark.parametrize("name", [*TRAINED, *EDITED])
+@pytest.mark.parametrize("name", sweep([*TRAINED, *EDITED], [n for n in [*TRAINED, *EDITED] if not n.startswith("unigram")]))
 def test_trained_models(model_dir, name):
     tok, sp = load_pair(_train(model_dir, name))
     for text in _trained_samples():
@@ -400,6 +412,7 @@ def _expect_error(path: Path, data: bytes, match: str | None = None) -> TokvizEr
     return info.value
 
 
+@pytest.mark.shared
 def test_truncated_model(tmp_path):
     data = need(SP_DIR / "unigram_8k.model").read_bytes()
     for cut in (0, 1, 2, 3, 7, 50, 1000, len(data) // 2, len(data) - 100, len(data) - 1):
@@ -433,6 +446,7 @@ def test_wrong_field_types(tmp_path):
     _expect_error(tmp_path / "zero.model", b"\x00\x00", "field number")
 
 
+@pytest.mark.shared
 def test_corrupted_model_loads_or_fails_cleanly(tmp_path):
     """Byte flips anywhere: either a TokvizError naming the file, or a tokenizer that works."""
     data = need(SP_DIR / "bpe_8k.model").read_bytes()
@@ -451,6 +465,7 @@ def test_corrupted_model_loads_or_fails_cleanly(tmp_path):
         tok.decode(tok.encode("Hello wörld  <s> 😀 ﬁ\u200b 123").ids)
 
 
+@pytest.mark.shared
 def test_model_checks(tmp_path):
     pb = pytest.importorskip("sentencepiece.sentencepiece_model_pb2")
     base = pb.ModelProto()
@@ -492,6 +507,7 @@ def test_missing_file(tmp_path):
     assert "nope.model" in str(info.value)
 
 
+@pytest.mark.shared
 def test_load_routes_model_files():
     import tokviz
 

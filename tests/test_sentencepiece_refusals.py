@@ -367,6 +367,7 @@ def run_mutations(names, count: int, seed: int, tmp_path: Path) -> dict:
     return report
 
 
+@pytest.mark.slow
 def test_mutated_models_follow_sentencepiece(tmp_path):
     report = run_mutations(["botchan_en_unigram_1000", "botchan_en_bpe_1000", "mistral-v7"], 60, 36, tmp_path)
     assert report["compared"] == 180

@@ -147,6 +147,7 @@ def test_token_table_of_edge_case_tokens():
         "symbols", "digits", "whitespace", "Greek", "Latin"]
 
 
+@pytest.mark.shared
 def test_token_table_of_the_demo_and_sentencepiece_models():
     from tokviz.defaults import default_tokenizer_path
 
@@ -158,6 +159,7 @@ def test_token_table_of_the_demo_and_sentencepiece_models():
         assert {"byte piece", "control"} <= {r.category for r in rows}
 
 
+@pytest.mark.shared
 def test_byte_fallback_rate_on_a_sentencepiece_model():
     tok = tokviz.load(need(TOKENIZERS / "sentencepiece" / "unigram_8k.model"))
     s = text_stats(tok, "plain text 𓀀 more")  # an Egyptian hieroglyph: no piece, four byte pieces
@@ -223,6 +225,7 @@ def test_stats_cli_json_equals_the_functions(capsys):
     assert code == 0 and capsys.readouterr().out.startswith("tokenizer,vocab size,")
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("name", ["demo", "bert-minilm", "qwen2.5"])
 def test_corpus_stats_on_threads_equal_one_encoding_per_piece(tmp_path, name):
     """Each read chunk's pieces go to the encoder as two batches (ids arrays for pieces without Han

@@ -50,6 +50,8 @@ def _corpus_prefix(tmp_path_factory, name: str) -> Path:
     return out
 
 
+@pytest.mark.shared
+@pytest.mark.first_cases(8)
 @pytest.mark.parametrize("corpus", CORPUS_FILES)
 @pytest.mark.parametrize("rel", SHARED_TOKENIZERS)
 def test_same_ids_as_whole_text_on_corpus(tmp_path_factory, rel, corpus):
@@ -218,6 +220,7 @@ def test_uncuttable_pipeline_is_read_whole_up_to_the_limit(demo, tmp_path):
         encode_file(odd, path, max_chunk_bytes=10_000)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("rel", ["cl100k_base.tiktoken", "bert-minilm/tokenizer.json", "sentencepiece/bpe_8k.model"])
 def test_same_ids_on_the_python_reference_path(tmp_path, rel):
     """The cut rule is about the pipeline, not the encoder: check it on the pure-Python path too
@@ -234,6 +237,7 @@ def test_same_ids_on_the_python_reference_path(tmp_path, rel):
         assert list(encode_file(tok, path, chunk_bytes=4096, piece_chars=1500)) == tok.encode(text).ids
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("rel", SHARED_TOKENIZERS)
 def test_text_without_spaces_is_cut_after_newlines(tmp_path, rel):
     """Chinese text with every space taken out: only the newline cut applies (not for every pipeline)."""
@@ -249,6 +253,7 @@ def test_text_without_spaces_is_cut_after_newlines(tmp_path, rel):
     assert len(pieces) > 20
 
 
+@pytest.mark.shared
 def test_sentencepiece_keeps_newline_cuts_only_when_newlines_become_spaces():
     from tokviz.core.streaming import newline_cuts_ok
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import tokviz
 from tokviz.errors import TokvizError
-from _shared import CORPUS, CORPUS_FILES, EDGE_CASES, corpus_samples
+from _shared import CORPUS, CORPUS_FILES, EDGE_CASES, corpus_samples, examples
 
 REAL = Path(__file__).parent / "data" / "real"
 
@@ -238,6 +238,7 @@ def test_refused_by_name(tmp_path, nemo_data, case):
             Tekkenizer.from_file(path)
 
 
+@pytest.mark.slow
 def test_written_tekken_reads_back_in_mistral_common(tmp_path, nemo, nemo_path):
     tok, ref = nemo
     assert tokviz.can_write(tok, "tekken") is None
@@ -337,7 +338,7 @@ def test_nemo_tekken_is_cut_by_the_native_tekken_scanner(nemo):
     assert [e.ids for e in tok.encode_batch(texts[:50], threads=2)] == [python.encode(t).ids for t in texts[:50]]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=st.one_of(st.text(alphabet=st.sampled_from(TEKKEN_ALPHABET), max_size=80),
                       st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60)))
 def test_native_tekken_ids_equal_mistral_common_on_any_text(nemo, text):
@@ -370,6 +371,7 @@ def _code_points_engines_class_otherwise() -> list[int]:
     return sorted(cp for cp in cps if not 0xD800 <= cp < 0xE000)
 
 
+@pytest.mark.slow
 def test_every_kind_of_character_is_cut_as_mistral_common_cuts_it(nemo):
     """Each code point beside letters of both cases, digits, white space, CR/LF and punctuation, on
     the native and Python paths (classes of tiktoken's Unicode version, which mistral-common runs)."""

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import tokviz
-from _shared import assigned_text
+from _shared import assigned_text, examples
 
 tiktoken = pytest.importorskip("tiktoken")
 from tiktoken.load import load_tiktoken_bpe  # noqa: E402
@@ -148,7 +148,7 @@ def test_basic_roundtrip(pairs, name):
 def test_random_roundtrip(pairs, name):
     tok, enc = pairs[name]
 
-    @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=examples(200), deadline=None, suppress_health_check=list(HealthCheck))
     @given(assigned_text(200))
     def check(text):
         _same(tok, enc, text)

@@ -108,6 +108,7 @@ def test_cl100k_undecodable_and_stray_bytes_match_tiktoken(real, monkeypatch):
     assert all("\ufffd" in d for i, _, d, _ in th.undecodable if i in not_utf8)
 
 
+@pytest.mark.slow
 def test_qwen_undecodable_matches_hf_and_names_the_forms(real):
     path = real("qwen2.5") / "tokenizer.json"
     hf = hf_tokenizer(path)
@@ -176,6 +177,7 @@ def test_a_space_prefix_rescues_a_token_whose_leading_space_the_decoder_drops(tm
 # -- specials text never produces ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_qwen_specials_that_text_never_produces(real):
     path = real("qwen2.5") / "tokenizer.json"
     hf = hf_tokenizer(path)
@@ -257,6 +259,7 @@ def test_stray_kind_names_where_the_bytes_break():
 # -- added tokens duplicating model tokens ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_an_added_token_that_is_already_a_model_token(real):
     from tokviz.analysis.health import with_added_tokens
 
@@ -305,6 +308,7 @@ def _bpe_counts(vocab_merges: dict, words: dict[str, int]):
     return made, again, final
 
 
+@pytest.mark.slow
 def test_qwen_ios_matches_a_plain_bpe_over_hf_pre_tokenization(real):
     path = real("qwen2.5") / "tokenizer.json"
     hf = hf_tokenizer(path)
@@ -331,6 +335,7 @@ def test_qwen_ios_matches_a_plain_bpe_over_hf_pre_tokenization(real):
 # -- tokviz health ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_health_json_and_text(real, capsys, tmp_path):
     from tokviz.cli import main
 

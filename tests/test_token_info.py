@@ -1,6 +1,8 @@
 """analysis.token_info: merge ranks, merge counts and log-probabilities of tokens."""
 from __future__ import annotations
 
+import pytest
+
 import tokviz
 from tokviz.analysis.token_info import merge_rank, token_facts
 from tokviz.core import Tokenizer
@@ -22,6 +24,7 @@ def test_merge_rank_is_the_place_of_the_merge_that_makes_the_token():
     assert merge_rank(tok.model, "H") is None  # a byte: no merge makes it
 
 
+@pytest.mark.shared
 def test_merge_rank_from_merge_lines_keeps_no_merge_list():
     tok = tokviz.load(need(TOKENIZERS / "qwen2.5" / "vocab.json"))  # merge lines, as merges.txt holds them
     model = tok.model
@@ -51,6 +54,7 @@ def test_trained_merges_keep_their_counts():
     assert token_facts(tok, tok.model.vocab["l"]) == {}
 
 
+@pytest.mark.shared
 def test_unigram_and_sentencepiece_scores():
     uni = tokviz.load(need(TOKENIZERS / "sentencepiece" / "unigram_8k.model"))
     i = uni.encode("world").ids[-1]

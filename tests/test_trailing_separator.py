@@ -58,6 +58,7 @@ def test_other_kinds_are_named(files):
         check_regular_file(f"{files / 'pipe'}/")
 
 
+@pytest.mark.slow
 def test_commands_refuse_it(files):
     def run(*argv):
         return subprocess.run([sys.executable, "-m", "tokviz", *argv], capture_output=True, text=True, timeout=60)

@@ -115,6 +115,7 @@ def _same(tok, reference, text: str) -> bool:
     return e.ids == ids and (offsets is None or [tuple(o) for o in e.offsets] == offsets)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", FILES)
 def test_every_kind_of_character_is_split_as_the_reference_splits_it(name, tmp_path):
     path, reference = FILES[name](tmp_path)
@@ -166,6 +167,7 @@ NORMALIZERS = {  # name: (HF's, tokviz's)
 GREEK = "ΟΔΟΣ ΑΣ. λόγοΣ Σ ΣΑ ΑΣ'Σ Α\u0301Σ"
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("name", NORMALIZERS)
 def test_normalizers_on_every_code_point(name):
     """Lowercase is Rust's char::to_lowercase on each character (its Unicode's case pairs, no final
@@ -189,6 +191,7 @@ def _differences(hf, ours, probe, cps=None) -> list[str]:
     return differ
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD"])
 def test_normal_forms_on_every_code_point(form):
     """HF's normal forms come from older Unicode tables than this Python's (U+32FF, the Unicode 14

@@ -90,6 +90,8 @@ HF_JSON = ["qwen2.5/tokenizer.json", "qwen2.5/vocab.json", "llama3/tokenizer.jso
            "bert-minilm/vocab.txt", DEMO, *TRAINED]
 
 
+@pytest.mark.shared
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("name", HF_JSON)
 def test_tokenizer_json_round_trip(name, tmp_path):
     tok = load(name)
@@ -106,6 +108,8 @@ def test_tokenizer_json_round_trip(name, tmp_path):
 
 # ---- vocab.json + merges.txt ---------------------------------------------------------------------
 
+@pytest.mark.shared
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("name", ["qwen2.5/tokenizer.json", "qwen2.5/vocab.json", DEMO, "trained-bytelevel"])
 def test_vocab_merges_round_trip(name, tmp_path):
     tok = load(name)
@@ -143,6 +147,8 @@ def test_vocab_merges_names_beside_a_file(tmp_path):
 
 # ---- .tiktoken -----------------------------------------------------------------------------------
 
+@pytest.mark.shared
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("name", ["cl100k_base.tiktoken", "llama3/tokenizer.json"])
 def test_tiktoken_round_trip(name, tmp_path):
     tiktoken = pytest.importorskip("tiktoken")
@@ -165,6 +171,7 @@ def test_tiktoken_round_trip(name, tmp_path):
 SP_MODELS = ["sentencepiece/bpe_8k.model", "sentencepiece/unigram_8k.model"]
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", SP_MODELS)
 def test_sentencepiece_round_trip_is_byte_identical(name, tmp_path):
     spm = pytest.importorskip("sentencepiece")
@@ -175,6 +182,7 @@ def test_sentencepiece_round_trip_is_byte_identical(name, tmp_path):
     assert_same_ids(tok, ref.encode, plain_samples(tok))
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", SP_MODELS)
 def test_sentencepiece_specs_rebuilt_from_the_pipeline(name, tmp_path):
     """A model whose original fields are unknown gets trainer_spec and normalizer_spec from the pipeline."""
@@ -187,6 +195,7 @@ def test_sentencepiece_specs_rebuilt_from_the_pipeline(name, tmp_path):
     assert_same_ids(tok, lambda t: tokviz.load(out).encode(t).ids, plain_samples(tok)[:5])
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", SP_MODELS)
 def test_scrub_removes_the_training_corpus_path(name, tmp_path):
     spm = pytest.importorskip("sentencepiece")
@@ -206,6 +215,7 @@ def test_scrub_removes_the_training_corpus_path(name, tmp_path):
     assert_same_ids(tok, ref.encode, plain_samples(tok))
 
 
+@pytest.mark.shared
 def test_scrub_drops_self_test_sentences(tmp_path):
     from tokviz.formats.protobuf import LEN, encode_field, encode_string
 
@@ -235,6 +245,7 @@ def _bert_folder(tmp_path, config):
     return folder / "vocab.txt"
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", ["bert-minilm/tokenizer.json", "bert-minilm/vocab.txt", "trained-wordpiece", "cased"])
 def test_wordpiece_vocab_round_trip(name, tmp_path):
     """What tokviz writes, BertTokenizer.from_pretrained reads as the same tokenizer: ids with and
@@ -312,6 +323,7 @@ def minbpe_encode(text: str, model_path) -> list[int]:
     return out
 
 
+@pytest.mark.shared
 def test_minbpe_round_trip(tmp_path):
     tok = load(DEMO)
     out = save(tok, tmp_path / "demo.model")  # .model: minbpe, the format that can hold it
@@ -336,6 +348,7 @@ def _read_listing(path):
             for line in text.split("\n")[:-1]]
 
 
+@pytest.mark.first_cases(2)
 @pytest.mark.parametrize("name", ["trained-bytelevel", "bert-minilm/vocab.txt", "sentencepiece/unigram_8k.model",
                                   "cl100k_base.tiktoken"])
 @pytest.mark.parametrize("kind", ["tsv", "csv"])
@@ -387,6 +400,7 @@ REFUSED = [
 ]
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name,format,reason", REFUSED)
 def test_refused_with_the_reason_and_nothing_written(name, format, reason, tmp_path):
     tok = load(name)
@@ -411,6 +425,7 @@ def _tiny_bpe(merges: list[tuple[str, str]], ids: list[int], ignore_merges=False
                             decoder=dec.ByteLevel())
 
 
+@pytest.mark.shared
 def test_tiktoken_refuses_merges_that_rank_differently(tmp_path):
     out_of_order = _tiny_bpe([("a", "b"), ("c", "d")], [257, 256])
     assert "out of id order" in can_write(out_of_order, "tiktoken")
@@ -432,6 +447,7 @@ def test_tiktoken_refuses_merges_that_rank_differently(tmp_path):
         assert enc.encode_ordinary(text) == whole.encode(text).ids
 
 
+@pytest.mark.shared
 def test_format_from_the_name(tmp_path):
     with pytest.raises(TokvizError, match="neither can hold"):
         save(load("bert-minilm/vocab.txt"), tmp_path / "x.model")
@@ -478,6 +494,7 @@ def test_a_file_that_appears_while_writing_is_kept(tmp_path):
     assert os.listdir(tmp_path) == ["x.bin"]
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("overwrite", [True, False])
 def test_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch, overwrite):
     def fail(*args, **kwargs):
@@ -522,6 +539,7 @@ def test_export_gives_new_files_the_usual_permissions(capsys, tmp_path, umask, f
     assert not [p for p in tmp_path.rglob(".*.tmp")]
 
 
+@pytest.mark.shared
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
 def test_binary_sentencepiece_model_written_with_the_usual_permissions(capsys, tmp_path, umask):
     from tokviz.cli import main

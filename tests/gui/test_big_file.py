@@ -84,6 +84,7 @@ def _window(qtbot, tokenizer):
     return window
 
 
+@pytest.mark.slow
 def test_big_file_encodes_in_background_with_progress(qtbot, demo, big_file):
     stalls = []
     for _attempt in range(2):  # (a shared machine can pause a process once: a stall must happen twice)

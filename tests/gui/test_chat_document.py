@@ -161,6 +161,7 @@ def _session(settings):
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
+@pytest.mark.slow
 def test_the_session_keeps_a_modified_conversation(qtbot, make_window, tmp_path, files):
     settings = Settings(tmp_path / "s.ini")
     first = make_window(text="some text", settings=settings)

@@ -75,6 +75,7 @@ def _train(qtbot, panel, tmp_path, name: str) -> bytes:
     return out.read_bytes()
 
 
+@pytest.mark.slow
 def test_training_on_two_local_workers_equals_this_machine(qtbot, panel, tmp_path, distributed):
     panel.set_files([resource_path("training.txt")])
     panel.set_model("bytelevel-bpe")
@@ -108,6 +109,7 @@ def test_training_on_two_local_workers_equals_this_machine(qtbot, panel, tmp_pat
     assert _train(qtbot, panel, tmp_path, "unigram-all") != here
 
 
+@pytest.mark.slow
 def test_statistics_on_two_local_workers_equal_this_machine(qtbot, view, distributed):
     view.set_corpus([resource_path("training.txt"), sample_text_path()])
     with qtbot.waitSignal(view.finished, timeout=60_000) as here:
@@ -126,6 +128,7 @@ def test_statistics_on_two_local_workers_equal_this_machine(qtbot, view, distrib
     assert links and view.run_on.dashboard.isHidden()
 
 
+@pytest.mark.slow
 def test_cancel_a_cluster_training_then_train_again(qtbot, panel, big_text, distributed):
     panel.set_files([big_text])
     panel.set_model("bytelevel-bpe")
@@ -164,6 +167,7 @@ def test_cancel_while_connecting_stops_at_once(qtbot, panel, distributed):
     assert panel.status.text() == "Cancelled." and panel.train_button.isEnabled()
 
 
+@pytest.mark.slow
 def test_cancel_a_cluster_measure_then_measure_again(qtbot, view, big_text, distributed):
     view.set_corpus([big_text])
     view.run_on.set_choice(WORKERS, 2)
@@ -180,6 +184,7 @@ def test_cancel_a_cluster_measure_then_measure_again(qtbot, view, big_text, dist
     assert view.result is not None and view.result.tokens > 0
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_names_its_address(qtbot, panel, view, distributed):
     panel.set_files([resource_path("training.txt")])
     panel.vocab_size.setValue(400)

@@ -94,6 +94,7 @@ def test_hover_is_synchronised_across_panes(qtbot, view):
     qtbot.waitUntil(lambda: right.view.hovered_token() == -1, timeout=2_000)
 
 
+@pytest.mark.shared
 def test_scrolling_one_pane_scrolls_the_others(qtbot, view):
     text = shared_corpus("en")[:60_000]
     view.set_text(text)
@@ -131,6 +132,7 @@ def test_table_equals_tokviz_compare_json(qtbot, view, tmp_path):
     assert view.save_png(tmp_path / "panes.png") and (tmp_path / "panes.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_five_way_compare_of_a_megabyte_stays_responsive(qtbot, view):
     paths = [shared_tokenizer(p) for p in ("qwen2.5/tokenizer.json", "llama3/tokenizer.json", "cl100k_base.tiktoken",
                                            "bert-minilm/tokenizer.json", "sentencepiece/unigram_8k.model")]
@@ -186,6 +188,7 @@ def test_the_set_of_panes_persists(qtbot, make_window, tmp_path):
     assert second.compare_view.text() == "other text"
 
 
+@pytest.mark.slow
 def test_long_texts_are_encoded_in_pieces_with_the_same_result():
     from tokviz.core.token_array import encode_to_array
 
@@ -216,6 +219,7 @@ def _window_with_a_pane(qtbot, make_window, explorer_path, pane_path, text):
     return window, explorer, next(t for t in window.compare_view.tokenizers().values() if t is not explorer)
 
 
+@pytest.mark.slow
 def test_idle_cleanup_frees_the_caches_of_tokenizers_not_in_the_explorer(qtbot, make_window, tmp_path):
     explorer_path = default_tokenizer_path()
     pane_path = shared_tokenizer("llama3/tokenizer.json")
@@ -231,6 +235,7 @@ def test_idle_cleanup_frees_the_caches_of_tokenizers_not_in_the_explorer(qtbot, 
     assert pane.encode(text).ids == before == tokviz.load(pane_path).encode(text).ids
 
 
+@pytest.mark.slow
 def test_panes_out_of_sight_give_up_their_encoders_and_build_them_again(qtbot, make_window, tmp_path):
     """While another tab is shown, the idle clean-up frees the Compare panes' native encoders and
     per-id tables too (Tokenizer.rest); shown again on a new text, each pane builds them once and

@@ -103,6 +103,7 @@ def test_a_long_token_and_trace_do_not_widen_the_merges_panel(qtbot):
         panel.shutdown()
 
 
+@pytest.mark.slow
 def test_merges_panel_with_a_real_vocabulary(qtbot):
     qwen = tokviz.load(shared_tokenizer("qwen2.5/tokenizer.json"))
     long = _long_token(qwen)
@@ -127,6 +128,7 @@ def _library(tmp_path) -> LibraryPanel:
                         recent=lambda: list(recent))
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("width,size", SIDE + [(280, (1280, 800))])
 def test_library_panel_docked_on_the_left(qtbot, tmp_path, width, size):
     panel = _library(tmp_path)

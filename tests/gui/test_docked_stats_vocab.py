@@ -28,7 +28,7 @@ SCRIPT_NAMES = ["Latin", "CJK", "Hangul", "Cyrillic", "Greek", "Arabic", "Hebrew
                 "other letters", "digits", "punctuation", "whitespace", "symbols", "partial UTF-8", "special"]
 
 
-@pytest.fixture(params=["demo", "qwen2.5"])
+@pytest.fixture(params=["demo", pytest.param("qwen2.5", marks=pytest.mark.slow)])  # (Qwen2.5: -m slow)
 def tokenizer_path(request):
     if request.param == "demo":
         return default_tokenizer_path()
@@ -440,6 +440,7 @@ def test_health_filter_is_computed_on_a_worker_then_filters(qtbot, tmp_path):
         view.shutdown()
 
 
+@pytest.mark.slow
 def test_health_check_can_be_cancelled_from_the_view(qtbot, tmp_path):
     view, _ = _mistral_view(qtbot, tmp_path)
     try:

@@ -338,6 +338,7 @@ def test_dropping_a_vocab_txt_is_a_tokenizer_not_text(tmp_path):
     assert classify_path(tmp_path / "data.bin") == TEXT  # missing: detection fails -> treated as text (and reported)
 
 
+@pytest.mark.shared
 def test_long_text_is_laid_out_and_scrolls(qtbot, make_window, qwen_path):
     corpus = SHARED / "corpus" / "en.txt"
     if not corpus.exists():

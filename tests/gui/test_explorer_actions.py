@@ -1,6 +1,8 @@
 """Explorer actions: find, go to token, zoom, max length, special tokens in text, About."""
 from __future__ import annotations
 
+import pytest
+
 from .helpers import shared_tokenizer
 
 TEXT = "one two three two one <|endoftext|> four"
@@ -73,6 +75,7 @@ def test_about_box_names_the_versions(qtbot, make_window):
     qtbot.waitUntil(lambda: not window.findChildren(type(box)), timeout=5_000)  # (deleted once closed)
 
 
+@pytest.mark.shared
 def test_token_details_show_the_merge_rank_or_log_probability(qtbot, make_window):
     from tokviz.analysis.token_info import token_facts
 

@@ -44,6 +44,7 @@ def _wait_checked(qtbot, dialog):
     qtbot.waitUntil(lambda: len(dialog.reasons) == len(WRITE_FORMATS), timeout=60_000)
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("width", [560, 380])
 def test_each_refusal_is_written_under_its_disabled_choice(qtbot, qwen_path, tmp_path, width):
     tok = tokviz.load(qwen_path)
@@ -99,6 +100,7 @@ def _settle(qtbot, window=None):
     qtbot.waitUntil(lambda: window is None or not window.findChildren(ExportDialog), timeout=10_000)
 
 
+@pytest.mark.slow
 def test_every_way_of_closing_deletes_the_dialog_and_lets_go_of_the_tokenizer(qtbot, make_window, qwen_path,
                                                                                 default_tokenizer_path, tmp_path):
     # (a copy: no other test's window, closed but not yet collected, shares this tokenizer object)

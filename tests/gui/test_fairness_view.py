@@ -52,6 +52,7 @@ def _hf_counts(path: Path, languages) -> dict[str, int]:
                                  add_special_tokens=False).ids) for lang in languages}
 
 
+@pytest.mark.slow
 def test_run_draws_the_premiums_of_the_reference_library(qtbot, view, tokenizers, real_paths):
     view.set_tokenizers(tokenizers)
     view.set_text("ignored: this page measures the files")
@@ -144,6 +145,7 @@ def test_theme_and_shutdown(qtbot, view, tokenizers):
     assert not view.is_busy()
 
 
+@pytest.mark.slow
 def test_screenshot_command_renders_the_page(qtbot, real_paths, tmp_path):
     from PySide6.QtGui import QImage
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
+import pytest
 from PySide6.QtGui import QFont, QFontDatabase, QRawFont
 
 from tokviz.gui.widgets import fonts
@@ -18,6 +19,7 @@ def _families_with(c: str) -> list[str]:
     return [f for f in QFontDatabase.families() if QRawFont.fromFont(QFont(f)).supportsCharacter(ord(c))]
 
 
+@pytest.mark.slow
 def test_missing_characters_are_those_qt_cannot_draw(qapp):
     font = mono_font()
     assert fonts.check(MIXED, font, budget=len(MIXED))

@@ -31,6 +31,7 @@ def _opened(qtbot, make_window, default_tokenizer_path, path):
     return window
 
 
+@pytest.mark.slow
 def test_go_to_a_token_past_the_preview_shows_it_in_the_editor(qtbot, make_window, default_tokenizer_path,
                                                                big_text_file, monkeypatch):
     window = _opened(qtbot, make_window, default_tokenizer_path, big_text_file)
@@ -88,6 +89,7 @@ def test_go_to_a_token_past_the_preview_shows_it_in_the_editor(qtbot, make_windo
     assert window.editor.textCursor().position() == 0 and "first" in window.text_header.text()
 
 
+@pytest.mark.slow
 def test_the_last_token_of_a_big_file_can_be_gone_to(qtbot, make_window, default_tokenizer_path, big_text_file):
     window = _opened(qtbot, make_window, default_tokenizer_path, big_text_file)
     enc = window.token_view.encoding()

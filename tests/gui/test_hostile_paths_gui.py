@@ -139,6 +139,7 @@ def _screenshot(prefix, view, text, out):
                           capture_output=True, text=True, timeout=120, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
 
 
+@pytest.mark.slow
 def test_screenshot_text_that_is_a_pipe(tmp_path, hostile):
     for view in ("explorer", "fairness"):
         done = _screenshot([], view, hostile["pipe.txt"], tmp_path / "out.png")
@@ -203,6 +204,7 @@ print(json.dumps(out))
 '''
 
 
+@pytest.mark.slow
 def test_files_in_an_unreadable_folder(tmp_path):
     prefix = without_permissions()
     if prefix is None:

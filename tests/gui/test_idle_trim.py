@@ -43,6 +43,7 @@ print(before, peak, rss_mb())
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not wants_app_environment({}), reason="glibc's heaps")
 def test_freed_memory_goes_back_to_the_system_while_the_app_runs():
     env = {**os.environ, **APP_ENVIRONMENT, "QT_QPA_PLATFORM": "offscreen"}

@@ -5,6 +5,7 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 
 from tokviz.formats.discover import FOLDER, HF_CACHE
@@ -21,6 +22,7 @@ def _fake_hf_home(tmp_path):
     return {"HF_HOME": str(tmp_path / "hf"), "TIKTOKEN_CACHE_DIR": ""}
 
 
+@pytest.mark.shared
 def test_panel_lists_tokenizers_with_their_details(qtbot, tmp_path):
     folder = tmp_path / "mine"
     folder.mkdir()
@@ -147,6 +149,7 @@ def test_refresh_recent_shows_a_new_recent_tokenizer_without_looking_in_folders(
     panel.shutdown()
 
 
+@pytest.mark.shared
 def test_each_file_is_read_once_and_refresh_reads_again(qtbot, tmp_path):
     from tokviz.formats.discover import RECENT, Found
 
@@ -257,6 +260,7 @@ def test_name_box_filters_and_opens_the_one_left(qtbot, tmp_path, monkeypatch):
     assert len(panel.visible_entries()) >= 2
 
 
+@pytest.mark.slow
 def test_a_hub_name_opens_from_the_cache(qtbot, tmp_path, monkeypatch, make_window):
     env = _hub_env(tmp_path, monkeypatch)
     panel = LibraryPanel([], env=env)
@@ -316,6 +320,7 @@ def _long_recent_list(tmp_path, count: int = 40):
     return recent, folder
 
 
+@pytest.mark.slow
 def test_a_long_recent_list_is_read_on_the_worker_and_its_rows_kept(qtbot, tmp_path):
     import threading
 

@@ -8,6 +8,7 @@ import json
 import shutil
 import weakref
 
+import pytest
 from PySide6.QtCore import Qt
 
 import tokviz
@@ -108,6 +109,7 @@ def test_a_tokenizer_switched_away_is_released(qtbot, panel):
     assert [r() for r in refs] == [None] * 20
 
 
+@pytest.mark.slow
 def test_a_tooltip_reads_indexing_until_the_index_is_built(qtbot, make_window, qwen_path, tmp_path):
     private = tmp_path / "tokenizer.json"  # (a tokenizer no earlier test has opened, and indexed)
     shutil.copy(qwen_path, private)

@@ -140,6 +140,7 @@ def test_health_check_can_be_cancelled(qtbot, panel, qwen):
     assert not panel.is_checking() and panel.report is None
 
 
+@pytest.mark.shared
 def test_wordpiece_and_unigram_traces(panel):
     bert = tokviz.load(shared_tokenizer("bert-minilm/tokenizer.json"))
     panel.set_tokenizer(bert)
@@ -158,6 +159,7 @@ def test_wordpiece_and_unigram_traces(panel):
     assert float(panel.nbest.item(0, 2).text()) >= float(panel.nbest.item(1, 2).text())
 
 
+@pytest.mark.slow
 def test_clicking_a_token_in_the_explorer_shows_its_tree(qtbot, make_window, qwen_path):
     window = make_window(qwen_path, "The tokenizer works")
     window.merges_dock.show()

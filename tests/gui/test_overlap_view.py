@@ -63,6 +63,7 @@ def test_headers_are_readable_before_and_after_a_run(qtbot):
     view.shutdown()
 
 
+@pytest.mark.slow
 def test_shows_what_the_cli_prints(qtbot, files, capsys):
     assert main(["overlap", "-t", str(files["qwen"]), "-t", str(files["gpt2"]), "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)["pairs"][0]
@@ -116,6 +117,7 @@ def test_shows_what_the_cli_prints(qtbot, files, capsys):
     view.shutdown()
 
 
+@pytest.mark.slow
 def test_three_tokenizers_and_a_wordpiece(qtbot, files):
     view = _view(qtbot)
     view.set_tokenizers({"qwen": tokviz.load(files["qwen"]), "gpt2": tokviz.load(files["gpt2"]),
@@ -132,6 +134,7 @@ def test_three_tokenizers_and_a_wordpiece(qtbot, files):
     view.shutdown()
 
 
+@pytest.mark.slow
 def test_cancel_and_too_few_tokenizers(qtbot, files):
     view = _view(qtbot)
     view.set_tokenizers({"qwen": tokviz.load(files["qwen"])})
@@ -148,6 +151,7 @@ def test_cancel_and_too_few_tokenizers(qtbot, files):
     view.shutdown()
 
 
+@pytest.mark.slow
 def test_screenshot_of_the_page(files, tmp_path):
     from PySide6.QtGui import QImage
 

@@ -26,6 +26,7 @@ def random_soak():
         sys.path.remove(str(BENCH))
 
 
+@pytest.mark.slow
 def test_a_short_random_session_leaves_nothing_behind(qtbot, random_soak):
     result = random_soak.run(0.25, seed=3, base_minutes=0.05, stacks=True, log=lambda _line: None)
     assert result["actions"] >= 20 and len(result["counts"]) >= 5

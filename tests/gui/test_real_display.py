@@ -86,6 +86,7 @@ def _within_screen(geometry) -> bool:
     return x >= 0 and y >= 0 and x + w <= SCREEN[0] and y + h <= SCREEN[1]
 
 
+@pytest.mark.slow
 def test_a_session_on_a_real_display(tmp_path):
     settings_path = tmp_path / "settings.ini"
     Settings(settings_path).set_compare_tokenizers(

@@ -182,6 +182,7 @@ def test_hovering_a_token_outlines_the_same_place_on_the_other_side(qtbot, view,
     assert "α" in original.text[s:e]
 
 
+@pytest.mark.slow
 def test_screenshot_of_the_page(qtbot, tmp_path, toks):
     from PySide6.QtGui import QImage
 
@@ -197,6 +198,8 @@ def test_screenshot_of_the_page(qtbot, tmp_path, toks):
     assert len(colours) > 20  # tokens, bars: not a blank page
 
 
+@pytest.mark.shared
+@pytest.mark.slow
 def test_a_corpus_of_megabytes_runs_on_the_worker_with_progress(qtbot, view, toks, tmp_path):
     from .helpers import shared_corpus
 

@@ -43,6 +43,7 @@ def test_bad_tokenizer_raises_tokviz_error(qtbot, tmp_path):
     assert not (tmp_path / "x.png").exists()
 
 
+@pytest.mark.slow
 def test_merges_screenshot_shows_a_tree_and_a_trace(qtbot, tmp_path):
     qwen = shared_tokenizer("qwen2.5/tokenizer.json")
     text = tmp_path / "t.txt"
@@ -63,6 +64,7 @@ def test_statistics_screenshots(qtbot, tmp_path, view, default_tokenizer_path):
     assert len(colours) > 10
 
 
+@pytest.mark.slow
 def test_compare_screenshot(qtbot, tmp_path, default_tokenizer_path):
     qwen = shared_tokenizer("qwen2.5/tokenizer.json")
     out = screenshot("compare", [str(default_tokenizer_path), str(qwen)], None, tmp_path / "compare.png",

@@ -73,6 +73,7 @@ def test_the_autosave_is_written_on_a_worker_and_a_save_after_it_lands_last(qtbo
     assert json.loads(settings.session_path().read_text(encoding="utf-8"))["text"] == "typed later"
 
 
+@pytest.mark.slow
 def test_the_last_session_comes_back_after_a_normal_quit(qtbot, make_window, tmp_path, qwen_path):
     settings = Settings(tmp_path / "s.ini")
     text_file = tmp_path / "notes.txt"

@@ -28,6 +28,8 @@ def soak():
     sys.modules.pop(spec.name, None)
 
 
+@pytest.mark.shared
+@pytest.mark.slow
 def test_soak_cycles_leave_nothing_behind(qtbot, make_window, tmp_path, soak):
     catcher = soak.ErrorCatcher()
     plan = soak.Plan(tmp_path, tokenizers=4, compare_bytes=40_000, panes=3, shared_tokenizers=False,

@@ -17,7 +17,7 @@ from tokviz.gui.views.stats_view import METRICS, StatsView, format_metric
 from tokviz.gui.views.vocab_table import VocabModel, VocabProxy
 from tokviz.gui.views.vocab_view import VocabView
 
-from _shared import need
+from _shared import need, sweep
 from _vocab_reference import SHARED_TABLES, reference_cells, reference_filter, reference_order, reference_rows, reference_stats
 
 DEMO = str(default_tokenizer_path())
@@ -143,7 +143,8 @@ def test_a_new_vocabulary_is_filtered_once_and_the_same_filter_again_costs_nothi
     view.shutdown()
 
 
-@pytest.mark.parametrize("name", ["demo", *SHARED_TABLES])
+@pytest.mark.shared
+@pytest.mark.parametrize("name", sweep(["demo", *SHARED_TABLES], ["demo", "sp-unigram", "sp-bpe"]))  # (big ones: -m slow)
 def test_vocab_table_equals_the_per_row_reference(qtbot, name):
     """Every cell of every row, the figures, filters and sorts are what the per-row table showed."""
     tok = tokviz.load(DEMO if name == "demo" else need(SHARED_TABLES[name]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 
+import pytest
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLabel
@@ -92,6 +93,7 @@ def test_a_panel_out_of_sight_keeps_its_theme_until_it_is_seen(qtbot, make_windo
     assert window.stats_view.theme is DARK
 
 
+@pytest.mark.slow
 def test_switching_twenty_times_leaves_no_object_behind(qtbot, make_window, default_tokenizer_path):
     window = _window_with_panels(qtbot, make_window, default_tokenizer_path)
     app = QApplication.instance()

@@ -35,6 +35,7 @@ def assert_ready(panel, word: str) -> None:
     assert panel.progress.value() == 0 and panel.progress.text() == word
 
 
+@pytest.mark.shared
 def test_cancel_one_run_then_train_export_and_load_back(qtbot, panel, tmp_path):
     big = SHARED / "corpus" / "en.txt"
     if not big.exists():

@@ -52,6 +52,7 @@ def test_typing_a_long_vocabulary_filter_does_not_widen_the_window(qtbot, make_w
     assert window.minimumSizeHint().width() <= before and window.width() == 1280
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(1280, 800), (1600, 1000)])
 def test_the_window_screenshot_is_exactly_the_size_asked(tmp_path, size, qapp):
     shared = [TOKENIZERS / "qwen2.5", TOKENIZERS / "cl100k_base.tiktoken", TOKENIZERS / "bert-minilm"]
@@ -62,6 +63,7 @@ def test_the_window_screenshot_is_exactly_the_size_asked(tmp_path, size, qapp):
         assert (image.width(), image.height()) == size
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("size", [(1280, 800), (1600, 1000)])
 def test_nothing_is_cut_below_its_minimum_size(qtbot, make_window, size):
     window = make_window(tokviz.load(defaults.default_tokenizer_path()), "some text 一些中文")

@@ -49,7 +49,8 @@ def same_as_python(tok, text: str):
     assert native.offsets == python.offsets, text
 
 
-@pytest.mark.parametrize("pattern", ["cl100k_base", "o200k_base", "r50k_base"])
+@pytest.mark.parametrize("pattern", ["cl100k_base", pytest.param("o200k_base", marks=pytest.mark.slow),
+                                     pytest.param("r50k_base", marks=pytest.mark.slow)])
 def test_tiktoken_patterns(tmp_path, pattern):
     path, _, ref = cl100k_reference(tmp_path, pattern)
     tok = tokviz.load(path, pattern=patterns.TIKTOKEN_PATTERNS[pattern])

@@ -52,8 +52,9 @@ def test_a_growing_cache_keeps_its_entries(name, tmp_path):
     assert [fresh.encode_ids(t) for t in texts] == first
 
 
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("name", ["cl100k_base.tiktoken.xz", "mistral-v1.model.xz"])
+@pytest.mark.parametrize("name", [pytest.param("cl100k_base.tiktoken.xz", marks=pytest.mark.slow), "mistral-v1.model.xz"])
 def test_one_big_call_learns_as_it_goes(name, threads, tmp_path):
     """A batch on a fresh encoder is given a cache sized for its text when it takes one (about an entry
     per 64 characters), and one that has the cache to itself grows it whenever it fills: every new

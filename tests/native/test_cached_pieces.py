@@ -60,6 +60,7 @@ def test_tiktoken(tmp_path, pattern):
         assert tok.encode_ids(text) == want, text  # all from the cache
 
 
+@pytest.mark.slow
 def test_tokenizer_json(tmp_path):
     tokenizers = pytest.importorskip("tokenizers")
     path = unpacked("qwen2.5/tokenizer.json.xz", tmp_path)

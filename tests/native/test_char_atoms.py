@@ -118,7 +118,7 @@ def test_cl100k_against_tiktoken(tmp_path):
         assert tok.encode_ids(text) == ref.encode_ordinary(text), text
 
 
-@pytest.mark.parametrize("name", ["qwen2.5", "deepseek-v4"])
+@pytest.mark.parametrize("name", ["qwen2.5", pytest.param("deepseek-v4", marks=pytest.mark.slow)])
 def test_tokenizer_json_against_hf(tmp_path, name):
     path = unpacked(f"{name}/tokenizer.json.xz", tmp_path)
     hf = tokenizers.Tokenizer.from_file(str(path))

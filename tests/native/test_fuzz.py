@@ -22,7 +22,7 @@ import tokviz
 from tokviz.defaults import default_tokenizer_path
 from tokviz.errors import TokvizError
 
-from _shared import SHARED_TOKENIZER_FILES
+from _shared import SHARED_TOKENIZER_FILES, sweep
 
 pytest.importorskip("tokviz._native", reason="the C extension tokviz._native is not built")
 
@@ -31,6 +31,8 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=False,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 ENCODERS = {"demo": default_tokenizer_path(), **SHARED_TOKENIZER_FILES}
+# by default the demo and a byte-level BPE encoder; every encoder with -m slow (CI)
+SWEEP = sweep(list(ENCODERS), ["demo", "qwen2.5"])
 
 INTERESTING = (
     " \t\n\r\u00a0\u2003\u3000\u200b\ufeff"  # spaces of every kind
@@ -77,7 +79,7 @@ def _same(native, python, text: str) -> None:
     assert batch[0].ids == expected.ids
 
 
-@pytest.mark.parametrize("name", list(ENCODERS))
+@pytest.mark.parametrize("name", SWEEP)
 def test_interesting_characters(name):
     native, python = _pair(name)
 
@@ -92,7 +94,7 @@ def test_interesting_characters(name):
     check()
 
 
-@pytest.mark.parametrize("name", list(ENCODERS))
+@pytest.mark.parametrize("name", SWEEP)
 def test_arbitrary_unicode_and_bytes(name):
     native, python = _pair(name)
 
@@ -104,7 +106,7 @@ def test_arbitrary_unicode_and_bytes(name):
     check()
 
 
-@pytest.mark.parametrize("name", list(ENCODERS))
+@pytest.mark.parametrize("name", SWEEP)
 def test_lone_surrogates_are_refused_or_repaired(name):
     """Refused, naming the surrogate; a tiktoken file's tokenizer encodes the text repaired as
     tiktoken repairs it instead."""

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 import tokviz
 from tokviz.core.normalized import normalize_lines
 
+from _shared import examples
+
 from .real_files import REAL
 
 pytest.importorskip("tokviz._native", reason="the C extension tokviz._native is not built")
@@ -29,7 +31,7 @@ SAMPLE = ("The Kelvin sign \u212a is K after NFC; so is \u212b (\u00c5).\n"
           "\ud55c\uad6d\uc5b4 \u65e5\u672c\u8a9e \u0915\u093c \u0e01\u0e38\n" * 3)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(text=st.text(alphabet=ALPHABET, max_size=40), form=st.sampled_from(FORMS))
 def test_normalize_lines_is_unicodedata(text, form):
     assert normalize_lines(form, text) == unicodedata.normalize(form, text)

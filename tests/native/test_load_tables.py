@@ -45,6 +45,7 @@ def _pairs(tables):
     return {(quads[k], quads[k + 1]): (quads[k + 2], quads[k + 3]) for k in range(0, len(quads), 4)}
 
 
+@pytest.mark.slow
 def test_c_tables_equal_the_python_definition_on_real_tokenizers(tmp_path):
     for path in _byte_level_files(tmp_path):
         name = "whisper-multilingual" if "multilingual" in path.name else None

@@ -14,7 +14,7 @@ from tokviz.core.normalizers import BertNormalizer
 from tokviz.errors import TokvizError
 from tokviz.native.bert import NativeBert
 
-from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, need
+from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, examples, need
 
 FILES = ["bert-minilm/tokenizer.json", "bert-minilm/vocab.txt"]
 JSON = "bert-minilm/tokenizer.json"
@@ -83,6 +83,7 @@ def test_describes_itself():
     assert fast.describe()["encoder_detail"] == "native BERT normalizer, pre-tokenizer and WordPiece model"
 
 
+@pytest.mark.shared
 def test_corpus_and_edge_cases(pair):
     fast, ref = pair
     texts = list(EDGE_CASES) + [t for name in CORPUS_FILES for t in corpus_samples(name, 4)]
@@ -153,14 +154,14 @@ def test_reference_when_the_c_code_hands_back(monkeypatch):
     assert fast.encode_ids_batch(texts, threads=2) == [ref.encode(t).ids for t in texts]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=80))
 def test_random_text(text):
     fast, ref = _loaded()
     _same(fast, ref, text)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(tricky_text)
 def test_random_tricky_text(text):
     fast, ref = _loaded()
@@ -191,7 +192,8 @@ def option_pair(request):
     return tuple(pair)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.first_cases(2)
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=tricky_text)
 def test_normalizer_options(option_pair, text):
     fast, ref = option_pair
@@ -201,6 +203,7 @@ def test_normalizer_options(option_pair, text):
     assert got == (expected.text, *expected.spans())
 
 
+@pytest.mark.shared
 def test_threads_agree():
     fast, ref = _loaded()
     texts = [t for name in CORPUS_FILES for t in corpus_samples(name, 6, seed=1)] + list(EDGE_CASES) + [TRICKY] * 3
@@ -212,7 +215,7 @@ def test_threads_agree():
     assert c.encode_many(texts, 2) == c.encode_many(texts, 1) == [c.encode(t) for t in texts]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(tricky_text, min_size=2, max_size=12))
 def test_random_batches_on_two_threads(texts):
     fast, ref = _loaded()
@@ -222,6 +225,7 @@ def test_random_batches_on_two_threads(texts):
 
 # ---- HF tokenizers ------------------------------------------------------------------------------
 
+@pytest.mark.shared
 def test_hf_corpus_and_edge_cases():
     hf = _hf()
     fast, _ = _loaded()
@@ -242,7 +246,7 @@ def _hf_comparable(text):
     return text.replace("\u03a3", "\u03c3")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(assigned_text(80))
 def test_hf_random_text(text):
     text = _hf_comparable(text)
@@ -250,7 +254,7 @@ def test_hf_random_text(text):
     assert fast.encode(text).ids == _hf().encode(text, add_special_tokens=False).ids
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet=st.sampled_from(TRICKY), max_size=60))
 def test_hf_random_tricky_text(text):
     text = _hf_comparable(text)

@@ -16,7 +16,7 @@ from tokviz.core.models.unigram import Unigram
 from tokviz.core.models.wordpiece import WordPiece
 from tokviz.core.tokenizer import Tokenizer
 
-from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, need
+from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, examples, need
 
 _native = pytest.importorskip("tokviz._native", reason="the C extension tokviz._native is not built")
 
@@ -119,6 +119,7 @@ def test_edge_cases(name):
         assert_same(tok, text, add_special_tokens=True)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("corpus", CORPUS_FILES)
 def test_corpus(name, corpus):
@@ -128,7 +129,7 @@ def test_corpus(name, corpus):
 
 
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(text=assigned_text(80))
 def test_random_text(name, text):
     assert_same(load(name), text)
@@ -144,6 +145,8 @@ def test_long_and_odd_words(name):
         assert_same(tok, text)
 
 
+@pytest.mark.shared
+@pytest.mark.first_cases(6)
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("threads", [1, 2, 4])
 def test_batch_equals_sequential(name, threads):
@@ -158,7 +161,7 @@ def test_batch_equals_sequential(name, threads):
     assert tok.encode_ids_batch(texts, threads=threads) == [e.ids for e in sequential]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(texts=st.lists(assigned_text(40), max_size=6))
 def test_random_batches(texts):
     for name in ("bert-minilm-json", "unigram-bytefallback"):

@@ -12,7 +12,7 @@ import tokviz
 from tokviz.core.encoding import Encoding
 from tokviz.defaults import default_tokenizer_path
 
-from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, need
+from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, examples, need
 
 PATHS = {
     "qwen2.5-json": TOKENIZERS / "qwen2.5" / "tokenizer.json",
@@ -53,6 +53,8 @@ def assert_same(tok, text, **kwargs):
     assert tok.encode_ids(text, **kwargs) == python.ids
 
 
+@pytest.mark.shared
+@pytest.mark.first_cases(2)
 @pytest.mark.parametrize("name", NAMES)
 def test_uses_native(name):
     tok = load(name)
@@ -62,6 +64,7 @@ def test_uses_native(name):
     tok.use_native(True)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", NAMES)
 def test_edge_cases(name):
     tok = load(name)
@@ -71,6 +74,8 @@ def test_edge_cases(name):
         assert_same(tok, text, add_special_tokens=True)
 
 
+@pytest.mark.shared
+@pytest.mark.first_cases(8)
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("corpus", CORPUS_FILES)
 def test_corpus(name, corpus):
@@ -79,6 +84,7 @@ def test_corpus(name, corpus):
         assert_same(tok, text)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", NAMES)
 def test_added_tokens_between_segments(name):
     tok = load(name)
@@ -88,8 +94,9 @@ def test_added_tokens_between_segments(name):
     assert_same(tok, text, allow_special=False)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", NAMES)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(text=assigned_text(80))
 def test_random_text(name, text):
     assert_same(load(name), text)
@@ -102,6 +109,7 @@ def test_not_nfc_text(name):
     assert_same(tok, "e\u0301 cafe\u0301 A\u030a\u0323 \u1100\u1161\u11a8 x" * 3)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", NAMES)
 def test_long_pieces(name):
     """Pieces longer than the short-merge limit take the heap path."""
@@ -110,6 +118,8 @@ def test_long_pieces(name):
         assert_same(tok, text)
 
 
+@pytest.mark.shared
+@pytest.mark.first_cases(6)
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("threads", [1, 2, 4])
 def test_batch_equals_sequential(name, threads):
@@ -137,6 +147,7 @@ def test_lazy_encoding_behaves_like_an_encoding():
     assert "LazyEncoding" in repr(enc)
 
 
+@pytest.mark.shared
 def test_regex_fallback_for_unknown_pattern():
     """A Split pattern the native scanners do not know is cut by `regex` in Python, then merged natively."""
     from tokviz.core import pre_tokenizers as pre
@@ -158,7 +169,7 @@ def _texts(draw):
     return draw(st.lists(assigned_text(40), max_size=6))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(texts=_texts())
 def test_random_batches(texts):
     tok = load("qwen2.5-json")

@@ -24,7 +24,7 @@ from tokviz import native as native_glue
 from tokviz.core.normalizers import UnicodeForm
 from tokviz.errors import TokvizError
 
-from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, corpus_samples, need
+from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, corpus_samples, examples, need, sweep
 
 _native = pytest.importorskip("tokviz._native", reason="the C extension tokviz._native is not built")
 QWEN = TOKENIZERS / "qwen2.5" / "tokenizer.json"
@@ -195,7 +195,7 @@ def _mixed_text(max_size: int):
     return st.lists(piece, max_size=max_size).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=_mixed_text(12), form=st.sampled_from(range(4)))
 def test_quick_check_yes_means_normalized(text, form):
     if not SAME_UNICODE:
@@ -219,6 +219,8 @@ def test_qwen_takes_the_checked_path():
     assert tok._checked_form(native, True) == (0 if SAME_UNICODE else None)
 
 
+@pytest.mark.shared
+@pytest.mark.first_cases(1)
 @pytest.mark.parametrize("corpus", CORPUS_FILES)
 def test_corpus_samples(corpus):
     texts = corpus_samples(corpus, 25, max_len=4000)
@@ -231,20 +233,22 @@ def test_edge_cases():
     assert_batches_agree(load(QWEN), [t for t in EDGE_CASES], QWEN)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts=st.lists(_mixed_text(30), min_size=2, max_size=6))
 def test_random_mixed_text(texts):
     assert_batches_agree(load(QWEN), texts, QWEN)
 
 
-@pytest.mark.parametrize("form", FORMS)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.first_cases(1)
+@pytest.mark.parametrize("form", sweep(FORMS, list(FORMS)[:2]))
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts=st.lists(_mixed_text(30), min_size=2, max_size=5))
 def test_every_normal_form(form, texts):
     """qwen2.5's model behind an NFD, NFKC... normalizer: each form's table and its fallback."""
     assert_batches_agree(load(QWEN, form), texts + EDGE_CASES[4:7])
 
 
+@pytest.mark.shared
 def test_no_normalizer_but_added_tokens():
     """llama3: no normalizer, special tokens matched in text: the C threads look for the stops only."""
     tok = load(LLAMA3)
@@ -294,6 +298,7 @@ def test_encoder_check_arguments():
 
 # ---- the piece cache the threads of a batch share ----------------------------------------------
 
+@pytest.mark.slow
 def test_shared_cache_fills_up_and_stays_exact():
     """More distinct pieces than a cache holds (2**17): a cache shared by threads stops taking
     entries when full, one used by a single thread is emptied and refilled; ids never change."""
@@ -320,6 +325,7 @@ def test_shared_cache_fills_up_and_stays_exact():
     assert [e.ids for e in python_encodings(tok, sample)] == results[1][::60]
 
 
+@pytest.mark.shared
 def test_concurrent_batches_from_python_threads():
     """Several Python threads encoding at once: each call takes its own cache."""
     from concurrent.futures import ThreadPoolExecutor

@@ -12,6 +12,8 @@ import tokviz
 from tokviz.defaults import default_tokenizer_path
 from tokviz.errors import TokvizError, check_text
 
+from _shared import examples
+
 _native = pytest.importorskip("tokviz._native", reason="the C extension tokviz._native is not built")
 
 
@@ -156,7 +158,7 @@ def test_sentencepiece_reader_decodes_pieces_like_python():
     def record(raw: bytes) -> bytes:
         return bytes([0x0A, len(raw) + 2, 0x0A, len(raw)]) + raw
 
-    @settings(max_examples=3000, deadline=None)
+    @settings(max_examples=examples(3000), deadline=None)
     @given(raw=st.one_of(st.binary(min_size=1, max_size=40),
                          st.text(min_size=1, max_size=20).map(lambda t: t.encode("utf-8", "surrogatepass"))))
     def check(raw):
@@ -187,7 +189,7 @@ def test_sentencepiece_reader_survives_any_bytes():
         with pytest.raises(ValueError):
             _native.sp_pieces(record, pos)
 
-    @settings(max_examples=2000, deadline=None)
+    @settings(max_examples=examples(2000), deadline=None)
     @given(data=st.binary(max_size=300), pos=st.integers(0, 300))
     def fuzz(data, pos):
         if pos > len(data):

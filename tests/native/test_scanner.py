@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from tokviz.core import patterns as P
 from tokviz.core.patterns import compile_pattern
 
-from _shared import CORPUS_FILES, EDGE_CASES, assigned_text, corpus_samples
+from _shared import CORPUS_FILES, EDGE_CASES, assigned_text, corpus_samples, examples
 
 _native = pytest.importorskip("tokviz._native", reason="the C extension tokviz._native is not built")
 NATIVE_SRC = Path(__file__).resolve().parents[2] / "tokviz" / "native" / "src"
@@ -63,6 +63,7 @@ def test_edge_cases(case):
         check(case, text)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 @pytest.mark.parametrize("corpus", CORPUS_FILES)
 def test_corpus(case, corpus):
@@ -71,14 +72,15 @@ def test_corpus(case, corpus):
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=assigned_text(60))
 def test_random_unicode(case, text):
     check(case, text)
 
 
+@pytest.mark.first_cases(4)
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(text=st.text(alphabet=st.sampled_from(TRICKY), max_size=24))
 def test_tricky_alphabet(case, text):
     check(case, text)
@@ -93,8 +95,9 @@ ASCII_RUNS = st.lists(
 ).map("".join)
 
 
+@pytest.mark.first_cases(4)
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(600), deadline=None)
 @given(text=ASCII_RUNS)
 def test_ascii_text(case, text):
     check(case, text)
@@ -108,8 +111,9 @@ LONG_ASCII = st.lists(st.tuples(ASCII_RUNS, st.integers(1, 400)), min_size=1, ma
 )
 
 
+@pytest.mark.first_cases(4)
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=LONG_ASCII)
 def test_long_ascii_text(case, text):
     check(case, text)
@@ -162,6 +166,7 @@ def test_unknown_pattern_id_is_refused():
         _native.pieces(_native.PAT_GPT2, b"bytes")
 
 
+@pytest.mark.slow
 def test_committed_header_is_what_the_generator_writes():
     """src/unicode_tables.h is generated: regenerate it (gen_unicode_tables.py) instead of editing it."""
     from pathlib import Path
@@ -189,6 +194,7 @@ def _compile(source: Path, out: Path) -> bool:
     raise AssertionError(subprocess.run(base, capture_output=True, text=True).stderr)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_bitmap_scanner_cuts_what_the_scanner_cuts(tmp_path, seed):
     """scan_bits.h against scan.h (itself checked against regex above) on 3,000 random ASCII texts

@@ -21,7 +21,7 @@ from tokviz.core.sentencepiece import NORMAL, UNUSED, PrefixMatcher, SentencePie
 from tokviz.errors import TokvizError
 from tokviz.formats.sentencepiece import build_tokenizer, parse_model_proto
 
-from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, need
+from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, examples, need
 
 _spnative = pytest.importorskip("tokviz._spnative", reason="the C extension tokviz._spnative is not built")
 
@@ -75,6 +75,7 @@ def _same_as_python(tok, py_tok, text: str) -> None:
 
 
 # ---- the shared .model files -----------------------------------------------------------------
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
 def test_describe(name):
     tok = _tok(name)
@@ -84,6 +85,7 @@ def test_describe(name):
     assert _python_tok(name).describe()["encoder"] == "python"
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
 @pytest.mark.parametrize("corpus", CORPUS_FILES)
 def test_corpus_matches_library_and_python(name, corpus):
@@ -93,6 +95,7 @@ def test_corpus_matches_library_and_python(name, corpus):
         _same_as_python(tok, py_tok, text)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
 def test_edge_cases(name):
     tok, py_tok, sp = _tok(name), _python_tok(name), _processor(name)
@@ -101,6 +104,7 @@ def test_edge_cases(name):
         _same_as_python(tok, py_tok, text)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
 def test_long_text_rebases_scores(name):
     """A text long enough for Unigram path scores to pass -100000 (sentencepiece re-bases them)."""
@@ -111,6 +115,7 @@ def test_long_text_rebases_scores(name):
     _same_as_python(tok, py_tok, text)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
 def test_allow_special_stays_exact(name):
     """With special tokens allowed an added token could match: the raw-text encoder is not used,
@@ -122,6 +127,7 @@ def test_allow_special_stays_exact(name):
     assert tok.encode_ids_batch([text, "x"], allow_special=True)[0] == py_tok.encode(text).ids
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
 def test_byte_fallback(name):
     tok, py_tok = _tok(name), _python_tok(name)
@@ -135,6 +141,7 @@ def test_byte_fallback(name):
     assert [o for o, p in zip(enc.offsets, enc.pieces) if p.startswith("<0x")] == [(1, 2)] * 4
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
 def test_user_defined_symbols_whole(name):
     tok = _tok(name)
@@ -144,15 +151,17 @@ def test_user_defined_symbols_whole(name):
     assert enc.offsets[enc.ids.index(rid)] == (1, 13)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=assigned_text(60))
 def test_random_text(name, text):
     _same_as_python(_tok(name), _python_tok(name), text)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(parts=st.lists(st.sampled_from(["<reserved_0>", "<reserved_1>", " ", "  ", "\u2581", "a", "é", "e\u0301",
                                        "ﬁ", "１", "中", "🦩", "\t", "\n", "The", "ing"]), max_size=20))
 def test_random_pieces(name, parts):
@@ -161,6 +170,7 @@ def test_random_pieces(name, parts):
     assert _tok(name).encode(text).ids == _processor(name).encode(text)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
 def test_batch_threads(name):
     tok, py_tok = _tok(name), _python_tok(name)
@@ -173,6 +183,7 @@ def test_batch_threads(name):
     assert tok.encode_ids_batch(texts, threads=2) == [e.ids for e in one]
 
 
+@pytest.mark.shared
 def test_bpe_word_cache_across_calls_threads_and_overflow():
     """The BPE word cache is kept between calls, shared by a call's threads, and one of a pool per
     concurrent call: hits give what merging gives, also once a cache is full (more words than it
@@ -223,6 +234,7 @@ def test_bpe_word_cache_across_calls_threads_and_overflow():
     assert tok.encode(texts[sample[0]]).ids == want[sample[0]].ids
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
 def test_lone_surrogates(name):
     tok = _tok(name)
@@ -239,6 +251,7 @@ def test_lone_surrogates(name):
         tok.native_encoder().encoder.encode(bad)
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("name", MODELS)
 def test_random_bytes_never_crash(name):
     tok, py_tok = _tok(name), _python_tok(name)
@@ -257,6 +270,7 @@ def test_random_bytes_never_crash(name):
             _same_as_python(tok, py_tok, escaped)
 
 
+@pytest.mark.shared
 def test_empty_and_huge():
     tok = _tok("unigram_8k")
     assert tok.encode("").ids == []
@@ -266,6 +280,7 @@ def test_empty_and_huge():
     assert tok.native_encoder().encoder.encode(big, 0, 0) == _processor("unigram_8k").encode(big)
 
 
+@pytest.mark.shared
 def test_normalize_matches_python():
     tok = _tok("unigram_8k")
     native = tok.native_encoder().encoder
@@ -336,6 +351,8 @@ def _variant_pair(name: str, variant: str):
     return tok, py_tok
 
 
+@pytest.mark.shared
+@pytest.mark.first_cases(4)
 @pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("name", MODELS)
 def test_variants_native_and_equal(name, variant):
@@ -349,15 +366,17 @@ def test_variants_native_and_equal(name, variant):
     assert [e.ids for e in tok.encode_batch(texts, threads=2)] == [py_tok.encode(t).ids for t in texts]
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("variant", ["suffix", "keep-spaces", "no-escape", "unused", "no-byte-fallback"])
 @pytest.mark.parametrize("name", MODELS)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(text=st.text(alphabet=st.sampled_from(list("ab é\u2581 \t\nﬁ１中🦩<>_reservd01ing")), max_size=40))
 def test_variants_random(name, variant, text):
     tok, py_tok = _variant_pair(name, variant)
     _same_as_python(tok, py_tok, text)
 
 
+@pytest.mark.shared
 def test_unused_pieces_library_parity(tmp_path):
     """The unused-piece variant as a real .model file, against the sentencepiece library."""
     spm = pytest.importorskip("sentencepiece")
@@ -378,6 +397,7 @@ def test_unused_pieces_library_parity(tmp_path):
 
 
 # ---- what stays on the Python path -------------------------------------------------------------
+@pytest.mark.shared
 def test_falls_back_for_unsupported():
     from tokviz.native.sentencepiece import sentencepiece_encoder_for
 
@@ -401,6 +421,7 @@ def test_falls_back_for_unsupported():
     assert sentencepiece_encoder_for(nan) is None
 
 
+@pytest.mark.shared
 def test_invalid_charsmap_string_falls_back():
     """A replacement that is not valid UTF-8: Python decodes it with U+FFFD, C refuses the map."""
     blob = bytearray(_proto("unigram_8k")["normalizer_spec"]["precompiled_charsmap"])
@@ -412,6 +433,7 @@ def test_invalid_charsmap_string_falls_back():
     assert tok.encode("ﬁ ok").ids  # the Python path still encodes
 
 
+@pytest.mark.shared
 def test_pure_python_env():
     code = ("import tokviz; t = tokviz.load(%r); print(t.describe()['encoder'])" % str(_path("unigram_8k")))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -454,11 +476,13 @@ def _kwargs(**over):
     dict(charsmap=b"\xff\xff\xff\x7f" + b"\0" * 8),
     dict(charsmap=b"\x06\x00\x00\x00" + b"\0" * 8),
 ])
+@pytest.mark.shared
 def test_constructor_rejects(over):
     with pytest.raises((ValueError, TypeError, OverflowError)):
         _spnative.SentencePieceEncoder(**_kwargs(**over))
 
 
+@pytest.mark.shared
 def test_damaged_charsmap_never_crashes():
     """Bytes of the real charsmap's trie changed at random: the encoder refuses the map or
     normalizes exactly as the Python reference reads the same damaged map."""
@@ -486,6 +510,7 @@ def test_damaged_charsmap_never_crashes():
             enc.encode(text, 0, 2)
 
 
+@pytest.mark.shared
 def test_absurd_encode_arguments():
     enc = _tok("bpe_8k").native_encoder().encoder
     with pytest.raises(TypeError):

@@ -36,6 +36,7 @@ def test_committed_tables_for_this_version_need_no_build_step(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_tables_for_another_version_are_generated_for_this_one(tmp_path):
     """Committed tables that say another version: both are generated under the build folder for
     this Python's, and the NFC one is what its generator renders."""

@@ -41,6 +41,7 @@ def test_tiktoken(tmp_path):
     assert tok.encode_ids(joined) == ref.encode_ordinary(joined)
 
 
+@pytest.mark.slow
 def test_tokenizer_json(tmp_path):
     tokenizers = pytest.importorskip("tokenizers")
     path = unpacked("qwen2.5/tokenizer.json.xz", tmp_path)

@@ -17,7 +17,7 @@ from tokviz.train import bpe_core
 from tokviz.train.bpe_core import Cancelled
 from tokviz.train.bpe_core import Merge, count_corpus, count_pieces, learn_merges, learn_merges_reference
 
-from _shared import CORPUS, EDGE_CASES, assigned_text, corpus_samples, need
+from _shared import CORPUS, EDGE_CASES, assigned_text, corpus_samples, examples, need
 
 native = pytest.mark.skipif(not bpe_core.native_available(), reason=bpe_core.native_reason or "C core not built")
 BYTES = [bytes([b]) for b in range(256)]
@@ -114,7 +114,7 @@ def test_cut_text_keeps_pieces():
         assert count_pieces(chunks, name, use_native=False) == count_pieces([text], name, use_native=False)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.one_of(assigned_text(30), st.sampled_from(EDGE_CASES)), max_size=12), st.integers(4, 40))
 def test_cut_text_never_changes_pieces(parts, size):
     text = "".join(parts)
@@ -146,7 +146,7 @@ def corpora(draw):
 
 
 @native
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(corpora())
 def test_native_equals_reference_random(case):
     words, counts, n_symbols, max_new, kw = case
@@ -292,6 +292,7 @@ def test_corpus_file_equals_text(tmp_path: Path):
         count_corpus([path], "gpt2", chunk_chars=1000, cancel=lambda: True)
 
 
+@pytest.mark.shared
 @native
 def test_native_on_corpus_prefix():
     text = need(CORPUS / "en.txt").read_text(encoding="utf-8")[:300_000]

@@ -40,6 +40,7 @@ def test_merge_counts_kept(tok):
     assert min(counts) >= 2  # min_frequency's default
 
 
+@pytest.mark.first_cases(6)
 @pytest.mark.parametrize("text", EDGE_CASES + [sample_text()])
 def test_round_trip(tok, text):
     assert tok.decode(tok.encode(text).ids, skip_special_tokens=False) == text
@@ -53,6 +54,7 @@ def test_encodes_natively(tok):
     assert ids == tok.use_native(False).encode(text).ids
 
 
+@pytest.mark.shared
 def test_round_trip_on_corpora():
     texts = corpus_samples("multi", 10) + corpus_samples("code", 10) + corpus_samples("zh", 10)
     tok = train_bytelevel_bpe(texts[::2], TrainOptions(vocab_size=2000), pattern="cl100k")
@@ -139,6 +141,7 @@ def test_tiny_and_empty_corpora():
     assert tok.vocab_size == 256
 
 
+@pytest.mark.shared
 def test_close_to_hf_on_the_same_pieces():
     tokenizers = pytest.importorskip("tokenizers")
     text = need(CORPUS / "en.txt").read_text(encoding="utf-8")[:1_500_000]

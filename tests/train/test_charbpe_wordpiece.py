@@ -134,6 +134,7 @@ def test_wordpiece_trains_a_bert_style_tokenizer(tmp_path):
     assert vocab_txt.read_text(encoding="utf-8").split("\n")[:5] == specials
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("lowercase", [True, False])
 def test_fast_training_normalizer_equals_bert_normalizer(lowercase):
     from tokviz.core.normalizers import BertNormalizer

@@ -242,6 +242,7 @@ def test_c_equals_reference(small_text, opts):
         assert a == pytest.approx(b, abs=1e-9)
 
 
+@pytest.mark.slow
 @needs_c
 def test_c_equals_reference_on_shared_corpus():
     en = need(CORPUS / "en.txt").read_text(encoding="utf-8")[:60_000]
@@ -277,6 +278,7 @@ def test_c_lattice_steps_equal_reference(small_text):
         assert [p for p, _ in c.pieces()] == [p for p, _ in py.pieces()]
 
 
+@pytest.mark.shared
 @needs_c
 def test_deterministic_for_any_thread_count():
     en = need(CORPUS / "en.txt").read_text(encoding="utf-8")[:150_000]
@@ -285,6 +287,7 @@ def test_deterministic_for_any_thread_count():
     assert all(r == runs[0] for r in runs)
 
 
+@pytest.mark.shared
 @needs_c
 def test_c_round_trip_and_hf_json(tmp_path):
     en = need(CORPUS / "en.txt").read_text(encoding="utf-8")[:150_000]
