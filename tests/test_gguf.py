@@ -264,6 +264,7 @@ def test_chat_template_inside(written):
     assert text.endswith("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n")
 
 
+@pytest.mark.slow
 def test_overlapping_special_tokens_cut_as_llama_cpp(tmp_path, llama):
     """Two special tokens whose strings overlap in the text: llama.cpp cuts the longer one first
     wherever it is ("§" + "q§§"), where HF's leftmost-longest scan would take "§q" + "§§"."""
@@ -543,6 +544,7 @@ def test_llama_cpp_test_tokenizer(tmp_path, base_kv):
     assert _agree_with_decode(tok, llm, gguf_files.mixed_texts(60, seed=10)) > 60
 
 
+@pytest.mark.slow
 @pytest.mark.first_cases(1)
 @pytest.mark.parametrize("rule", ["jina-v2-code", "nomic-bert-moe", "modern-bert", "phi-3"])
 def test_strip_rules_by_name_as_llama_cpp(tmp_path, rule):

@@ -185,6 +185,7 @@ def test_qwen_folder_configs_as_transformers(tmp_path, case):
     _compare(_build(tmp_path / "f", "qwen2.5", *CONFIGS[case]))
 
 
+@pytest.mark.slow
 @pytest.mark.first_cases(2)
 @pytest.mark.parametrize("source", ["deepseek-v4", pytest.param("llama3", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("case", ["new tokens in added_tokens_decoder", "plain vocab entries named special",

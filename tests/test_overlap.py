@@ -119,6 +119,7 @@ def ordered_run(seq, other) -> int:
 
 
 # ---- runnable from tests/data alone ---------------------------------------------------------------
+@pytest.mark.slow
 def test_a_tokenizer_with_itself(real):
     path = real("qwen2.5") / "tokenizer.json"
     tok = tokviz.load(path)
@@ -192,6 +193,7 @@ def test_bpe_against_wordpiece(real):
     assert pair.special_only_b == len(specials) and pair.special_shared == 0
 
 
+@pytest.mark.slow
 def test_sentencepiece_pieces_by_their_bytes(real):
     """Mistral's sentencepiece BPE: '▁' is a space, <0xNN> pieces are bytes, control pieces are
     special; merges are derived from the piece order."""

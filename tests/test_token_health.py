@@ -84,6 +84,7 @@ def hf_encode(hf):
 # -- undecodable ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cl100k_undecodable_and_stray_bytes_match_tiktoken(real, monkeypatch):
     tiktoken = pytest.importorskip("tiktoken")
     from tiktoken.load import load_tiktoken_bpe

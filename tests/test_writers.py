@@ -108,6 +108,7 @@ def test_tokenizer_json_round_trip(name, tmp_path):
 
 # ---- vocab.json + merges.txt ---------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.shared
 @pytest.mark.first_cases(1)
 @pytest.mark.parametrize("name", ["qwen2.5/tokenizer.json", "qwen2.5/vocab.json", DEMO, "trained-bytelevel"])

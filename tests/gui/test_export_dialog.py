@@ -44,6 +44,7 @@ def _wait_checked(qtbot, dialog):
     qtbot.waitUntil(lambda: len(dialog.reasons) == len(WRITE_FORMATS), timeout=60_000)
 
 
+@pytest.mark.slow
 @pytest.mark.first_cases(1)
 @pytest.mark.parametrize("width", [560, 380])
 def test_each_refusal_is_written_under_its_disabled_choice(qtbot, qwen_path, tmp_path, width):

@@ -28,6 +28,7 @@ def trained():
     return bpe, unigram
 
 
+@pytest.mark.slow
 def test_unsaved_work_is_restored_after_a_crash(qtbot, make_window, tmp_path, default_tokenizer_path):
     settings = Settings(tmp_path / "s.ini")
     first = make_window(default_tokenizer_path, "first text", settings=settings)

@@ -61,6 +61,7 @@ def test_tiktoken_patterns(tmp_path, pattern):
             same_as_python(tok, text)
 
 
+@pytest.mark.slow
 def test_tokenizer_json(tmp_path):
     tokenizers = pytest.importorskip("tokenizers")
     path = unpacked("qwen2.5/tokenizer.json.xz", tmp_path)
