@@ -5,7 +5,10 @@ Every user-visible string goes through Qt's translation functions: `self.tr("…
 constant translated where it is shown; placeholders are filled after translating (`.format`), never
 inside an f-string. The sources of the translations are the .ts files beside this module
 (`tokviz_zh_CN.ts`); the app loads their compiled .qm files. `python -m tokviz.gui.i18n.update` brings
-the .ts up to date with the code (pyside6-lupdate) and compiles it (pyside6-lrelease).
+the .ts up to date with the code (pyside6-lupdate) and compiles it (pyside6-lrelease); `lint` lists
+shown strings that skip translation, `audit` the English left in a translated window.  Text made by
+the layers without Qt (errors, verdicts, progress) is a `tokviz.messages.Message`, shown translated
+by `gui.widgets.messages.show`.
 
 Which language: `--lang` on the command line, else the one chosen in View ▸ Language, else the
 system's locale (Chinese locales get zh_CN), else English. TOKVIZ_LANG overrides the last two.
