@@ -421,3 +421,23 @@ def test_a_signal_as_the_command_returns_is_ignored(signum):
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, input="hello world\n", capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 0 and proc.stderr == "" and proc.stdout.split(), proc.stdout + proc.stderr
+
+
+def test_a_signal_wrapped_by_python_as_a_class_is_made_is_still_an_interruption():
+    """A signal in an import can land in a descriptor's __set_name__, and Python 3.11 raises a
+    RuntimeError from it: still one line and exit status 143, never a traceback."""
+    script = (
+        "import signal, tokviz.console as console, tokviz.cli as cli\n"
+        "from tokviz.interrupts import Interrupted\n"
+        "class Field:\n"
+        "    def __set_name__(self, owner, name):\n"
+        "        raise Interrupted(signal.SIGTERM)\n"
+        "def importing(argv):\n"
+        "    class Encoding:\n"
+        "        ids = Field()\n"
+        "cli.main = importing\n"
+        "raise SystemExit(console.main([]))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 128 + signal.SIGTERM, run.stderr
+    assert "Traceback" not in run.stderr and len(run.stderr.splitlines()) == 1, run.stderr

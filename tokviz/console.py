@@ -6,7 +6,7 @@ before the command line and the tokenizer core are, so that Ctrl+C at any moment
 interpreter has started gives one line and exit status 130 (SIGTERM: 143), never a traceback.
 Until `main` is running, a signal is only noted; `main` raises it inside its own handling.
 """
-from .interrupts import arm, install, report, settle, silence_stdout
+from .interrupts import arm, install, interrupt_in, report, settle, silence_stdout
 
 install()
 
@@ -20,6 +20,11 @@ def main(argv: list[str] | None = None) -> int:
         status = cli_main(argv)
     except KeyboardInterrupt as exc:  # (while importing or parsing the arguments: the command's own are reported there)
         status = report(exc)
+    except Exception as exc:  # (a signal in an import, wrapped by Python: the class being made fails with it)
+        interrupt = interrupt_in(exc)
+        if interrupt is None:
+            raise
+        status = report(interrupt)
     except BrokenPipeError:  # (--help or --version into a closed pipe)
         silence_stdout()
         status = 0

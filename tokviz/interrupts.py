@@ -257,6 +257,18 @@ def message(exc: BaseException) -> str:
     return f"tokviz: {what}; {names} was not written"
 
 
+def interrupt_in(exc: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt `exc` is, or was raised from: Python wraps one raised while a class is
+    made (RuntimeError "Error calling __set_name__", Python 3.11) and the like; else None."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def report(exc: BaseException) -> int:
     """Write `exc`'s line on stderr (once per process, however often it is asked); the exit status."""
     if not _state["reported"]:
