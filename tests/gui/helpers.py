@@ -1,6 +1,7 @@
 """Helpers shared by the GUI tests."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,16 @@ def clipped_widgets(root) -> list[str]:
             out.append(f"{type(w).__name__} {w.objectName()} {label[:30]!r}: "
                        f"{size.width()}x{size.height()} < {hint.width()}x{hint.height()}")
     return out
+
+
+@contextmanager
+def speaking(language: str):
+    """The app speaks `language` inside the block, and its own language again after it."""
+    from tokviz.gui import i18n
+
+    before = i18n.current_language()
+    i18n.install(language)
+    try:
+        yield
+    finally:
+        i18n.install(before)

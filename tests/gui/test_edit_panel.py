@@ -11,7 +11,7 @@ from tokviz.defaults import default_tokenizer_path
 from tokviz.gui.panels.edit_panel import EDITS, PAD_MULTIPLES, EditPanel, parse_merges
 
 from ._inner_editors import clipped_controls
-from .helpers import DOCK_PANEL_MAX_MIN_HEIGHT, DOCK_PANEL_MAX_MIN_WIDTH, docked
+from .helpers import DOCK_PANEL_MAX_MIN_HEIGHT, DOCK_PANEL_MAX_MIN_WIDTH, docked, speaking
 
 
 def _wulumuqi():
@@ -155,14 +155,8 @@ def test_merges_of_one_edit_build_on_each_other_and_the_check_shows_the_new_toke
 @pytest.mark.parametrize("dock_width", [340, 420])
 def test_docked_panel_fits_a_narrow_dock(qtbot, dock_width, language):
     """In English and in Chinese (whose labels are shorter, and whose sentences wrap anywhere)."""
-    from tokviz.gui import i18n
-
-    before = i18n.current_language()
-    i18n.install(language)
-    try:
+    with speaking(language):
         _fits_a_narrow_dock(qtbot, dock_width)
-    finally:
-        i18n.install(before)
 
 
 def _fits_a_narrow_dock(qtbot, dock_width):

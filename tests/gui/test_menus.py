@@ -11,6 +11,8 @@ from PySide6.QtWidgets import QApplication, QDialog, QMenu
 from tokviz.gui.views.coloring import MODES, legend_entries
 from tokviz.gui.widgets.style import LIGHT
 
+from .helpers import speaking
+
 TEXT = "one two three two one\nfour two"
 
 
@@ -36,16 +38,10 @@ def test_every_menu_has_distinct_accelerators(qtbot, make_window):
 
 def test_every_menu_has_distinct_accelerators_in_chinese(qtbot, make_window):
     """Chinese items keep a letter, in brackets after the words (文件(&F)), distinct in each menu."""
-    from tokviz.gui import i18n
-
-    before = i18n.current_language()
-    i18n.install("zh_CN")
-    try:
+    with speaking("zh_CN"):
         window = make_window(text=TEXT)
         _check_accelerators(window)
         assert [a.text() for a in window.menuBar().actions()][0] == "文件(&F)"
-    finally:
-        i18n.install(before)
 
 
 def _check_accelerators(window) -> None:

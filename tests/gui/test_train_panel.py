@@ -15,7 +15,7 @@ from tokviz.gui.panels.train_panel import TrainPanel, _CountAxis
 from tokviz.train import TrainOptions, train
 
 from ._inner_editors import clipped_controls
-from .helpers import DOCK_PANEL_MAX_MIN_HEIGHT, DOCK_PANEL_MAX_MIN_WIDTH, SHARED, docked
+from .helpers import DOCK_PANEL_MAX_MIN_HEIGHT, DOCK_PANEL_MAX_MIN_WIDTH, SHARED, docked, speaking
 
 
 @pytest.fixture
@@ -197,14 +197,8 @@ def test_log_count_axis_labels_keep_apart():
 @pytest.mark.parametrize("dock_width", [340, 420])
 def test_docked_panel_fits_a_narrow_dock(qtbot, dock_width, language):
     """In English and in Chinese (check boxes, buttons and form labels of either length)."""
-    from tokviz.gui import i18n
-
-    before = i18n.current_language()
-    i18n.install(language)
-    try:
+    with speaking(language):
         _fits_a_narrow_dock(qtbot, dock_width)
-    finally:
-        i18n.install(before)
 
 
 def _fits_a_narrow_dock(qtbot, dock_width):
