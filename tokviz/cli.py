@@ -8,6 +8,7 @@
     tokviz chat -t TOK MESSAGES.json [--add-generation-prompt] [--template NAME] [--json]  a conversation as the model sees it
     tokviz bench -t TOK FILE... [--against fastokens,tokie,...] [--threads N[,N...]] [--runs N] [--json]  cold / warm-unseen / repeat MB/s
     tokviz train --model {bpe,bytelevel-bpe,wordpiece,unigram} --vocab-size N [options] -o OUT FILE...
+    tokviz learn --model {bpe,...} --words "low:5 lowest:2" | --text FILE [--steps N] [--json]  every training step's tables
     tokviz export -t TOK --format FORMAT -o OUT [--scrub] [--force]
     tokviz health -t TOK [--corpus FILE] [--ios 0.9] [--min-count 3] [--table markdown|csv] [--json]
     tokviz compare -t A -t B [...] [FILE|-] [--json]
@@ -610,12 +611,13 @@ def cmd_train(args) -> int:
         raise TokvizError("a vocab.txt holds a WordPiece vocabulary only; write a .json", out)
     model_options = {}
     if args.model == "bpe":
-        if out.suffix.lower() == ".json" and args.end_of_word != "glued":
-            raise TokvizError("tokenizer.json needs --end-of-word glued for --model bpe (HF tokenizers' BPE glues "
-                              "</w> to the last character; the default keeps it a symbol of its own)", out)
+        if out.suffix.lower() == ".json" and args.end_of_word == "separate":
+            raise TokvizError("tokenizer.json needs --end-of-word glued (or none) for --model bpe (HF tokenizers' BPE "
+                              "glues the marker to the last character; the default keeps it a symbol of its own)", out)
         model_options["end_of_word"] = args.end_of_word
-    elif args.end_of_word != "separate":
-        raise TokvizError("--end-of-word applies to --model bpe only")
+        model_options["marker"] = args.marker
+    elif args.end_of_word != "separate" or args.marker != "</w>":
+        raise TokvizError("--end-of-word and --marker apply to --model bpe only")
     if existing is not None and not args.force:  # (said before training, not after)
         raise TokvizError("the file exists: use --force to replace it", out)
     cluster = _cluster(args)
@@ -825,14 +827,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="BPE/WordPiece pairs of equal count: hf (HF BpeTrainer's: the lowest ids, the default) "
                         "or minbpe (the pair that occurs first in the text; pure Python, slower)")
     p.add_argument("--pad-to-multiple-of", type=int, help="round the vocabulary up with reserved tokens (64, 128...)")
-    p.add_argument("--end-of-word", choices=["separate", "glued"], default="separate",
-                   help="bpe: </w> as a symbol of its own (Sennrich et al., default) or glued to the last "
-                        "character (HF tokenizers; needed for a .json)")
+    p.add_argument("--end-of-word", choices=["separate", "glued", "none"], default="separate",
+                   help="bpe: the end-of-word marker as a symbol of its own (Sennrich et al., default), glued to "
+                        "the last character (HF tokenizers' end_of_word_suffix; a .json needs it), or none")
+    p.add_argument("--marker", default="</w>", help="bpe: the end-of-word marker (default </w>)")
     p.add_argument("--threads", type=_threads, help="threads (default: one per core)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     cluster_args(p, "count the words (bpe, bytelevel-bpe)")
     p.set_defaults(func=cmd_train)
+
+    from .cli_learn import add_learn_parser
+
+    add_learn_parser(sub)
 
     p = sub.add_parser("export", help="write a tokenizer in another format (refused, with the reason, when the "
                                       "format cannot hold it exactly)")

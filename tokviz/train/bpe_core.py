@@ -98,6 +98,20 @@ class Merge(NamedTuple):
     count: int
 
 
+class MergeState(NamedTuple):
+    """What learn_merges' `observe` sees before a merge (and once more when it stops, `pair` None):
+    the corpus as it stands and every pair that could be merged, best first."""
+
+    words: list[list[int]]                   # each distinct word as its symbols now
+    counts: list[int]                        # how often each word occurs
+    pair_counts: list[tuple[int, int, int]]  # (left, right, count) of the pairs, best first by score, then tie rule
+    symbol_counts: dict[int, int]            # occurrences of each symbol (WordPiece's denominators)
+    pair: tuple[int, int] | None             # the pair about to be merged; None: training stops here
+    tied: list[tuple[int, int]]              # the other pairs of the same score, in the tie rule's order
+    merged: int | None                       # the symbol the merge makes (an existing one if spelled alike)
+    new: bool                                # whether `merged` is a new symbol
+
+
 def native_available() -> bool:
     """True when the C core (tokviz._bpetrain) is in use."""
     return _native is not None
@@ -462,6 +476,7 @@ def learn_merges(
     use_native: bool | None = None,
     tie_break: str = "first-seen",
     ranks: Sequence[int] | None = None,
+    observe: Callable[[MergeState], None] | None = None,
 ) -> list[Merge]:
     """Merges learned over `words` (each a bytes object, whose bytes are the symbols, or a sequence
     of int symbol ids in [0, n_symbols)) occurring `counts` times.
@@ -476,7 +491,9 @@ def learn_merges(
     range, negative counts, mismatched lengths, or more symbols x counts in all than the counts can
     hold (2**62; 2**42 in "wordpiece" mode, whose scores are compared exactly in 128 bits).
     `tie_break` and `ranks` (one per symbol, a permutation of range(n_symbols); default: the
-    symbol ids): see the module doc."""
+    symbol ids): see the module doc.  `observe(state)`: a MergeState before each merge and once at
+    the end (state.pair None), for stepping through training (tokviz.train.learn); it runs the
+    reference, as the C core keeps no tables to show."""
     if tie_break not in TIE_BREAKS:
         raise ValueError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, got {tie_break!r}")
     if ranks is not None and sorted(ranks) != list(range(n_symbols)):
@@ -488,7 +505,7 @@ def learn_merges(
     if max_token_length is not None and max_token_length < 1:
         raise ValueError(f"max_token_length must be at least 1, got {max_token_length}")
     progress_every = max(1, int(progress_every))
-    if tie_break != "minbpe" and _use_native(use_native):
+    if tie_break != "minbpe" and observe is None and _use_native(use_native):
         raw = _native.learn_merges(
             words, counts, n_symbols, max_new_symbols, MODES[mode], min_frequency, max_token_length or 0,
             lengths, symbol_bytes, progress, progress_every, cancel, progress_spelled,
@@ -499,7 +516,7 @@ def learn_merges(
         words, counts, n_symbols, max_new_symbols, mode=mode, min_frequency=min_frequency,
         max_token_length=max_token_length, lengths=lengths, symbol_bytes=symbol_bytes, progress=progress,
         progress_every=progress_every, cancel=cancel, progress_spelled=progress_spelled, tie_break=tie_break,
-        ranks=ranks,
+        ranks=ranks, observe=observe,
     )
 
 
@@ -539,7 +556,7 @@ def _check_total(symbols, counts, mode) -> None:
 def learn_merges_reference(
     words, counts, n_symbols, max_new_symbols, *, mode="count", min_frequency=0, max_token_length=None,
     lengths=None, symbol_bytes=None, progress=None, progress_every=100, cancel=None, progress_spelled=False,
-    tie_break="first-seen", ranks=None,
+    tie_break="first-seen", ranks=None, observe=None,
 ) -> list[Merge]:
     """The readable definition of `learn_merges` (same arguments), in pure Python."""
     symbols = _validate(words, counts, n_symbols, max_new_symbols, lengths, symbol_bytes)
@@ -634,15 +651,35 @@ def learn_merges_reference(
     merges: list[Merge] = []
     n_new = 0
     next_id = n_symbols
-    while n_new < max_new_symbols:
-        pair = best_by_count() if mode == "count" else best_by_wordpiece_score()
+    def score(pair):
+        count = pair_count[pair]
+        return count if mode == "count" else Fraction(count, symbol_count[pair[0]] * symbol_count[pair[1]])
+
+    def rule_order(pair):
+        return _as_tuple(first_occurrence(pair) if tie_break == "minbpe" else tie(pair))
+
+    def state(pair, merged, new) -> MergeState:
+        live = [p for p, c in pair_count.items() if c > 0 and allowed(p)]
+        live.sort(key=lambda p: (-score(p), rule_order(p)))
+        tied = [] if pair is None else [p for p in live if p != pair and score(p) == score(pair)]
+        return MergeState([list(w) for w in symbols], list(freqs), [(a, b, pair_count[(a, b)]) for a, b in live],
+                          {s: c for s, c in symbol_count.items() if c > 0}, pair, tied, merged, new)
+
+    while True:
+        pair = None
+        if n_new < max_new_symbols:
+            pair = best_by_count() if mode == "count" else best_by_wordpiece_score()
         if pair is None:
+            if observe is not None:
+                observe(state(None, None, False))
             break
         count = pair_count[pair]
         left, right = pair
         merged = None
         if spelling is not None:
             merged = spelled.get(spelling[left] + spelling[right])
+        if observe is not None:
+            observe(state(pair, next_id if merged is None else merged, merged is None))
         is_new = merged is None
         if is_new:
             merged = next_id

@@ -55,6 +55,7 @@ def train_bytelevel_bpe(
     threads: int | None = None,
     split_lines: bool = False,
     count=None,
+    observe=None,
 ) -> Tokenizer:
     """A byte-level BPE tokenizer trained on files and/or texts (see bpe_core.count_corpus for which
     items are files: an os.PathLike, or a one-line str naming an existing file).
@@ -73,7 +74,7 @@ def train_bytelevel_bpe(
 
     progress(fraction, message) while counting and every few merges; cancel() as often: True
     raises Cancelled.  `count`: what counts the pieces, bpe_core.count_corpus or a drop-in for it
-    (tokviz.cluster.count_corpus_on)."""
+    (tokviz.cluster.count_corpus_on).  `observe`: see bpe_core.learn_merges (tokviz.train.learn)."""
     regex = NAMED_PATTERNS.get(pattern, pattern)
     fixed = options.fixed_tokens() + list(options.user_defined_symbols)
     n_merges = max(0, options.vocab_size - len(fixed) - 256)
@@ -104,7 +105,7 @@ def train_bytelevel_bpe(
         pieces, counts, 256, n_merges, min_frequency=options.min_frequency,
         max_token_length=options.max_token_length, symbol_bytes=symbol_bytes,
         progress=merge_progress, progress_every=max(1, n_merges // 200), cancel=cancel, progress_spelled=True,
-        tie_break=options.tie_break, ranks=[rank_of_byte[b] for b in range(256)],
+        tie_break=options.tie_break, ranks=[rank_of_byte[b] for b in range(256)], observe=observe,
     )
     del pieces, counts
     return _build(options, regex, fixed, merges, pattern)

@@ -12,7 +12,10 @@ times, then (l, o), 7 times.
 
 end_of_word="separate" (the paper's spelling, the default) keeps ``</w>`` a symbol of its own
 until a merge joins it to the character before; "glued" attaches it to each word's last character
-from the start, as HF tokenizers' BPE does, so that the result can be written as a tokenizer.json.
+from the start, as HF tokenizers' BPE does (its BpeTrainer's end_of_word_suffix), so that the
+result can be written as a tokenizer.json; "none" spells words without a marker (a token may then
+end a word or not, and decoding cannot tell where words ended).  `marker` names the marker
+(``</w>`` by default).
 
 Parameters used (TrainOptions): vocab_size, min_frequency, min_word_count, special_tokens, reserved_tokens,
 user_defined_symbols (kept whole as added tokens), split_digits, max_token_length (characters),
@@ -33,6 +36,7 @@ from .charlevel import assemble_vocab, choose_alphabet, learn_spelled_merges, me
 from .options import COUNTING_WORDS, CancelCheck, Progress, TrainOptions, check_cancel, done_message
 
 END_OF_WORD = "</w>"
+END_OF_WORD_MODES = ("separate", "glued", "none")
 WORD_PATTERN = r"\w+|[^\w\s]+"  # HF's Whitespace pre-tokenizer: words and runs of punctuation
 
 
@@ -44,13 +48,12 @@ def train_char_bpe(
     cancel: CancelCheck | None = None,
     threads: int | None = None,
     end_of_word: str = "separate",
+    marker: str = END_OF_WORD,
     count=None,
 ) -> Tokenizer:
     """A character-level BPE Tokenizer trained on `corpus` (file paths and/or texts).  `count`: a
     drop-in for bpe_core.count_corpus (tokviz.cluster.count_corpus_on)."""
-    if end_of_word not in ("separate", "glued"):
-        raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "end_of_word must be 'separate' or 'glued', got {value!r}"),
-                                  value=end_of_word))
+    check_end_of_word(end_of_word, marker)
     report = progress or (lambda fraction, message: None)
     report(0.0, COUNTING_WORDS)
     pieces, counts = (count or bpe_core.count_corpus)(
@@ -59,7 +62,17 @@ def train_char_bpe(
     )
     words = [p.decode("utf-8") for p in pieces]
     return char_bpe_from_counts(words, counts, options, progress=progress, cancel=cancel, end_of_word=end_of_word,
-                                start=0.3)
+                                marker=marker, start=0.3)
+
+
+def check_end_of_word(end_of_word: str, marker: str) -> None:
+    """A TokvizError unless `end_of_word` is one of END_OF_WORD_MODES with a usable `marker`."""
+    if end_of_word not in END_OF_WORD_MODES:
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "end_of_word must be 'separate', 'glued' or 'none', "
+                                                             "got {value!r}"), value=end_of_word))
+    if end_of_word != "none" and (not marker or any(c.isspace() for c in marker)):
+        raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "the end-of-word marker must be a non-empty text "
+                                                             "without white space, got {value!r}"), value=marker))
 
 
 def char_bpe_from_counts(
@@ -70,13 +83,18 @@ def char_bpe_from_counts(
     progress: Progress | None = None,
     cancel: CancelCheck | None = None,
     end_of_word: str = "separate",
+    marker: str = END_OF_WORD,
     start: float = 0.0,
+    observe=None,
 ) -> Tokenizer:
     """The trainer after counting: `words` (distinct, in order of first appearance) occurring
-    `counts` times.  (Tests give the paper's word counts here directly.)"""
+    `counts` times.  (Tests give the paper's word counts here directly.)  `observe`: see
+    bpe_core.learn_merges (tokviz.train.learn steps through training with it)."""
+    check_end_of_word(end_of_word, marker)
     report = progress or (lambda fraction, message: None)
     check_cancel(cancel)
     glued = end_of_word == "glued"
+    marked = end_of_word != "none"
     alphabet = choose_alphabet(words, counts, options)
     fixed = options.fixed_tokens()
     unk = unk_token_for(fixed, options, alphabet_complete=alphabet.complete)
@@ -87,20 +105,20 @@ def char_bpe_from_counts(
     # character with the marker glued on (glued); merges add more.
     spell: list[str] = list(alphabet.chars)
     if glued:
-        spell += [c + END_OF_WORD for c in alphabet.chars]
-    else:
-        spell.append(END_OF_WORD)
+        spell += [c + marker for c in alphabet.chars]
+    elif marked:
+        spell.append(marker)
     symbol = {s: i for i, s in enumerate(spell)}
-    lengths = [1] * len(alphabet.chars) + ([1] * len(alphabet.chars) if glued else [0])
+    lengths = [1] * len(alphabet.chars) + ([1] * len(alphabet.chars) if glued else [0] if marked else [])
     word_symbols, word_counts = [], []
     for word, count in zip(words, counts):
         for part, at_end in alphabet.known_runs(word):  # dropped characters split a word
             ids = [symbol[c] for c in part]
-            if at_end:
+            if at_end and marked:
                 if glued:
-                    ids[-1] = symbol[part[-1] + END_OF_WORD]
+                    ids[-1] = symbol[part[-1] + marker]
                 else:
-                    ids.append(symbol[END_OF_WORD])
+                    ids.append(symbol[marker])
             word_symbols.append(ids)
             word_counts.append(count)
 
@@ -108,7 +126,7 @@ def char_bpe_from_counts(
     room = merge_budget(options, len(fixed) + len(options.user_defined_symbols) + len(byte_tokens) + len(spell))
     merges, merged_spell = learn_spelled_merges(
         word_symbols, word_counts, spell, room, mode="count", join=str.__add__, options=options, lengths=lengths,
-        progress=progress, cancel=cancel, start=start,
+        progress=progress, cancel=cancel, start=start, observe=observe,
     )
 
     def spell_of(i: int) -> str:
@@ -120,15 +138,15 @@ def char_bpe_from_counts(
         [(spell_of(m.left), spell_of(m.right)) for m in merges],
         unk_token=unk,
         byte_fallback=options.byte_fallback,
-        end_of_word_suffix=END_OF_WORD if glued else None,
-        end_of_word_symbol=None if glued else END_OF_WORD,
+        end_of_word_suffix=marker if glued else None,
+        end_of_word_symbol=marker if end_of_word == "separate" else None,
         merge_counts=[m.count for m in merges],
     )
     splitter = pre.Split(WORD_PATTERN, "Removed", invert=True, dialect="rust")
     pre_tokenizer = pre.Sequence([pre.Digits(True), splitter]) if options.split_digits else pre.Whitespace()
-    decoder = dec.BPEDecoder(END_OF_WORD)
+    decoder = dec.BPEDecoder(marker) if marked else None
     if options.byte_fallback:
-        decoder = dec.Sequence([dec.ByteFallback(), decoder])
+        decoder = dec.ByteFallback() if decoder is None else dec.Sequence([dec.ByteFallback(), decoder])
     report(1.0, done_message(len(merges), len(vocab)))
     return Tokenizer(
         model,
@@ -137,6 +155,6 @@ def char_bpe_from_counts(
         added_tokens=added,
         special_in_text=True,
         source=Source("trained", None, "char-bpe", {"trainer": "bpe", "end_of_word": end_of_word,
-                                                   "merges": len(merges)}),
+                                                   "marker": marker if marked else None, "merges": len(merges)}),
     )
 

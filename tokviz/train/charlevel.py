@@ -105,9 +105,11 @@ def learn_spelled_merges(
     progress: Progress | None,
     cancel: CancelCheck | None,
     start: float,
+    observe: Callable[[bpe_core.MergeState], None] | None = None,
 ) -> tuple[list, list[str]]:
     """bpe_core.learn_merges over symbols spelled `spell`; returns the merges and the spelling of
-    each new symbol (`join(left, right)`), reporting "merge k: 'a' + 'b' (count)" as it goes."""
+    each new symbol (`join(left, right)`), reporting "merge k: 'a' + 'b' (count)" as it goes.
+    `observe(state, spell_of)`: bpe_core.learn_merges' hook, with spell_of(symbol id) -> its text."""
     merged_spell: list[str] = []
 
     def spell_of(i: int) -> str:
@@ -115,8 +117,14 @@ def learn_spelled_merges(
 
     def on_merge(fraction, done, pair, count):
         a, b = spell_of(pair[0]), spell_of(pair[1])
-        merged_spell.append(join(a, b))
+        if observe is None:  # (else on_state spells the new symbols)
+            merged_spell.append(join(a, b))
         progress(start + (0.95 - start) * fraction, merge_message(done, a, b, count))
+
+    def on_state(state):
+        observe(state, spell_of)
+        if state.pair is not None:
+            merged_spell.append(join(spell_of(state.pair[0]), spell_of(state.pair[1])))
 
     if progress is not None:
         progress(start, QT_TRANSLATE_NOOP("train", "learning merges"))
@@ -124,8 +132,9 @@ def learn_spelled_merges(
         word_symbols, word_counts, len(spell), room, mode=mode, min_frequency=options.min_frequency,
         max_token_length=options.max_token_length, lengths=lengths, cancel=cancel,
         progress=None if progress is None else on_merge, progress_every=1, tie_break=options.tie_break,
+        observe=None if observe is None else on_state,
     )
-    if progress is None:
+    if progress is None and observe is None:
         for m in merges:
             merged_spell.append(join(spell_of(m.left), spell_of(m.right)))
     return merges, merged_spell

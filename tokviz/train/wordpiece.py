@@ -89,8 +89,10 @@ def wordpiece_from_counts(
     progress: Progress | None = None,
     cancel: CancelCheck | None = None,
     start: float = 0.0,
+    observe=None,
 ) -> Tokenizer:
-    """The trainer after counting: distinct normalized `words` occurring `counts` times."""
+    """The trainer after counting: distinct normalized `words` occurring `counts` times.
+    `observe`: see bpe_core.learn_merges (tokviz.train.learn steps through training with it)."""
     report = progress or (lambda fraction, message: None)
     check_cancel(cancel)
     alphabet = choose_alphabet(words, counts, options)
@@ -116,7 +118,7 @@ def wordpiece_from_counts(
     room = merge_budget(options, len(fixed) + len(options.user_defined_symbols) + len(spell))
     merges, merged_spell = learn_spelled_merges(
         word_symbols, word_counts, spell, room, mode="wordpiece", join=lambda a, b: a + b[len(PREFIX):],
-        options=options, lengths=lengths, progress=progress, cancel=cancel, start=start,
+        options=options, lengths=lengths, progress=progress, cancel=cancel, start=start, observe=observe,
     )
     vocab, added = assemble_vocab(fixed, spell + merged_spell, options)
     processor = None
