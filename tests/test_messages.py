@@ -212,7 +212,7 @@ def test_training_and_ids_errors_are_the_english_of_before():
 def test_the_layers_without_qt_still_import_no_qt():
     code = ("import sys, tokviz.messages, tokviz.analysis.overlap, tokviz.analysis.fairness, "
             "tokviz.analysis.token_health, tokviz.analysis.vocab_edit, tokviz.train.unigram, tokviz.train.bytelevel, "
-            "tokviz.train.wordpiece, tokviz.train.charbpe, tokviz.train, tokviz.paths, tokviz.errors, tokviz.formats, "
+            "tokviz.train.wordpiece, tokviz.train.charbpe, tokviz.train, tokviz.train.learn, tokviz.paths, tokviz.errors, tokviz.formats, "
             "tokviz.formats.writers, tokviz.formats.chat_templates, tokviz.formats.hf_json, tokviz.formats.gguf, "
             "tokviz.formats.sentencepiece, tokviz.core.chat, tokviz.core.ids, tokviz.core.tokenizer; "
             "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken'))))")

@@ -237,3 +237,27 @@ def test_the_command_prints_the_tables_and_the_json():
     assert md.returncode == 0 and "## Step 1: `w` + `</w>` → `w</w>` (11)" in md.stdout
     bad = run_cli("--words", "low:5 lowest")
     assert bad.returncode == 2 and "'lowest' is not word:count" in bad.stderr
+
+
+@pytest.mark.parametrize("end_of_word, marker", [("none", "</w>"), ("glued", "@@")])
+def test_char_bpe_without_a_marker_or_with_another_reads_the_same_in_hf(tmp_path, end_of_word, marker):
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokviz.formats import load, save
+
+    tok = train("bpe", [resource_path("training.txt")], TrainOptions(vocab_size=900), end_of_word=end_of_word,
+                marker=marker)
+    out = tmp_path / "tokenizer.json"
+    save(tok, out)
+    hf = tokenizers.Tokenizer.from_file(str(out))
+    ours = load(out)
+    text = open(resource_path("sample.txt"), encoding="utf-8").read()
+    want, got = hf.encode(text), ours.encode(text)
+    assert list(got.ids) == want.ids == list(tok.encode(text).ids)
+    assert [tuple(o) for o in got.offsets] == [tuple(o) for o in want.offsets]
+    assert ours.decode(got.ids) == hf.decode(want.ids)
+    assert any(t.endswith(marker) for t in want.tokens) == (end_of_word == "glued")
+
+
+def test_an_empty_marker_is_refused():
+    with pytest.raises(TokvizError, match="end-of-word marker"):
+        learn("bpe", *textbook(), BIG, marker="")
