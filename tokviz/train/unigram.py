@@ -29,7 +29,8 @@ The steps:
    best segmentation without itself gives the pieces that would take its place; the loss of
    removing it is the drop in likelihood of that substitution, weighted by the share of words it
    is in.  The pieces with the largest losses stay: `shrinking_factor` of them each round, never
-   fewer than 1.1 x the target.  Steps 4-5 repeat until that many are left.
+   fewer than 1.1 x the target.  Steps 4-5 repeat until that many are left (`run_rounds`: its
+   `observe` hook lets tokviz.train.learn show each step).
 6. The vocabulary: special tokens, reserved tokens, user-defined symbols, with `byte_fallback` the
    256 byte pieces <0x00>..<0xFF>, then the characters and the best-scoring pieces, ordered by
    score; `pad_to_multiple_of` adds reserved tokens at the end.
@@ -58,8 +59,9 @@ import math
 import os
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 import regex
 
@@ -99,6 +101,7 @@ def train_unigram(
     max_symbols: int | None = 40_000_000,
     native: bool | None = None,
     count=None,
+    observe: Callable[[RoundEvent], None] | None = None,
 ) -> Tokenizer:
     """Train a Unigram tokenizer (NFKC + Metaspace + Unigram) on `corpus`.
 
@@ -110,7 +113,8 @@ def train_unigram(
     distinct words trained on (about 40 bytes each at the peak): beyond it the rarest words are
     left out, as sentencepiece samples sentences (None: no bound).  `native`: True to require the C core, False
     for the pure-Python reference, None (default) for C when built.  `count`: a drop-in for
-    `count_words` (tokviz.cluster.count_words_on).
+    `count_words` (tokviz.cluster.count_words_on).  `observe(event)`: a RoundEvent after the seeds,
+    each EM step and each pruning round (`run_rounds`; tokviz.train.learn steps through them).
     Progress goes to progress(fraction, message) all along; cancel() is checked between steps
     (and between chunks of text): when it returns True, Cancelled is raised.
     """
@@ -159,30 +163,8 @@ def train_unigram(
         split_digits=options.split_digits, threads=threads or os.cpu_count() or 1,
     )
     del symbols, offsets, freqs
-    check_cancel(cancel)
-    report(0.32, QT_TRANSLATE_NOOP("train", "finding seed pieces"))
-    n = lattice.make_seeds()
-    desired = max(len(alphabet), int(budget * DESIRED_MARGIN))
-    report(0.4, Message(QT_TRANSLATE_NOOP("train", "{n} seed pieces"), n=n))
-    em_report = report.part(0.4, 0.98)
-    done_rounds = 0
-    while True:
-        for k in range(em_iterations):
-            check_cancel(cancel)
-            objective, n = lattice.em_step()
-            # rounds left are estimated again as pieces go (the first EM steps drop many)
-            step = done_rounds + (k + 1) / (em_iterations + 1)
-            em_report(step / (done_rounds + _rounds(n, desired, shrinking_factor)),
-                      Message(QT_TRANSLATE_NOOP("train", "EM round {round}, step {step}: {n} pieces, objective "
-                                                         "{objective:.4g}"),
-                              round=done_rounds + 1, step=k + 1, n=n, objective=objective))
-        if n <= desired:
-            break
-        check_cancel(cancel)
-        n = lattice.prune(max(desired, int(n * shrinking_factor)))
-        done_rounds += 1
-        em_report(done_rounds / (done_rounds + _rounds(n, desired, shrinking_factor)),
-                  Message(QT_TRANSLATE_NOOP("train", "pruned to {n} pieces"), n=n))
+    run_rounds(lattice, alphabet, budget, em_iterations=em_iterations, shrinking_factor=shrinking_factor,
+               report=report, cancel=cancel, observe=observe)
     check_cancel(cancel)
     learned = _final_pieces(lattice.pieces(), alphabet, budget)
     tokenizer = build_tokenizer(fixed, unk_id, learned, options)
@@ -514,6 +496,63 @@ def _make_lattice(native: bool | None, **kw):
     )
 
 
+# ---- steps 3-5: the rounds ----------------------------------------------------------------
+
+class RoundEvent(NamedTuple):
+    """What `run_rounds`' observe sees after each step.  With a ReferenceLattice, its `last_*`
+    methods tell the step's details (expected counts, losses, the pieces removed)."""
+
+    kind: str                 # "seed", "em" or "prune"
+    round: int                # the pruning round the step belongs to (1-based; 0 for the seeds)
+    iteration: int            # the EM step within the round (1-based; 0 for seeds and pruning)
+    n: int                    # pieces after the step
+    objective: float | None   # EM: the objective of the step
+    desired: int              # EM and pruning stop at this many pieces or fewer
+    lattice: object           # the lattice after the step (ReferenceLattice or _unigramtrain.Lattice)
+    alphabet: list[str]       # symbol id -> character
+
+
+def run_rounds(lattice, alphabet: list[str], budget: int, *, em_iterations: int, shrinking_factor: float,
+               report=None, cancel: CancelCheck | None = None,
+               observe: Callable[[RoundEvent], None] | None = None) -> int:
+    """Seed `lattice`, then EM steps and pruning rounds until it holds at most 1.1 x `budget`
+    pieces (never fewer than the alphabet): the training loop of `train_unigram`.  Returns the
+    number of pieces left.  `report`: a _Reporter; `observe(event)` after every step."""
+    report = report if isinstance(report, _Reporter) else _Reporter(report)
+    check_cancel(cancel)
+    report(0.32, QT_TRANSLATE_NOOP("train", "finding seed pieces"))
+    n = lattice.make_seeds()
+    desired = max(len(alphabet), int(budget * DESIRED_MARGIN))
+
+    def step(kind: str, round_: int, iteration: int, objective: float | None = None) -> None:
+        if observe is not None:
+            observe(RoundEvent(kind, round_, iteration, n, objective, desired, lattice, alphabet))
+
+    report(0.4, Message(QT_TRANSLATE_NOOP("train", "{n} seed pieces"), n=n))
+    step("seed", 0, 0)
+    em_report = report.part(0.4, 0.98)
+    done_rounds = 0
+    while True:
+        for k in range(em_iterations):
+            check_cancel(cancel)
+            objective, n = lattice.em_step()
+            # rounds left are estimated again as pieces go (the first EM steps drop many)
+            at = done_rounds + (k + 1) / (em_iterations + 1)
+            em_report(at / (done_rounds + _rounds(n, desired, shrinking_factor)),
+                      Message(QT_TRANSLATE_NOOP("train", "EM round {round}, step {step}: {n} pieces, objective "
+                                                         "{objective:.4g}"),
+                              round=done_rounds + 1, step=k + 1, n=n, objective=objective))
+            step("em", done_rounds + 1, k + 1, objective)
+        if n <= desired:
+            return n
+        check_cancel(cancel)
+        n = lattice.prune(max(desired, int(n * shrinking_factor)))
+        done_rounds += 1
+        em_report(done_rounds / (done_rounds + _rounds(n, desired, shrinking_factor)),
+                  Message(QT_TRANSLATE_NOOP("train", "pruned to {n} pieces"), n=n))
+        step("prune", done_rounds, 0)
+
+
 # ---- steps 3-5: the pure-Python reference ----------------------------------------------------
 
 def digamma(x: float) -> float:
@@ -562,6 +601,7 @@ class ReferenceLattice:
         self.split_digits = split_digits
         self.pieces_: list[tuple[int, ...]] = []
         self.scores: list[float] = []
+        self._last: tuple = ("seed", [], [], [])
 
     @property
     def n_pieces(self) -> int:
@@ -690,6 +730,7 @@ class ReferenceLattice:
         for i, x in enumerate(expected):
             if keep[i]:
                 self.scores[i] = digamma(max(x / FIXED_SCALE, DROP_BELOW)) - log_total
+        self._last = ("em", self.pieces_, keep, expected)
         self._keep(keep)
         return objective / FIXED_SCALE, self.n_pieces
 
@@ -764,11 +805,40 @@ class ReferenceLattice:
                 break
             keep[i] = True
             kept += 1
+        self._last = ("prune", self.pieces_, keep, cands)
         self._keep(keep)
         return self.n_pieces
 
     def pieces(self) -> list[tuple[tuple[int, ...], float]]:
         return list(zip(self.pieces_, self.scores))
+
+    # what the last step did, for tokviz.train.learn (kept as the step left it: no cost to training)
+
+    def last_removed(self) -> list[tuple[int, ...]]:
+        """The pieces the last EM step (expected fewer than 0.5 times) or pruning removed."""
+        _, before, keep, _ = self._last
+        return [p for p, kept in zip(before, keep) if not kept]
+
+    def last_expected(self) -> list[tuple[tuple[int, ...], float]]:
+        """The last EM step's expected count of each piece it started with."""
+        kind, before, _, expected = self._last
+        if kind != "em":
+            return []
+        return [(p, x / FIXED_SCALE) for p, x in zip(before, expected)]
+
+    def last_losses(self) -> list[tuple[tuple[int, ...], float]]:
+        """The last pruning's pieces that could go and the likelihood each would cost, in the order
+        they go: first those in no best segmentation (0.0), then the smallest losses."""
+        kind, before, keep, cands = self._last
+        if kind != "prune":
+            return []
+        weighed = {i for _, i in cands}
+        unused = [(before[i], 0.0) for i, kept in enumerate(keep) if not kept and i not in weighed]
+        return unused + [(before[i], -neg) for neg, i in reversed(cands)]
+
+    def segment(self) -> list[list[int]]:
+        """Each word's best segmentation (piece ids) under the current scores."""
+        return [self._viterbi(edges, len(word)) for word, edges in zip(self.words, self.edges)]
 
 
 # ---- step 6: the vocabulary and the tokenizer ----------------------------------------------
