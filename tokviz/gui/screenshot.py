@@ -12,7 +12,9 @@ from ..errors import TokvizError
 from ..paths import check_regular_file, stat_path
 
 ANALYSIS_PAGES = ("fairness", "robustness", "overlap")  # the Analyses tab's pages, in order
-VIEWS = ("explorer", "window", "merges", "vocab", "stats", "compare", "train", "chat", "robustness", "fairness", "overlap")
+VIEWS = ("explorer", "window", "merges", "vocab", "stats", "compare", "train", "chat", "robustness", "fairness", "overlap",
+         "learn", "learn-wordpiece", "learn-unigram")
+LEARN_VIEWS = {"learn": "bpe", "learn-wordpiece": "wordpiece", "learn-unigram": "unigram"}  # view -> the model learned
 DOCKS = ("merges", "vocab", "stats", "train", "edit", "roundtrip")  # the right-hand docks, tabbed: one is raised
 PLANNED_VIEWS: tuple[str, ...] = ()  # views of issues still to come
 
@@ -84,7 +86,7 @@ def screenshot(
     on every tokenizer given, the text side by side under homoglyphs and the corpus run on the text.  "fairness": the Fairness page on every
     tokenizer given, run on the parallel files of `text_file` (a folder) or the shipped sample (resources/parallel).  "overlap": the Overlap page on every tokenizer given (at least two), run.  "window": the whole main window exactly width x height, as a user sees it,
     with every dock open (the right-hand ones tabbed, `dock` raised), the Compare tab holding every
-    tokenizer given and `tab` ("explorer", "compare" or "chat") showing.  `language`: the language
+    tokenizer given and `tab` ("explorer", "compare", "chat", "learn" or an Analyses page) showing.  `language`: the language
     the view speaks (gui/i18n; the app's own language is back as it was afterwards).  Raises ValueError for an unknown
     view and TokvizError when a tokenizer or the text cannot be opened, or the window cannot be
     that small."""
@@ -129,6 +131,8 @@ def _render(view, tokenizers, text_file, out, width, height, timeout, dock, tab)
         return _merges(app, tokenizers, text_file, Path(out), width, height)
     if view == "train":
         return _train(app, text_file, Path(out), width, height, timeout)
+    if view in LEARN_VIEWS:
+        return _learn(app, LEARN_VIEWS[view], Path(out), width, height, timeout)
     if view == "overlap":
         return _overlap(app, tokenizers, Path(out), width, height, timeout)
     if view == "robustness":
@@ -140,8 +144,8 @@ def _render(view, tokenizers, text_file, out, width, height, timeout, dock, tab)
     if view == "window":
         if dock not in DOCKS:
             raise ValueError(f"unknown dock {dock!r}; the right-hand docks: {', '.join(DOCKS)}")
-        if tab not in ("explorer", "compare", "chat", *ANALYSIS_PAGES):
-            raise ValueError(f"unknown tab {tab!r} (explorer, compare, chat, or the Analyses tab's pages: "
+        if tab not in ("explorer", "compare", "chat", "learn", *ANALYSIS_PAGES):
+            raise ValueError(f"unknown tab {tab!r} (explorer, compare, chat, learn, or the Analyses tab's pages: "
                              f"{', '.join(ANALYSIS_PAGES)})")
         return _whole_window(app, tokenizers, text_file, Path(out), width, height, timeout, dock, tab)
     from .window.main_window import MainWindow
@@ -199,6 +203,8 @@ def _whole_window(app, tokenizers, text_file, out: Path, width: int, height: int
             window.tabs.setCurrentIndex(0)
         elif tab == "chat":
             window.tabs.setCurrentWidget(window.chat_view)
+        elif tab == "learn":
+            _show_learn_step(window.learn_view, 1, timeout)
         elif tab in ANALYSIS_PAGES:
             _run_analysis_page(window, tab, errors, timeout)
         window.resize(width, height)
@@ -206,7 +212,8 @@ def _whole_window(app, tokenizers, text_file, out: Path, width: int, height: int
                                                    and not window.compare_view.is_busy()
                                                    and not window.chat_view.is_busy()
                                                    and not window.vocab_view.is_busy()
-                                                   and not window.roundtrip_panel.is_busy()), timeout)
+                                                   and not window.roundtrip_panel.is_busy()
+                                                   and not window.learn_view.is_busy()), timeout)
         if errors:
             raise errors[0]
         if not done:
@@ -428,6 +435,44 @@ def _train(app, text_file, out: Path, width: int, height: int, timeout: float) -
         return _save_png(app, panel, out)
     finally:
         _dispose(panel)
+
+
+def _learn(app, model: str, out: Path, width: int, height: int, timeout: float) -> Path:
+    """The Learn tab on the textbook's words: BPE or WordPiece at step 1, Unigram (a vocabulary of 12,
+    so that the words are pruned) at its first pruning round."""
+    from .views.learn_view import LearnView
+
+    view = LearnView()
+    try:
+        view.input.set_model(model)
+        if model == "unigram":
+            view.input.vocab_size.setValue(12)
+        view.resize(width, height)
+        view.show()
+        run = _show_learn_step(view, 1, timeout)
+        if model == "unigram":
+            view.set_position(next((s.number for s in run.steps if s.kind == "prune"), len(run.steps)))
+            if not wait_until(lambda: not view.is_busy(), timeout):
+                raise TokvizError(f"the Learn view did not cut its sample within {timeout:.0f} s")
+        return _save_png(app, view, out)
+    finally:
+        _dispose(view)
+
+
+def _show_learn_step(view, position: int, timeout: float):
+    """Learn (the view's form as it stands) and show step `position`, its sample cut; the run."""
+    outcome: list = []
+    view.learned.connect(outcome.append)
+    view.failed.connect(lambda reason: outcome.append(TokvizError(reason)))
+    view.learn()
+    if not wait_until(lambda: bool(outcome) and not view.is_busy(), timeout):
+        raise TokvizError(f"the Learn view did not finish within {timeout:.0f} s")
+    if isinstance(outcome[-1], TokvizError):
+        raise outcome[-1]
+    view.set_position(position)
+    if not wait_until(lambda: not view.is_busy(), timeout):
+        raise TokvizError(f"the Learn view did not cut its sample within {timeout:.0f} s")
+    return outcome[-1]
 
 
 def _analysis_png(app, view, name: str, tokenizers: dict, out: Path, width: int, height: int, timeout: float, *,

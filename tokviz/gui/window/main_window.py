@@ -34,6 +34,7 @@ from ..views.coloring import MODES as COLOR_MODES
 from ..views.coloring import rank_function, unknown_id
 from ..views.chat_view import ChatView
 from ..views.compare_view import CompareView
+from ..views.learn_view import LearnView
 from ..analyses.fairness_view import FairnessView
 from ..panels.library_panel import LibraryPanel
 from ..analyses.overlap_view import OverlapView
@@ -227,6 +228,8 @@ class MainWindow(TokenizerLoading, TextLoading, UnsavedWork, MenuDialogs, Header
         self.analyses_view = AnalysesView(pages)
         self.analyses_view.addRequested.connect(self._add_to_analysis_set)
         self.tabs.addTab(self.analyses_view, self.tr("Analyses"))
+        self.learn_view = LearnView()
+        self.tabs.addTab(self.learn_view, self.tr("Learn"))
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.setCentralWidget(self.tabs)
 
@@ -240,6 +243,7 @@ class MainWindow(TokenizerLoading, TextLoading, UnsavedWork, MenuDialogs, Header
         c.encoded.connect(lambda _result: self.session.changed())
         self.editor.textChanged.connect(self._on_text_edited)
         self.train_panel.trained.connect(self.use_trained_tokenizer)
+        self.learn_view.openRequested.connect(self._open_learned_tokenizer)
         self.edit_panel.applied.connect(self._use_edited_tokenizer)
         self.merges_dock.visibilityChanged.connect(self.link.merges_dock_shown)  # (a token clicked meanwhile)
         self._vocab_stale = True  # the Vocabulary view is filled when shown (a big vocabulary takes seconds)
@@ -449,7 +453,8 @@ class MainWindow(TokenizerLoading, TextLoading, UnsavedWork, MenuDialogs, Header
         set_chrome_theme(self, "dark" if dark else "light")
         # token views only drop their cached fills; the panels with plots and tables redraw, so one
         # out of sight (a hidden tab, a dock tabbed behind another) does that when it comes into sight
-        for view in (self.token_view, self.compare_view, self.chat_view, self.ids_panel.decoded_tokens, self.legend):
+        for view in (self.token_view, self.compare_view, self.chat_view, self.ids_panel.decoded_tokens, self.legend,
+                     self.learn_view):
             view.set_theme(token_theme)
         for view in (self.merges_panel, self.vocab_view, self.stats_view, self.train_panel, self.roundtrip_panel,
                      self.analyses_view):
@@ -573,6 +578,11 @@ class MainWindow(TokenizerLoading, TextLoading, UnsavedWork, MenuDialogs, Header
         if shown is not self.compare_view and self.compare_view.panes:
             self.idle.needed()  # (the panes are out of sight now: their tokenizers can rest)
 
+    def _open_learned_tokenizer(self, tok: Tokenizer) -> None:
+        """The Learn tab's tokenizer, opened in the explorer as a trained one is."""
+        self.use_trained_tokenizer(tok)
+        self.tabs.setCurrentWidget(self.splitter)
+
     def _restore_compare_set(self) -> None:
         """The Compare set of the last run, loaded the first time the Compare or Analyses tab shows
         (else the explorer's tokenizer)."""
@@ -642,7 +652,7 @@ class MainWindow(TokenizerLoading, TextLoading, UnsavedWork, MenuDialogs, Header
         self._font_timer.stop()
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         for part in (self.library, self.merges_panel, self.train_panel, self.edit_panel, self.compare_view,
-                     self.chat_view, self.analyses_view, self.roundtrip_panel, self.vocab_view, self.stats_view,
-                     self.big.job, self._workers, self.document, self.controller):
+                     self.chat_view, self.analyses_view, self.learn_view, self.roundtrip_panel, self.vocab_view,
+                     self.stats_view, self.big.job, self._workers, self.document, self.controller):
             part.shutdown()
         super().closeEvent(event)
