@@ -98,18 +98,31 @@ class Merge(NamedTuple):
     count: int
 
 
-class MergeState(NamedTuple):
-    """What learn_merges' `observe` sees before a merge (and once more when it stops, `pair` None):
-    the corpus as it stands and every pair that could be merged, best first."""
+class MergeState:
+    """What learn_merges' `observe` sees before a merge (and once more when it stops, `pair` None).
+    The corpus and counts are the trainer's own, live: valid during the call only, not to be changed."""
 
-    words: list[list[int]]                   # each distinct word as its symbols now
-    counts: list[int]                        # how often each word occurs
-    pair_counts: list[tuple[int, int, int]]  # (left, right, count) of the pairs, best first by score, then tie rule
-    symbol_counts: dict[int, int]            # occurrences of each symbol (WordPiece's denominators)
-    pair: tuple[int, int] | None             # the pair about to be merged; None: training stops here
-    tied: list[tuple[int, int]]              # the other pairs of the same score, in the tie rule's order
-    merged: int | None                       # the symbol the merge makes (an existing one if spelled alike)
-    new: bool                                # whether `merged` is a new symbol
+    def __init__(self, words, counts, symbol_counts, pair, count, tied, merged, new, changed, rank, most_frequent):
+        self.words: list[list[int]] = words           # each distinct word as its symbols now
+        self.counts: list[int] = counts               # how often each word occurs
+        self.symbol_counts = symbol_counts            # occurrences of each symbol (WordPiece's denominators)
+        self.pair: tuple[int, int] | None = pair      # the pair about to be merged; None: training stops here
+        self.count: int = count                       # its count (overlapping occurrences each count)
+        self.tied: list[tuple[int, int]] = tied       # the other pairs of the same score, in the tie rule's order
+        self.merged: int | None = merged              # the symbol the merge makes (an existing one if spelled alike)
+        self.new: bool = new                          # whether `merged` is a new symbol
+        self.changed: list[int] = changed             # the words that hold `pair` (some may no longer: skip those)
+        self._rank = rank
+        self._most_frequent = most_frequent
+
+    def most_frequent(self) -> tuple[tuple[int, int], int] | None:
+        """(the pair of the highest count (ties: the tie rule's first), what BPE would merge; its count)."""
+        return self._most_frequent()
+
+    def pair_counts(self, limit: int | None = None) -> tuple[list[tuple[int, int, int]], int]:
+        """((left, right, count) of the pairs that may be merged, best first by score then tie rule,
+        at most `limit` of them; how many there are in all)."""
+        return self._rank(limit)
 
 
 def native_available() -> bool:
@@ -651,19 +664,43 @@ def learn_merges_reference(
     merges: list[Merge] = []
     n_new = 0
     next_id = n_symbols
-    def score(pair):
-        count = pair_count[pair]
-        return count if mode == "count" else Fraction(count, symbol_count[pair[0]] * symbol_count[pair[1]])
+    def sort_key(pair, count) -> float:
+        """Best first: the score negated (a float: equal fractions give equal floats)."""
+        return -count if mode == "count" else -count / (symbol_count[pair[0]] * symbol_count[pair[1]])
 
     def rule_order(pair):
         return _as_tuple(first_occurrence(pair) if tie_break == "minbpe" else tie(pair))
 
+    def ranked(limit):
+        live = [(sort_key(p, c), p, c) for p, c in pair_count.items() if allowed(p)]
+        total = len(live)
+        if limit is not None and total > limit:
+            worst = heapq.nsmallest(limit, live)[-1][0]
+            live = [item for item in live if item[0] <= worst]
+        live.sort(key=lambda item: (item[0], rule_order(item[1])))
+        return [(a, b, c) for _, (a, b), c in live[:limit]], total
+
     def state(pair, merged, new) -> MergeState:
-        live = [p for p, c in pair_count.items() if c > 0 and allowed(p)]
-        live.sort(key=lambda p: (-score(p), rule_order(p)))
-        tied = [] if pair is None else [p for p in live if p != pair and score(p) == score(pair)]
-        return MergeState([list(w) for w in symbols], list(freqs), [(a, b, pair_count[(a, b)]) for a, b in live],
-                          {s: c for s, c in symbol_count.items() if c > 0}, pair, tied, merged, new)
+        tied = []
+        if pair is not None:
+            count = pair_count[pair]
+            if mode == "count":
+                tied = [p for p, c in pair_count.items() if c == count and p != pair and allowed(p)]
+            else:  # count(p) / (a(p) b(p)) == count / (a b), in integers
+                sa, sb = symbol_count[pair[0]], symbol_count[pair[1]]
+                tied = [p for p, c in pair_count.items() if p != pair and allowed(p)
+                        and c * sa * sb == count * symbol_count[p[0]] * symbol_count[p[1]]]
+            tied.sort(key=rule_order)
+        changed = sorted(where.get(pair, ())) if pair is not None else []
+        return MergeState(symbols, freqs, symbol_count, pair, pair_count[pair] if pair else 0, tied, merged, new,
+                          changed, ranked, most_frequent)
+
+    def most_frequent():
+        live = [(c, p) for p, c in pair_count.items() if allowed(p)]
+        if not live:
+            return None
+        top = max(c for c, _ in live)
+        return min((p for c, p in live if c == top), key=rule_order), top
 
     while True:
         pair = None
@@ -721,11 +758,12 @@ def learn_merges_reference(
             symbol_count[right] -= f * sites
             symbol_count[merged] += f * sites
         pair_count[pair] = 0
-        if mode == "count":
-            for p in changed:
-                c = pair_count.get(p, 0)
-                if c > 0 and allowed(p):
-                    heapq.heappush(heap, (-c, tie(p), p))
+        for p in changed | {pair}:
+            c = pair_count.get(p, 0)
+            if c <= 0:
+                del pair_count[p]  # (a pair that is gone: pair_count holds the pairs that occur)
+            elif mode == "count" and allowed(p):
+                heapq.heappush(heap, (-c, tie(p), p))
         n_new += is_new
         if len(merges) % progress_every == 0:
             if progress is not None:

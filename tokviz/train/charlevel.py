@@ -122,9 +122,9 @@ def learn_spelled_merges(
         progress(start + (0.95 - start) * fraction, merge_message(done, a, b, count))
 
     def on_state(state):
-        observe(state, spell_of)
-        if state.pair is not None:
+        if state.pair is not None:  # (every merge here makes a new symbol, spelled before it is shown)
             merged_spell.append(join(spell_of(state.pair[0]), spell_of(state.pair[1])))
+        observe(state, spell_of)
 
     if progress is not None:
         progress(start, QT_TRANSLATE_NOOP("train", "learning merges"))

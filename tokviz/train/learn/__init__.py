@@ -3,8 +3,8 @@
     >>> run = learn("bpe", *parse_word_counts("low:5 lowest:2 new:6 widest:3"), TrainOptions(vocab_size=1000))
     >>> run.steps[0].merge, run.steps[0].count
     (('w', '</w>'), 11)
-    >>> [m for m in run.merges][:3]
-    [('w', '</w>'), ('l', 'o'), ('lo', 'w</w>')]
+    >>> run.merges[:3]
+    [('w', '</w>'), ('l', 'o'), ('e', 'w</w>')]
 
 The steps are recorded by the trainers of tokviz.train themselves (bpe_core.learn_merges'
 `observe` hook, the Unigram trainer's rounds), so a Learn run and `tokviz train` on the same words
@@ -22,7 +22,8 @@ unigram            seeds, each EM iteration, each pruning round (UnigramStep)
 """
 from __future__ import annotations
 
+from ..options import TrainOptions
 from .run import MODELS, LearnRun, learn
 from .words import MAX_WORDS, count_text, parse_word_counts
 
-__all__ = ["MAX_WORDS", "MODELS", "LearnRun", "count_text", "learn", "parse_word_counts"]
+__all__ = ["MAX_WORDS", "MODELS", "LearnRun", "TrainOptions", "count_text", "learn", "parse_word_counts"]

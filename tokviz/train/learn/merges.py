@@ -5,21 +5,22 @@ Each step is what bpe_core.learn_merges saw before the merge (its `observe` hook
     >>> run = learn_merges("bpe", ["low", "lowest", "new", "widest"], [5, 2, 6, 3], TrainOptions(vocab_size=1000))
     >>> step = run.steps[0]
     >>> step.pair_counts[:3], step.merge, step.delta
-    ([('w', '</w>', 11), ('l', 'o', 7), ('o', 'w', 7)], ('w', '</w>'), 0)
+    ([('w', '</w>', 11), ('l', 'o', 7), ('o', 'w', 7)], ('w', '</w>'), 1)
 
-(`delta` 0: 'w</w>' is new, and '</w>' no longer occurs on its own.)
+(`delta` +1: 'w</w>' is new, and 'w' and '</w>' still occur elsewhere.)
 """
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ...core.tokenizer import Tokenizer
 from ...errors import TokvizError
 from ...messages import QT_TRANSLATE_NOOP, Message
 from .. import bpe_core
-from ..options import CancelCheck, TrainOptions
+from ..options import CancelCheck, Progress, TrainOptions
 from .run import LearnRun
 
 #: the tie rules of TrainOptions.tie_break, as a learner reads them
@@ -29,13 +30,17 @@ TIE_RULES = {
 }
 
 
+#: a step keeps this many pairs of its table, the best (`pairs_total` says how many there were)
+PAIR_ROWS = 500
+
+
 @dataclass
 class MergeStep:
     """One merge, with the tables a textbook shows before it is made."""
 
     number: int                                 # 1-based
-    words: list[tuple[list[str], int]]          # the corpus before the merge: each word's symbols, its count
-    pair_counts: list[tuple[str, str, int]]     # every pair that may be merged, best first (score, then tie rule)
+    pair_counts: list[tuple[str, str, int]]     # the pairs that may be merged, best first (score, then tie rule)
+    pairs_total: int                            # how many pairs there are (pair_counts keeps PAIR_ROWS)
     merge: tuple[str, str]                      # the pair merged
     count: int                                  # how often it occurs
     new_symbol: str                             # what the merge makes
@@ -47,11 +52,47 @@ class MergeStep:
     vocab_size: int                             # tokens in the trained vocabulary after this merge
     scores: list[tuple[str, str, int, int, int]] | None = None  # WordPiece: (a, b, count(ab), count(a), count(b)), best first
     bpe_pick: tuple[str, str] | None = None     # WordPiece: the most frequent pair, which BPE would merge
+    history: _History | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def words(self) -> list[tuple[list[str], int]]:
+        """The corpus before the merge: each word's symbols and its count."""
+        return self.history.words_before(self.number - 1)
 
     @property
     def delta(self) -> int:
         """+1, 0 or -1: how the symbols in use change (the new one in, the parts that are gone out)."""
         return self.symbols_after - self.symbols_before
+
+
+class _History:
+    """The corpus before every merge, kept as the words each merge rewrote, with a full copy every
+    SNAPSHOT merges (a step's corpus is then at most SNAPSHOT rewrites away)."""
+
+    SNAPSHOT = 64
+
+    def __init__(self, words: list[list[str]], counts: list[int]):
+        self.counts = counts
+        self.current = [list(w) for w in words]
+        self.snapshots = {0: [list(w) for w in words]}
+        self.rewrites: list[list[tuple[int, list[str]]]] = []
+
+    def add(self, rewritten: list[tuple[int, list[str]]]) -> None:
+        """One merge's rewritten words: (index, its symbols after the merge)."""
+        for i, symbols in rewritten:
+            self.current[i] = symbols
+        self.rewrites.append(rewritten)
+        if len(self.rewrites) % self.SNAPSHOT == 0:
+            self.snapshots[len(self.rewrites)] = [list(w) for w in self.current]
+
+    def words_before(self, merges: int) -> list[tuple[list[str], int]]:
+        """The corpus once `merges` merges are made."""
+        base = merges - merges % self.SNAPSHOT
+        words = list(self.snapshots[base])
+        for rewritten in self.rewrites[base:merges]:
+            for i, symbols in rewritten:
+                words[i] = symbols
+        return [(list(w), n) for w, n in zip(words, self.counts)]
 
 
 def score_of(entry: tuple[str, str, int, int, int]) -> Fraction:
@@ -125,6 +166,7 @@ def learn_merges(
     options: TrainOptions,
     *,
     cancel: CancelCheck | None = None,
+    progress: Progress | None = None,
     end_of_word: str = "separate",
     marker: str = "</w>",
     pattern: str = "gpt2",
@@ -140,7 +182,17 @@ def learn_merges(
     else:
         raise TokvizError(Message(QT_TRANSLATE_NOOP("learn", "unknown model {model!r}"), model=model))
     options = dataclasses.replace(options, pad_to_multiple_of=None)  # the vocabulary as learned
-    tokenizer, recorder = _train(model, words, counts, options, model_options, cancel=cancel)
+    report = None
+    if progress is not None:
+        # the trainer's fraction is of vocab_size, mostly far off here: no word has more merges
+        # than symbols - 1, which bounds the run better
+        most = max(1, min(options.vocab_size, sum(len(w) for w in words)))
+        recorder = _Recorder(model, options)
+
+        def report(fraction, message):
+            progress(min(1.0, max(fraction, len(recorder.steps) / most)), message)
+    tokenizer, recorder = _train(model, words, counts, options, model_options, cancel=cancel, progress=report,
+                                 recorder=recorder if progress is not None else None)
     run = MergeRun(model, list(words), list(counts), options, model_options, recorder.steps, recorder.stop, tokenizer)
     base = tokenizer.vocab_size - recorder.new_symbols
     for s in run.steps:
@@ -153,18 +205,19 @@ def learn_merges(
 
 
 def _train(model: str, words: list[str], counts: list[int], options: TrainOptions, model_options: dict, *,
-           cancel: CancelCheck | None = None):
+           cancel: CancelCheck | None = None, progress: Progress | None = None, recorder=None):
     """(the trainer's tokenizer, a _Recorder of its steps)."""
-    recorder = _Recorder(model, options)
+    recorder = recorder or _Recorder(model, options)
     if model == "bpe":
         from ..charbpe import char_bpe_from_counts
 
-        tokenizer = char_bpe_from_counts(words, counts, options, cancel=cancel, observe=recorder.spelled,
-                                         **model_options)
+        tokenizer = char_bpe_from_counts(words, counts, options, cancel=cancel, progress=progress,
+                                         observe=recorder.spelled, **model_options)
     elif model == "wordpiece":
         from ..wordpiece import wordpiece_from_counts
 
-        tokenizer = wordpiece_from_counts(words, counts, options, cancel=cancel, observe=recorder.spelled)
+        tokenizer = wordpiece_from_counts(words, counts, options, cancel=cancel, progress=progress,
+                                          observe=recorder.spelled)
     else:
         from ...core.bytelevel import BYTE_TO_CHAR
         from ..bytelevel import train_bytelevel_bpe
@@ -176,12 +229,12 @@ def _train(model: str, words: list[str], counts: list[int], options: TrainOption
             return pieces, list(counts)
 
         def observe(state):
-            recorder.spelled(state, lambda i: spelling[i])
             if state.pair is not None and state.merged == len(spelling):
                 spelling.append(spelling[state.pair[0]] + spelling[state.pair[1]])
+            recorder.spelled(state, spelling.__getitem__)
 
         tokenizer = train_bytelevel_bpe([], options, pattern=model_options["pattern"], cancel=cancel, count=count,
-                                        observe=observe)
+                                        progress=progress, observe=observe)
     return tokenizer, recorder
 
 
@@ -193,7 +246,8 @@ def _unbyte(word: str) -> bytes:
 
 
 class _Recorder:
-    """Turns bpe_core.MergeState (symbol ids) into MergeSteps (strings), and says why training stopped."""
+    """Turns bpe_core.MergeStates (symbol ids, live) into MergeSteps (strings), keeping the corpus as
+    it goes, and says why training stopped."""
 
     def __init__(self, model: str, options: TrainOptions):
         self.model = model
@@ -202,41 +256,52 @@ class _Recorder:
         self.merges: list[bpe_core.Merge] = []
         self.new_symbols = 0
         self.stop = ""
+        self.history: _History | None = None
+        self.in_use: Counter = Counter()  # symbol id -> its occurrences in the distinct words
 
     def spelled(self, state: bpe_core.MergeState, spell) -> None:
-        words = [([spell(s) for s in syms], n) for syms, n in zip(state.words, state.counts) if syms]
-        pairs = [(spell(a), spell(b), c) for a, b, c in state.pair_counts]
+        if self.history is None:
+            self.history = _History([[spell(s) for s in w] for w in state.words], list(state.counts))
+            for w in state.words:
+                self.in_use.update(w)
         if state.pair is None:
-            self.stop = self._stop_reason(state, pairs)
+            self.stop = self._stop_reason(state, spell)
             return
         left, right = state.pair
-        joined = self._join(spell(left), spell(right))
-        in_use = {s for syms in state.words for s in syms}
-        after = _after_merge(state, left, right)
-        gone = [spell(s) for s in dict.fromkeys((left, right)) if s not in after]
+        before = len(self.in_use)
+        rewritten = []
+        for i in state.changed:
+            old = state.words[i]
+            new = _merged(old, left, right, state.merged)
+            if len(new) != len(old):
+                self.in_use.subtract(old)
+                self.in_use.update(new)
+                rewritten.append((i, [spell(s) for s in new]))
+        self.in_use += Counter()  # (drops the symbols counted 0)
+        pairs, total = state.pair_counts(PAIR_ROWS)
         self.new_symbols += state.new
         step = MergeStep(
             number=len(self.steps) + 1,
-            words=words,
-            pair_counts=pairs,
+            pair_counts=[(spell(a), spell(b), c) for a, b, c in pairs],
+            pairs_total=total,
             merge=(spell(left), spell(right)),
-            count=next(c for a, b, c in state.pair_counts if (a, b) == state.pair),
-            new_symbol=joined,
+            count=state.count,
+            new_symbol=self._join(spell(left), spell(right)),
             new=state.new,
             tied=[(spell(a), spell(b)) for a, b in state.tied],
-            symbols_before=len(in_use),
-            symbols_after=len(after),
-            gone=gone,
+            symbols_before=before,
+            symbols_after=len(self.in_use),
+            gone=[spell(s) for s in dict.fromkeys((left, right)) if self.in_use[s] == 0],
             vocab_size=self.new_symbols,  # made absolute by learn_merges once the base is known
+            history=self.history,
         )
         if self.model == "wordpiece":
             sc = state.symbol_counts
-            step.scores = sorted(((spell(a), spell(b), c, sc[a], sc[b]) for a, b, c in state.pair_counts),
-                                 key=lambda e: -score_of(e))  # stable: the tie rule's order among equals
-            top = state.pair_counts[0] if state.pair_counts else None
-            most = max(state.pair_counts, key=lambda p: p[2]) if top else None
-            if most is not None and (most[0], most[1]) != state.pair:
-                step.bpe_pick = (spell(most[0]), spell(most[1]))
+            step.scores = [(spell(a), spell(b), c, sc[a], sc[b]) for a, b, c in pairs]
+            most = state.most_frequent()
+            if most is not None and most[0] != state.pair:
+                step.bpe_pick = (spell(most[0][0]), spell(most[0][1]))
+        self.history.add(rewritten)
         self.steps.append(step)
         self.merges.append(bpe_core.Merge(left, right, state.merged, step.count))
 
@@ -245,28 +310,28 @@ class _Recorder:
             return a + b[2:]
         return a + b
 
-    def _stop_reason(self, state: bpe_core.MergeState, pairs: list[tuple[str, str, int]]) -> Message:
-        if not state.pair_counts:
+    def _stop_reason(self, state: bpe_core.MergeState, spell) -> Message:
+        most = state.most_frequent()
+        if most is None:
             return Message(QT_TRANSLATE_NOOP("learn", "no pair is left to merge: every word is one symbol"))
-        best = max(pairs, key=lambda p: p[2])
-        if best[2] < self.options.min_frequency:
+        (left, right), count = most
+        if count < self.options.min_frequency:
             return Message(QT_TRANSLATE_NOOP("learn", "the most frequent pair, {left} + {right}, occurs {count} "
                                                       "times, fewer than min_frequency {min}"),
-                           left=best[0], right=best[1], count=best[2], min=self.options.min_frequency)
+                           left=spell(left), right=spell(right), count=count, min=self.options.min_frequency)
         return Message(QT_TRANSLATE_NOOP("learn", "the vocabulary is full: {size} tokens"),
                        size=self.options.vocab_size)
 
 
-def _after_merge(state: bpe_core.MergeState, left: int, right: int) -> set[int]:
-    """The distinct symbols of the corpus once (left, right) is merged everywhere."""
-    out: set[int] = set()
-    for syms in state.words:
-        i = 0
-        while i < len(syms):
-            if i + 1 < len(syms) and syms[i] == left and syms[i + 1] == right:
-                out.add(state.merged)
-                i += 2
-            else:
-                out.add(syms[i])
-                i += 1
+def _merged(symbols: list[int], left: int, right: int, merged: int) -> list[int]:
+    """`symbols` with each (left, right), left to right, made `merged` (as the trainer merges)."""
+    out, i = [], 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and symbols[i] == left and symbols[i + 1] == right:
+            out.append(merged)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
     return out
+

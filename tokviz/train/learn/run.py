@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from ...core.tokenizer import Tokenizer
 from ...errors import TokvizError
 from ...messages import QT_TRANSLATE_NOOP, Message
-from ..options import CancelCheck, TrainOptions
+from ..options import CancelCheck, Progress, TrainOptions
 
 MODELS = ("bpe", "bytelevel-bpe", "wordpiece", "unigram")
 
@@ -51,12 +51,14 @@ def learn(
     options: TrainOptions,
     *,
     cancel: CancelCheck | None = None,
+    progress: Progress | None = None,
     **model_options,
 ) -> LearnRun:
     """Train `model` on distinct `words` occurring `counts` times (as counted by that trainer:
     tokviz.train.learn.words), recording every step.  `model_options`: bpe: end_of_word
     ("separate", "glued", "none") and marker; bytelevel-bpe: pattern; wordpiece: none;
-    unigram: shrinking_factor, em_iterations, max_piece_length, seed_size."""
+    unigram: shrinking_factor, em_iterations, max_piece_length, seed_size.  progress(fraction,
+    message) and cancel() as for tokviz.train's trainers."""
     if model not in MODELS:
         raise TokvizError(Message(QT_TRANSLATE_NOOP("learn", "unknown model {model!r} (choose from {choices})"),
                                   model=model, choices=", ".join(MODELS)))
@@ -65,7 +67,7 @@ def learn(
     if model == "unigram":
         from .unigram import learn_unigram
 
-        return learn_unigram(words, counts, options, cancel=cancel, **model_options)
+        return learn_unigram(words, counts, options, cancel=cancel, progress=progress, **model_options)
     from .merges import learn_merges
 
-    return learn_merges(model, words, counts, options, cancel=cancel, **model_options)
+    return learn_merges(model, words, counts, options, cancel=cancel, progress=progress, **model_options)

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 from ...core.tokenizer import Tokenizer
 from ...messages import QT_TRANSLATE_NOOP, Message
-from ..options import CancelCheck, TrainOptions
+from ..options import CancelCheck, Progress, TrainOptions
 from ..unigram import RoundEvent, _final_pieces, _fixed_pieces, build_tokenizer, train_unigram
 from .run import LearnRun
 
@@ -96,6 +96,7 @@ def learn_unigram(
     options: TrainOptions,
     *,
     cancel: CancelCheck | None = None,
+    progress: Progress | None = None,
     shrinking_factor: float = 0.75,
     em_iterations: int = 2,
     max_piece_length: int = 16,
@@ -115,7 +116,7 @@ def learn_unigram(
         steps.append(_step(len(steps) + 1, event))
 
     tokenizer = train_unigram(
-        [], options, cancel=cancel, native=False, count=count, observe=observe, threads=1,
+        [], options, cancel=cancel, progress=progress, native=False, count=count, observe=observe, threads=1,
         shrinking_factor=shrinking_factor, em_iterations=em_iterations, max_piece_length=max_piece_length,
         seed_size=seed_size,
     )

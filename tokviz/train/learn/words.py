@@ -17,7 +17,7 @@ from ...messages import QT_TRANSLATE_NOOP, Message
 from ..options import TrainOptions
 
 #: Learn keeps every table of every step: beyond this many distinct words, `tokviz train` is the tool
-MAX_WORDS = 5000
+MAX_WORDS = 2000
 
 _PAIR = re.compile(r"^(?P<word>.+?)\s*[:=]\s*(?P<count>[+-]?\d+)$")
 _LINE = re.compile(r"^(?P<word>\S+)\s+(?P<count>[+-]?\d+)$")
