@@ -204,6 +204,7 @@ def _whole_window(app, tokenizers, text_file, out: Path, width: int, height: int
         elif tab == "chat":
             window.tabs.setCurrentWidget(window.chat_view)
         elif tab == "learn":
+            window.tabs.setCurrentWidget(window.learn_view)
             _show_learn_step(window.learn_view, 1, timeout)
         elif tab in ANALYSIS_PAGES:
             _run_analysis_page(window, tab, errors, timeout)

@@ -1508,6 +1508,188 @@ after: {after}</source>
     </message>
   </context>
   <context>
+    <name>LearnInput</name>
+    <message>
+      <source>BPE (characters)</source>
+      <translation>字节对编码 BPE（字符级）</translation>
+    </message>
+    <message>
+      <source>Byte-level BPE</source>
+      <translation>字节级 BPE</translation>
+    </message>
+    <message>
+      <source>separate symbol</source>
+      <translation>独立符号</translation>
+    </message>
+    <message>
+      <source>glued (HF)</source>
+      <translation>粘连（HF）</translation>
+    </message>
+    <message>
+      <source>none</source>
+      <translation>无</translation>
+    </message>
+    <message>
+      <source>Word counts</source>
+      <translation>词频</translation>
+    </message>
+    <message>
+      <source>Text</source>
+      <translation>文本</translation>
+    </message>
+    <message>
+      <source>the file holds {size} MB: Learn steps through small corpora (up to {limit} MB); train on big ones in the Training panel</source>
+      <translation>该文件有 {size} MB：“学习”只逐步演示小语料（至多 {limit} MB）；大语料请在“训练”面板中训练</translation>
+    </message>
+    <message>
+      <source>Word counts: items such as low:5, lines of 'word count', or a JSON object. Text: any text, cut into words and counted as the trainer counts its corpus.</source>
+      <translation>词频：形如 low:5 的条目、每行“词 次数”，或 JSON 对象。文本：任意文本，按训练器统计语料的方式切成词并计数。</translation>
+    </message>
+    <message>
+      <source>Open file…</source>
+      <translation>打开文件…</translation>
+    </message>
+    <message>
+      <source>Word counts, for example low:5 lowest:2 new:6 widest:3</source>
+      <translation>词频，例如 low:5 lowest:2 new:6 widest:3</translation>
+    </message>
+    <message>
+      <source>The end-of-word marker BPE adds to each word</source>
+      <translation>BPE 加在每个词末尾的词尾标记</translation>
+    </message>
+    <message>
+      <source>separate symbol: the marker is a symbol of its own (l o w &lt;/w&gt;); glued: it is glued to each word's last character (l o w&lt;/w&gt;), as HF's BpeTrainer's end_of_word_suffix; none: no marker</source>
+      <translation>独立符号：标记自成一个符号（l o w &lt;/w&gt;）；粘连：标记粘在每个词的最后一个字符上（l o w&lt;/w&gt;），同 HF BpeTrainer 的 end_of_word_suffix；无：不加标记</translation>
+    </message>
+    <message>
+      <source>automatic</source>
+      <translation>自动</translation>
+    </message>
+    <message>
+      <source>Stop when the vocabulary holds this many tokens.  Automatic: 100,000 for the merge models, so that training stops when no pair is frequent enough; Unigram: &lt;unk&gt;, the characters and one piece per distinct word</source>
+      <translation>词表达到这么多词元时停止。自动：合并类模型取 100,000，使训练在没有足够高频的词对时停止；Unigram：&lt;unk&gt;、所有字符，再加每个不同的词一个子词</translation>
+    </message>
+    <message>
+      <source>Pairs occurring fewer times are never merged (2: training stops when the best pair occurs once)</source>
+      <translation>出现次数少于此值的词对不会被合并（2：最佳词对只出现一次时训练停止）</translation>
+    </message>
+    <message>
+      <source>Which of the pairs of equal count is merged</source>
+      <translation>频次相同（平局）时合并哪一个词对</translation>
+    </message>
+    <message>
+      <source>Algorithm</source>
+      <translation>算法</translation>
+    </message>
+    <message>
+      <source>End of word</source>
+      <translation>词尾</translation>
+    </message>
+    <message>
+      <source>Vocabulary size</source>
+      <translation>词表大小</translation>
+    </message>
+    <message>
+      <source>Min frequency</source>
+      <translation>最小频次</translation>
+    </message>
+    <message>
+      <source>Tie rule</source>
+      <translation>平局规则</translation>
+    </message>
+    <message>
+      <source>give an end-of-word marker (such as &lt;/w&gt;), or choose none</source>
+      <translation>请给出词尾标记（例如 &lt;/w&gt;），或选择“无”</translation>
+    </message>
+    <message>
+      <source>type some words (low:5 lowest:2 …) or a text to learn from</source>
+      <translation>请输入一些词（low:5 lowest:2 …）或一段文本来学习</translation>
+    </message>
+    <message>
+      <source>A word list or a text to learn from</source>
+      <translation>用来学习的词表或文本</translation>
+    </message>
+    <message>
+      <source>Text files (*.txt *.json *.md);;All files (*)</source>
+      <translation>文本文件 (*.txt *.json *.md);;所有文件 (*)</translation>
+    </message>
+  </context>
+  <context>
+    <name>LearnView</name>
+    <message>
+      <source>Learn</source>
+      <translation>学习</translation>
+    </message>
+    <message>
+      <source>Learn from these words with these options (edits are learned by themselves a moment after you stop typing)</source>
+      <translation>用这些词和选项学习（停止输入片刻后，修改会自动重新学习）</translation>
+    </message>
+    <message>
+      <source>← Back</source>
+      <translation>← 后退</translation>
+    </message>
+    <message>
+      <source>Step →</source>
+      <translation>单步 →</translation>
+    </message>
+    <message>
+      <source>Run to end</source>
+      <translation>运行到结束</translation>
+    </message>
+    <message>
+      <source>Reset</source>
+      <translation>重置</translation>
+    </message>
+    <message>
+      <source>One step back ({key})</source>
+      <translation>后退一步（{key}）</translation>
+    </message>
+    <message>
+      <source>The next step ({key})</source>
+      <translation>下一步（{key}）</translation>
+    </message>
+    <message>
+      <source>The last step ({key})</source>
+      <translation>最后一步（{key}）</translation>
+    </message>
+    <message>
+      <source>Back to the words before training ({key})</source>
+      <translation>回到训练前的词（{key}）</translation>
+    </message>
+    <message>
+      <source>A text to cut with the tokenizer at this step</source>
+      <translation>用这一步的分词器切分的文本</translation>
+    </message>
+    <message>
+      <source>Open as tokenizer</source>
+      <translation>作为分词器打开</translation>
+    </message>
+    <message>
+      <source>Open the tokenizer learned to the end in the explorer</source>
+      <translation>在浏览器中打开学习到最后的分词器</translation>
+    </message>
+    <message>
+      <source>Cut at this step:</source>
+      <translation>这一步的切分：</translation>
+    </message>
+    <message>
+      <source>Learning…</source>
+      <translation>正在学习…</translation>
+    </message>
+    <message>
+      <source>{steps} steps learned from {words} distinct words.</source>
+      <translation>从 {words} 个不同的词学习了 {steps} 步。</translation>
+    </message>
+    <message>
+      <source>Cannot learn: {reason}</source>
+      <translation>无法学习：{reason}</translation>
+    </message>
+    <message>
+      <source>step {position} of {steps}</source>
+      <translation>第 {position} 步，共 {steps} 步</translation>
+    </message>
+  </context>
+  <context>
     <name>LibraryPanel</name>
     <message>
       <source>Recent</source>
@@ -1665,6 +1847,10 @@ after: {after}</source>
       <translation>分析</translation>
     </message>
     <message>
+      <source>Learn</source>
+      <translation>学习</translation>
+    </message>
+    <message>
       <source>Restored the work (text and conversation) of a session that did not close normally</source>
       <translation>已恢复未正常关闭的会话中的工作（文本和对话）</translation>
     </message>
@@ -1768,6 +1954,97 @@ after: {after}</source>
     <message>
       <source>Nothing opened yet</source>
       <translation>尚未打开任何内容</translation>
+    </message>
+  </context>
+  <context>
+    <name>MergePage</name>
+    <message>
+      <source>symbols</source>
+      <translation>符号</translation>
+    </message>
+    <message>
+      <source>count</source>
+      <translation>次数</translation>
+    </message>
+    <message>
+      <source>#</source>
+      <translation>#</translation>
+    </message>
+    <message>
+      <source>merge</source>
+      <translation>合并</translation>
+    </message>
+    <message>
+      <source>new symbol</source>
+      <translation>新符号</translation>
+    </message>
+    <message>
+      <source>Corpus: each word's symbols</source>
+      <translation>语料：每个词的符号</translation>
+    </message>
+    <message>
+      <source>Pair counts</source>
+      <translation>词对计数</translation>
+    </message>
+    <message>
+      <source>Vocabulary</source>
+      <translation>词表</translation>
+    </message>
+    <message>
+      <source>pair</source>
+      <translation>词对</translation>
+    </message>
+    <message>
+      <source>count(ab)</source>
+      <translation>次数(ab)</translation>
+    </message>
+    <message>
+      <source>count(a)</source>
+      <translation>次数(a)</translation>
+    </message>
+    <message>
+      <source>count(b)</source>
+      <translation>次数(b)</translation>
+    </message>
+    <message>
+      <source>score</source>
+      <translation>得分</translation>
+    </message>
+    <message>
+      <source>note</source>
+      <translation>说明</translation>
+    </message>
+    <message>
+      <source>Scores: count(ab) / (count(a) · count(b))</source>
+      <translation>得分：次数(ab) / (次数(a) · 次数(b))</translation>
+    </message>
+    <message>
+      <source>{title}: the best {shown} of {total}</source>
+      <translation>{title}：{total} 个中最好的 {shown} 个</translation>
+    </message>
+    <message>
+      <source>Before training: each word split into its symbols; {count} merges to come</source>
+      <translation>训练前：每个词拆成符号；接下来有 {count} 次合并</translation>
+    </message>
+    <message>
+      <source>Step {number}: merge {left} + {right} → {symbol} ({count} times)</source>
+      <translation>第 {number} 步：合并 {left} + {right} → {symbol}（{count} 次）</translation>
+    </message>
+    <message>
+      <source>merged</source>
+      <translation>已合并</translation>
+    </message>
+    <message>
+      <source>tied</source>
+      <translation>并列</translation>
+    </message>
+    <message>
+      <source>BPE's pick</source>
+      <translation>BPE 的选择</translation>
+    </message>
+    <message>
+      <source>Vocabulary: {count} tokens</source>
+      <translation>词表：{count} 个词元</translation>
     </message>
   </context>
   <context>
@@ -3786,6 +4063,81 @@ Open one with File ▸ Open tokenizer… (Ctrl+O) or drop it here.</source>
     </message>
   </context>
   <context>
+    <name>UnigramPage</name>
+    <message>
+      <source>piece</source>
+      <translation>子词</translation>
+    </message>
+    <message>
+      <source>probability</source>
+      <translation>概率</translation>
+    </message>
+    <message>
+      <source>log probability</source>
+      <translation>对数概率</translation>
+    </message>
+    <message>
+      <source>word</source>
+      <translation>词</translation>
+    </message>
+    <message>
+      <source>count</source>
+      <translation>次数</translation>
+    </message>
+    <message>
+      <source>best segmentation</source>
+      <translation>最佳切分</translation>
+    </message>
+    <message>
+      <source>Vocabulary</source>
+      <translation>词表</translation>
+    </message>
+    <message>
+      <source>Expected counts</source>
+      <translation>期望计数</translation>
+    </message>
+    <message>
+      <source>Best (Viterbi) segmentation of each word</source>
+      <translation>每个词的最佳（维特比）切分</translation>
+    </message>
+    <message>
+      <source>Before training: {words} distinct words; {steps} steps to come</source>
+      <translation>训练前：{words} 个不同的词；接下来有 {steps} 步</translation>
+    </message>
+    <message>
+      <source>Vocabulary: {count} pieces</source>
+      <translation>词表：{count} 个子词</translation>
+    </message>
+    <message>
+      <source>Expected counts (E step)</source>
+      <translation>期望计数（E 步）</translation>
+    </message>
+    <message>
+      <source>expected count</source>
+      <translation>期望计数</translation>
+    </message>
+    <message>
+      <source>note</source>
+      <translation>说明</translation>
+    </message>
+    <message>
+      <source>removed</source>
+      <translation>已删除</translation>
+    </message>
+    <message>
+      <source>Loss of removing each piece</source>
+      <translation>删除每个子词的损失</translation>
+    </message>
+    <message>
+      <source>loss</source>
+      <translation>损失</translation>
+    </message>
+    <message>
+      <source>pruned</source>
+      <translation>已剪枝</translation>
+    </message>
+  </context>
+  <context>
     <name>UnsavedWork</name>
     <message>
       <source>No tokenizer to export</source>
@@ -4793,6 +5145,187 @@ Open one with File ▸ Open tokenizer… (Ctrl+O) or drop it here.</source>
     </message>
   </context>
   <context>
+    <name>learn</name>
+    <message>
+      <source>Stopped: {reason}.</source>
+      <translation>已停止：{reason}。</translation>
+    </message>
+    <message>
+      <source>{symbol} was already a token</source>
+      <translation>{symbol} 已经是一个词元</translation>
+    </message>
+    <message>
+      <source>{symbol} is new; {left} and {right} still occur elsewhere</source>
+      <translation>{symbol} 是新符号；{left} 和 {right} 仍在别处出现</translation>
+    </message>
+    <message>
+      <source>{symbol} is new; {gone} no longer occurs on its own</source>
+      <translation>{symbol} 是新符号；{gone} 不再单独出现</translation>
+    </message>
+    <message>
+      <source>{symbol} is new; {gone} no longer occur on their own</source>
+      <translation>{symbol} 是新符号；{gone} 都不再单独出现</translation>
+    </message>
+    <message>
+      <source>Symbols in the corpus: {before} → {after} ({delta}): {why}. Vocabulary: {size} tokens.</source>
+      <translation>语料中的符号：{before} → {after}（{delta}）：{why}。词表：{size} 个词元。</translation>
+    </message>
+    <message>
+      <source>Tied with {pairs}: {rule}.</source>
+      <translation>与 {pairs} 并列：{rule}。</translation>
+    </message>
+    <message>
+      <source>BPE would merge {left} + {right}, the most frequent pair; WordPiece prefers the pair whose parts are rarer on their own.</source>
+      <translation>BPE 会合并频次最高的词对 {left} + {right}；WordPiece 偏好其组成部分单独出现得更少的词对。</translation>
+    </message>
+    <message>
+      <source>Objective: {objective:.6g}</source>
+      <translation>目标函数：{objective:.6g}</translation>
+    </message>
+    <message>
+      <source>Removed (expected fewer than 0.5 times): {pieces}</source>
+      <translation>已删除（期望计数少于 0.5）：{pieces}</translation>
+    </message>
+    <message>
+      <source>Removed: {pieces}</source>
+      <translation>已删除：{pieces}</translation>
+    </message>
+    <message>
+      <source>Step {number}: seed pieces</source>
+      <translation>第 {number} 步：种子子词</translation>
+    </message>
+    <message>
+      <source>Step {number}: round {round}, EM step {iteration}</source>
+      <translation>第 {number} 步：第 {round} 轮，EM 第 {iteration} 步</translation>
+    </message>
+    <message>
+      <source>Step {number}: round {round}, pruning</source>
+      <translation>第 {number} 步：第 {round} 轮，剪枝</translation>
+    </message>
+    <message>
+      <source>… and {n} more rows</source>
+      <translation>… 另有 {n} 行</translation>
+    </message>
+    <message>
+      <source>{steps} merges</source>
+      <translation>{steps} 次合并</translation>
+    </message>
+    <message>
+      <source>… {n} more steps</source>
+      <translation>… 另有 {n} 步</translation>
+    </message>
+    <message>
+      <source>Merges</source>
+      <translation>合并规则</translation>
+    </message>
+    <message>
+      <source>ties go to the pair of the lowest token ids (HF tokenizers' BpeTrainer)</source>
+      <extracomment>the tie rules of TrainOptions.tie_break, as a learner reads them</extracomment>
+      <translation>平局时选词元 ID 最小的词对（HF tokenizers 的 BpeTrainer）</translation>
+    </message>
+    <message>
+      <source>ties go to the pair that occurs first in the corpus as it stands (minbpe)</source>
+      <translation>平局时选在当前语料中最先出现的词对（minbpe）</translation>
+    </message>
+    <message>
+      <source>unknown model {model!r}</source>
+      <extracomment>a step keeps this many pairs of its table, the best (`pairs_total` says how many there were)
+----------
+texts -&gt; (words, counts): a trainer's own counting (see `counter_for`)</extracomment>
+      <translation>未知的模型 {model!r}</translation>
+    </message>
+    <message>
+      <source>no pair is left to merge: every word is one symbol</source>
+      <translation>没有可合并的词对了：每个词都只剩一个符号</translation>
+    </message>
+    <message>
+      <source>the most frequent pair, {left} + {right}, occurs {count} times, fewer than min_frequency {min}</source>
+      <translation>频次最高的词对 {left} + {right} 出现 {count} 次，少于 min_frequency {min}</translation>
+    </message>
+    <message>
+      <source>the vocabulary is full: {size} tokens</source>
+      <translation>词表已满：{size} 个词元</translation>
+    </message>
+    <message>
+      <source>unknown model {model!r} (choose from {choices})</source>
+      <translation>未知的模型 {model!r}（可选：{choices}）</translation>
+    </message>
+    <message>
+      <source>word</source>
+      <extracomment>rows of each Markdown table (the rest is counted in a line below it)</extracomment>
+      <translation>词</translation>
+    </message>
+    <message>
+      <source>count</source>
+      <translation>次数</translation>
+    </message>
+    <message>
+      <source>the vocabulary fits: {n} pieces, at most {desired} wanted (vocab_size leaves room for {budget})</source>
+      <translation>词表已容得下：{n} 个子词，目标至多 {desired} 个（vocab_size 留出 {budget} 个位置）</translation>
+    </message>
+    <message>
+      <source>the vocabulary fits: {n} pieces, at most {desired} wanted (vocab_size leaves room for {budget}); the {budget} best-scoring make the vocabulary</source>
+      <translation>词表已容得下：{n} 个子词，目标至多 {desired} 个（vocab_size 留出 {budget} 个位置）；得分最高的 {budget} 个组成词表</translation>
+    </message>
+    <message>
+      <source>piece</source>
+      <translation>子词</translation>
+    </message>
+    <message>
+      <source>expected count</source>
+      <translation>期望计数</translation>
+    </message>
+    <message>
+      <source>loss</source>
+      <translation>损失</translation>
+    </message>
+    <message>
+      <source>Vocabulary: {n} pieces</source>
+      <translation>词表：{n} 个子词</translation>
+    </message>
+    <message>
+      <source>log probability</source>
+      <translation>对数概率</translation>
+    </message>
+    <message>
+      <source>probability</source>
+      <translation>概率</translation>
+    </message>
+    <message>
+      <source>best segmentation</source>
+      <translation>最佳切分</translation>
+    </message>
+    <message>
+      <source>not a JSON object of word counts: {reason}</source>
+      <extracomment>Learn keeps every table of every step: beyond this many distinct words, `tokviz train` is the tool</extracomment>
+      <translation>不是词频的 JSON 对象：{reason}</translation>
+    </message>
+    <message>
+      <source>the count of {word!r} is not a whole number: {count!r}</source>
+      <translation>{word!r} 的次数不是整数：{count!r}</translation>
+    </message>
+    <message>
+      <source>{item!r} is not word:count (for example low:5)</source>
+      <translation>{item!r} 不是“词:次数”（例如 low:5）</translation>
+    </message>
+    <message>
+      <source>the count of {word!r} must be at least 1, not {count}</source>
+      <translation>{word!r} 的次数至少为 1，而不是 {count}</translation>
+    </message>
+    <message>
+      <source>no words given</source>
+      <translation>没有给出任何词</translation>
+    </message>
+    <message>
+      <source>the corpus has no words</source>
+      <translation>语料中没有词</translation>
+    </message>
+    <message>
+      <source>{n} distinct words: Learn steps through corpora of up to {limit} (every step keeps its tables); train bigger corpora with Train</source>
+      <translation>{n} 个不同的词：“学习”只逐步演示至多 {limit} 个不同词的语料（每一步都保留它的表格）；更大的语料请用“训练”</translation>
+    </message>
+  </context>
+  <context>
     <name>overlap</name>
     <message>
       <source>{models} (no merge list)</source>
@@ -5244,8 +5777,12 @@ Open one with File ▸ Open tokenizer… (Ctrl+O) or drop it here.</source>
       <translation>--pattern 只适用于 bytelevel-bpe，不适用于 {model}</translation>
     </message>
     <message>
-      <source>end_of_word must be 'separate' or 'glued', got {value!r}</source>
-      <translation>end_of_word 必须是 'separate' 或 'glued'，当前为 {value!r}</translation>
+      <source>end_of_word must be 'separate', 'glued' or 'none', got {value!r}</source>
+      <translation>end_of_word 必须是 'separate'、'glued' 或 'none'，而不是 {value!r}</translation>
+    </message>
+    <message>
+      <source>the end-of-word marker must be a non-empty text without white space, got {value!r}</source>
+      <translation>词尾标记必须是不含空白的非空文本，而不是 {value!r}</translation>
     </message>
   </context>
   <context>

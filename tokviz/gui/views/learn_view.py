@@ -167,7 +167,7 @@ class LearnView(QWidget):
         self.splitter.setSizes([INPUT_WIDTH, 900])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.splitter)
+        lay.addWidget(scroll_page(self.splitter))  # (a window with every dock open leaves the tab little room)
 
     def _connect(self) -> None:
         self.learn_button.clicked.connect(self.learn)
