@@ -261,3 +261,13 @@ def test_char_bpe_without_a_marker_or_with_another_reads_the_same_in_hf(tmp_path
 def test_an_empty_marker_is_refused():
     with pytest.raises(TokvizError, match="end-of-word marker"):
         learn("bpe", *textbook(), BIG, marker="")
+
+
+@pytest.mark.parametrize("model", ["bpe", "wordpiece", "bytelevel-bpe", "unigram"])
+def test_min_word_count_prunes_the_whole_counts(model):
+    options = TrainOptions(vocab_size=100, min_word_count=3)
+    words, counts = count_listed_words(model, *textbook(), options)
+    assert sorted(counts) == [3, 5, 6]  # lowest (2) is left out, the others kept with their counts
+    words, counts = count_text(model, as_text(*textbook()), options)
+    everything = count_text(model, as_text(*textbook()), TrainOptions(vocab_size=100))
+    assert (words, counts) == tuple(map(list, zip(*[(w, n) for w, n in zip(*everything) if n >= 3])))

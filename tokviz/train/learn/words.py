@@ -8,6 +8,7 @@ counts its corpus.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable
@@ -106,8 +107,10 @@ def counter_for(model: str, options: TrainOptions, *, pattern: str | None = None
     elif model == "unigram":
         from ..unigram import count_words
 
+        every = dataclasses.replace(options, min_word_count=1)  # (pruned once the counts are whole)
+
         def count(texts):
-            words = count_words(list(texts), options)
+            words = count_words(list(texts), every)
             return list(words), list(words.values())
     else:
         raise TokvizError(Message(QT_TRANSLATE_NOOP("learn", "unknown model {model!r}"), model=model))
@@ -117,7 +120,7 @@ def counter_for(model: str, options: TrainOptions, *, pattern: str | None = None
 def count_text(model: str, text: str, options: TrainOptions, *, pattern: str | None = None) -> tuple[list[str], list[int]]:
     """The words of `text` and their counts, as `model`'s trainer counts them (`counter_for`)."""
     words, counts = counter_for(model, options, pattern=pattern)([text])
-    return check_size(words, counts)
+    return check_size(*prune(words, counts, options))
 
 
 def count_listed_words(model: str, words: list[str], counts: list[int], options: TrainOptions, *,
@@ -129,7 +132,13 @@ def count_listed_words(model: str, words: list[str], counts: list[int], options:
     for word, n in zip(words, counts):
         for piece, k in zip(*count([word])):
             totals[piece] = totals.get(piece, 0) + k * n
-    return check_size(list(totals), list(totals.values()))
+    return check_size(*prune(list(totals), list(totals.values()), options))
+
+
+def prune(words: list[str], counts: list[int], options: TrainOptions) -> tuple[list[str], list[int]]:
+    """The words counted options.min_word_count times or more, as the trainers prune their counts."""
+    kept = [(w, n) for w, n in zip(words, counts) if n >= options.min_word_count]
+    return [w for w, _ in kept], [n for _, n in kept]
 
 
 def check_size(words: list[str], counts: list[int]) -> tuple[list[str], list[int]]:
