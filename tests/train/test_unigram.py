@@ -10,7 +10,8 @@ from tests._shared import CORPUS, need
 from tokviz.core.streaming import Cancelled
 from tokviz.errors import TokvizError
 from tokviz.train.options import TrainOptions
-from tokviz.train.unigram import ReferenceLattice, digamma, train_unigram
+from tokviz.train.unigram import train_unigram
+from tokviz.train.unigram_lattice import ReferenceLattice, digamma
 
 try:
     from tokviz import _unigramtrain
