@@ -114,18 +114,35 @@ def test_stats_equal_single_machine_on_shipped_text(cluster, bytelevel_json):
 
 
 @pytest.mark.slow
-def test_an_edited_tokenizer_unlike_its_file_is_refused(cluster, bytelevel_json):
+def test_an_edited_unsaved_tokenizer_goes_as_it_is(cluster, bytelevel_json):
+    """The tokenizer goes to the workers as its bytes: one edited and not saved is measured as it
+    is in memory (its added token counted), not as its file holds it."""
     from tokviz.analysis.health import with_added_tokens
     from tokviz.cluster import corpus_stats_on
     from tokviz.core import AddedToken
 
     tok = load(bytelevel_json)
-    edited = with_added_tokens(tok, [AddedToken(content="the shipped", id=tok.vocab_size)])
-    with pytest.raises(TokvizError, match="not the one its file holds") as err:
-        corpus_stats_on(cluster, (str(bytelevel_json), None), SHIPPED, tokenizer=edited)
-    assert str(bytelevel_json) in str(err.value)
-    _same_stats(corpus_stats_on(cluster, (str(bytelevel_json), None), SHIPPED, tokenizer=load(bytelevel_json)),
-                corpus_stats(tok, SHIPPED))
+    edited = with_added_tokens(tok, [AddedToken(content=" the ", id=tok.vocab_size)])
+    there = corpus_stats_on(cluster, (str(bytelevel_json), None), SHIPPED, tokenizer=edited)
+    _same_stats(there, corpus_stats(edited, SHIPPED))
+    assert there.counts[tok.vocab_size] > 0
+    _same_stats(corpus_stats_on(cluster, edited, SHIPPED), there)
+
+
+@pytest.mark.slow
+def test_the_tokenizer_on_the_workers_gives_the_same_ids(cluster, bytelevel_json):
+    from tokviz.cluster import ship_tokenizer
+    from tokviz.cluster.tasks import shipped_tokenizer
+
+    text = SHIPPED[0].read_text(encoding="utf-8")
+    for spec in (bytelevel_json, ROOT / "resources" / "tokviz-demo.model",
+                 *(p for p in (SHARED / "tokenizers" / n for n in ("qwen2.5", "bert-minilm", "sentencepiece")) if p.exists())):
+        tok = load(spec)
+        shipped = ship_tokenizer(cluster, tok)
+        ids = cluster.client.run(lambda: None)  # (every worker alive)
+        results = [cluster.client.submit(lambda p, t, w: shipped_tokenizer(p).encode(t).ids, shipped, text, w,
+                                         workers=[w], pure=False).result(timeout=120) for w in ids]
+        assert results == [tok.encode(text).ids] * len(ids), spec
 
 
 @pytest.mark.slow

@@ -297,10 +297,37 @@ def _corpora(specs: list[str]) -> dict[str, list[str]]:
     corpora: dict[str, list[str]] = {}
     for spec in specs:
         label, sep, path = spec.partition("=")
-        if not sep:
-            label, path = Path(spec).stem, spec
+        if not sep or "://" in label:  # (a URL's query may hold "=")
+            label, path = _corpus_label(spec), spec
         corpora.setdefault(label, []).append(path)
     return corpora
+
+
+def _corpus_label(path: str) -> str:
+    """A corpus's label from its path or URL: the file's name without its suffix; for a glob or a
+    folder URL (s3://bucket/code/*.txt, s3://bucket/code/), the folder's name."""
+    if "://" not in path:
+        return Path(path).stem
+    parts = [p for p in path.split("://", 1)[1].split("?")[0].split("/") if p]
+    while len(parts) > 1 and any(c in parts[-1] for c in "*?["):
+        parts.pop()
+    return Path(parts[-1]).stem if parts else path
+
+
+def _urls_need_cluster(items, cluster) -> None:
+    """URLs (s3://...) are read on a Dask cluster only: a TokvizError without one."""
+    if cluster is not None:
+        return
+    from .cluster.sources import is_url
+
+    for item in items:
+        if is_url(item):
+            raise TokvizError("a URL is read on a Dask cluster: add --scheduler tcp://HOST:PORT, or --workers N to "
+                              "read it with worker processes on this machine", item)
+
+
+def _cluster_wanted(args):
+    return True if args.scheduler is not None or args.workers is not None else None
 
 
 def _cluster(args):
@@ -319,6 +346,7 @@ def cmd_stats(args) -> int:
     if not paths:
         raise TokvizError("give at least one tokenizer with -t")
     corpora = _corpora(args.corpus or [])
+    _urls_need_cluster([p for files in corpora.values() for p in files], _cluster_wanted(args))
     cluster = _cluster(args)
     try:
         return _stats(args, paths, corpora, cluster)
@@ -337,14 +365,10 @@ def _stats(args, paths, corpora, cluster) -> int:
     if cluster is not None:
         from .cluster import corpus_stats_on
 
-        specs: dict[int, tuple] = {}  # id(tokenizer) -> (path, pattern): what the workers load
-
-        def measure(tok, files, progress=None, cancel=None):
-            return corpus_stats_on(cluster, specs[id(tok)], files, tokenizer=tok, progress=progress, cancel=cancel)
+        def measure(tok, files, progress=None, cancel=None):  # (the tokenizer goes to the workers as its bytes)
+            return corpus_stats_on(cluster, tok, files, progress=progress, cancel=cancel)
     if len(paths) > 1 or args.table:
         tokenizers = _load_named(paths, args.pattern)
-        if cluster is not None:
-            specs.update((id(tok), (p, args.pattern)) for tok, p in zip(tokenizers.values(), paths))
         rows = comparison_rows(tokenizers, corpora, measure=measure)
         if args.json:
             json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
@@ -353,8 +377,6 @@ def _stats(args, paths, corpora, cluster) -> int:
             sys.stdout.write(table_csv(rows) if args.table == "csv" else table_markdown(rows))
         return 0
     tok = _load(paths[0], args.pattern)
-    if cluster is not None:
-        specs[id(tok)] = (paths[0], args.pattern)
     result = {"tokenizer": tok.source.name or paths[0], "vocab": vocab_stats(tok).as_dict(),
               "corpus": {label: measure(tok, files).as_dict() for label, files in corpora.items()}}
     if args.json:
@@ -620,6 +642,7 @@ def cmd_train(args) -> int:
         raise TokvizError("--end-of-word and --marker apply to --model bpe only")
     if existing is not None and not args.force:  # (said before training, not after)
         raise TokvizError("the file exists: use --force to replace it", out)
+    _urls_need_cluster(args.files, _cluster_wanted(args))
     cluster = _cluster(args)
     bar = None if args.quiet else TerminalProgress()
     started = time.perf_counter()
@@ -710,7 +733,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def cluster_args(p, what="count the tokens"):
         p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                       help=f"{what} on the Dask cluster of this scheduler (pip install \"tokviz[cluster]\")")
+                       help=f"{what} on the Dask cluster of this scheduler (pip install \"tokviz[cluster]\"); "
+                            "corpora may then be URLs (s3://bucket/corpus/*.txt, gs://..., read with fsspec)")
         p.add_argument("--workers", type=int, metavar="N",
                        help=f"{what} on a Dask LocalCluster of N worker processes started here")
 
@@ -768,7 +792,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", help="vocabulary statistics and corpus metrics; several -t: a comparison table")
     tok_arg(p, many=True)
     p.add_argument("--corpus", action="append", metavar="[LABEL=]PATH",
-                   help="file or folder to measure on (repeatable; LABEL groups files, e.g. zh=zh.txt)")
+                   help="file or folder to measure on (repeatable; LABEL groups files, e.g. zh=zh.txt); with "
+                        "--scheduler or --workers also a URL or URL glob (s3://bucket/corpus/*.txt)")
     p.add_argument("--table", choices=["markdown", "csv"], help="print the comparison table in this format")
     p.add_argument("--json", action="store_true")
     p.add_argument("--threads", type=_threads, help="threads encoding each corpus here (default: one per core)")
@@ -803,7 +828,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("train", help="train a tokenizer on text files and write it (.json: tokenizer.json)")
-    p.add_argument("files", nargs="+", help="training text files (UTF-8)")
+    p.add_argument("files", nargs="+", help="training text files (UTF-8); with --scheduler or --workers also URLs "
+                                            "and URL globs (s3://bucket/corpus/*.txt)")
     p.add_argument("--model", required=True, choices=["bpe", "bytelevel-bpe", "wordpiece", "unigram"])
     p.add_argument("--vocab-size", type=int, required=True, help="size of the whole vocabulary")
     p.add_argument("-o", "--output", required=True, help="file to write: NAME.json (tokenizer.json) or vocab.txt")

@@ -10,8 +10,14 @@ combined FAN_IN at a time on the workers, adjacent ranges together, up to one re
 only that one comes back, pruned on a worker to TrainOptions.min_word_count when asked.  The
 results equal the single-machine ones: statistics (but the timing), and training's word counts in
 order of first appearance, so the model learned from them here (merges, WordPiece vocabulary or
-Unigram pieces) is the same.  Files must be readable at the same paths on the workers (a shared
-file system) and, for statistics, the tokenizer too (it is sent as its path and loaded there).
+Unigram pieces) is the same.
+
+Paths are resolved here first (sources.py: relative ones made absolute, folders, URLs and URL
+globs listed, sizes taken): a corpus is local files the workers read at the same absolute paths
+(a shared file system), or fsspec URLs (s3://, gs://, hdfs://...) read by ranged reads with the
+credentials of each machine's environment.  The tokenizer is sent to the workers as its bytes
+(shipping.py, once per worker), so it needs no file there; an edited, unsaved one goes as it is.
+What cannot be read says where: "on this machine (the client): ..." or "worker tcp://...: ...".
 """
 from __future__ import annotations
 
@@ -23,16 +29,18 @@ from pathlib import Path
 from ..errors import TokvizError
 from .connect import INSTALL_HINT, Cluster, connect, require_distributed
 from .ranges import byte_ranges, stats_cut, training_cut
+from .shipping import TokenizerPayload
+from .sources import CorpusFile, client_error, corpus_sources, is_url
 from .tree import reduce_tree, wait_result
 
-__all__ = ["Cluster", "INSTALL_HINT", "connect", "corpus_stats_on", "count_corpus_on", "count_words_on",
-           "require_distributed"]
+__all__ = ["Cluster", "CorpusFile", "INSTALL_HINT", "connect", "corpus_sources", "corpus_stats_on", "count_corpus_on",
+           "count_words_on", "is_url", "require_distributed", "training_files"]
 
 
 def corpus_stats_on(
     cluster: Cluster,
-    spec: tuple[str, str | None],
-    paths: Iterable[str | os.PathLike],
+    spec,
+    paths: Iterable,
     *,
     tokenizer=None,
     progress: Callable[[int, int], None] | None = None,
@@ -41,39 +49,67 @@ def corpus_stats_on(
     range_bytes: int | None = None,
 ):
     """`analysis.corpus_stats` counted on `cluster`: the same CorpusStats (seconds: the wall time
-    here).  `spec`: (path, pattern) the workers load the tokenizer from; `tokenizer`: the same,
-    loaded here (else loaded from `spec`), for the cuts and the vocabulary.  range_bytes: default
-    cluster.range_bytes."""
+    here).  `tokenizer`: the tokenizer as it is here (edited or unsaved ones too), sent to the
+    workers as its bytes; without it `spec`, a Tokenizer or (path, pattern) to load here.
+    `paths`: files, folders, URLs and URL globs (sources.corpus_sources), resolved here.
+    range_bytes: default cluster.range_bytes."""
     import numpy as np
 
-    from ..analysis.corpus_stats import CorpusStats, corpus_files
+    from ..analysis.corpus_stats import CorpusStats
     from . import tasks
 
-    tok = tokenizer if tokenizer is not None else tasks.tokenizer(*spec)
-    if tokenizer is not None and not same_tokenizer(tokenizer, tasks.tokenizer(*spec)):
-        raise TokvizError("the tokenizer is not the one its file holds (edited and not saved?): the workers "
-                          "load it from the file, so save it first, then measure it on a cluster", spec[0])
-    files = corpus_files(paths)
+    tok = tokenizer if tokenizer is not None else _tokenizer_of(spec)
+    files = corpus_sources(paths)
     find = stats_cut(tok)
     t0 = time.perf_counter()
     client = cluster.client
     leaves, weights = [], []
-    for f in files:
-        for start, end in byte_ranges(f, range_bytes or cluster.range_bytes, find):
-            leaves.append(client.submit(tasks.stats_range, spec, str(f), start, end, alpha, pure=False))
+    plans = [(f, _ranges(f, range_bytes or cluster.range_bytes, find)) for f in files]
+    shipped = ship_tokenizer(cluster, tok) if any(ranges for _, ranges in plans) else None
+    for f, ranges in plans:
+        for start, end in ranges:
+            leaves.append(client.submit(tasks.stats_range, shipped, f, start, end, alpha, pure=False))
             weights.append(end - start)
     if leaves:
         root = reduce_tree(client, leaves, tasks.combine_stats)
         part = wait_result(client, root, leaves, weights, progress=progress, cancel=cancel)
     else:
         part = tasks.empty_stats(tok.vocab_size)
-    stats = CorpusStats([str(f) for f in files], vocab_size=tok.vocab_size,
+    stats = CorpusStats([f.name for f in files], vocab_size=tok.vocab_size,
                         counts=np.asarray(part["counts"], np.int64),
                         special_ids=frozenset(tok.added.special_ids), alpha=alpha)
     for name in tasks.STAT_FIELDS:
         setattr(stats, name, int(part[name]))
     stats.seconds = time.perf_counter() - t0
     return stats
+
+
+def _tokenizer_of(spec):
+    from ..core.tokenizer import Tokenizer
+
+    if isinstance(spec, Tokenizer):
+        return spec
+    from ..formats import load
+
+    path, pattern = spec
+    return load(path, pattern=pattern)
+
+
+def ship_tokenizer(cluster: Cluster, tokenizer):
+    """A future of `tokenizer`'s bytes (shipping.TokenizerPayload) held by every worker: sent once
+    to each, and fetched from another by a worker that joins later (one restarted after a crash)."""
+    payload = TokenizerPayload.of(tokenizer)
+    return cluster.client.scatter(payload, broadcast=True, hash=False)
+
+
+def _ranges(f: CorpusFile, target: int, find) -> list[tuple[int, int]]:
+    """byte_ranges of `f`, read here: an error is this machine's."""
+    try:
+        return byte_ranges(f, target, find)
+    except TokvizError as exc:
+        raise client_error(exc) from None
+    except Exception as exc:  # (fsspec back ends)
+        raise client_error(exc, f.name) from None
 
 
 _DESCRIBED_ASIDE = ("path", "name", "encoder", "encoder_detail", "chat_templates")
@@ -139,18 +175,28 @@ def count_words_on(cluster: Cluster, *, range_bytes: int | None = None):
     return count
 
 
+def training_files(files: Iterable) -> list[CorpusFile]:
+    """The training files of `files` (paths, URLs, URL globs and folders) as the cluster reads
+    them, resolved here: what `train(..., cluster=)` hands its trainer."""
+    return corpus_sources(files, folders=False)
+
+
 def _count_ranges(cluster, corpus, find, task, options, min_count, range_bytes, progress, cancel):
-    """(pieces, counts) of the files of `corpus`: task(path, start, end, options) on each byte range
+    """(pieces, counts) of the files of `corpus`: task(file, start, end, options) on each byte range
     (cut where `find` says), combined in a tree and pruned to `min_count` on the workers."""
     from . import tasks
 
     client = cluster.client
     leaves, weights = [], []
+    files = []
     for item in corpus:
-        if not isinstance(item, (str, os.PathLike)) or not Path(item).is_file():
+        if not isinstance(item, (str, os.PathLike)) or not (isinstance(item, CorpusFile) or is_url(item)
+                                                             or Path(item).is_file()):
             raise TokvizError("training on a Dask cluster reads files, not texts", str(item)[:80])
-        for start, end in byte_ranges(item, range_bytes or cluster.range_bytes, find):
-            leaves.append(client.submit(task, os.fspath(item), start, end, options, pure=False))
+        files.append(item)
+    for f in corpus_sources(files, folders=False):
+        for start, end in _ranges(f, range_bytes or cluster.range_bytes, find):
+            leaves.append(client.submit(task, f, start, end, options, pure=False))
             weights.append(end - start)
     if not leaves:
         return [], []

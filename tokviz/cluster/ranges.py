@@ -24,9 +24,8 @@ from collections.abc import Callable
 import regex
 
 from ..core import streaming
-from ..errors import TokvizError
-from ..paths import open_regular
 from ..train.bpe_core import SAFE_CUT
+from .sources import CorpusFile, read_at, size_of
 
 #: finder(text, at) -> the first cut (a character index >= at) in `text`, or -1
 CutFinder = Callable[[str, int], int]
@@ -80,31 +79,28 @@ def _decode_window(data: bytes, lead: int) -> tuple[str, int]:
     return body[: len(body) - tail].decode("utf-8", "replace"), skip
 
 
-def next_cut(path: str | os.PathLike, offset: int, size: int, find: CutFinder) -> int:
-    """The byte offset of the first cut at or after `offset` in the file, or `size` if none."""
+def next_cut(path: str | os.PathLike | CorpusFile, offset: int, size: int, find: CutFinder) -> int:
+    """The byte offset of the first cut at or after `offset` in the file (a path, or a CorpusFile:
+    a URL is read by ranged reads), or `size` if none."""
     window = _WINDOW
-    with open_regular(path, "a text file") as fh:
-        while True:
-            lo = max(0, offset - _BACK)
-            fh.seek(lo)
-            data = fh.read(offset - lo + window)
-            text, skip = _decode_window(data, lo)
-            before = len(data[skip : offset - lo].decode("utf-8", "replace")) if offset - lo > skip else 0
-            c = find(text, before)
-            if c >= 0:
-                return lo + skip + len(text[:c].encode("utf-8", "surrogatepass"))
-            if lo + len(data) >= size:
-                return size
-            window *= 4
+    while True:
+        lo = max(0, offset - _BACK)
+        data = read_at(path, lo, offset - lo + window)
+        text, skip = _decode_window(data, lo)
+        before = len(data[skip : offset - lo].decode("utf-8", "replace")) if offset - lo > skip else 0
+        c = find(text, before)
+        if c >= 0:
+            return lo + skip + len(text[:c].encode("utf-8", "surrogatepass"))
+        if lo + len(data) >= size:
+            return size
+        window *= 4
 
 
-def byte_ranges(path: str | os.PathLike, target: int, find: CutFinder | None) -> list[tuple[int, int]]:
-    """[(start, end)] covering the file, each about `target` bytes, ending at cuts of `find`
-    (None: the whole file as one range).  An empty file has no range."""
-    try:
-        size = os.path.getsize(path)
-    except OSError as exc:
-        raise TokvizError(f"cannot read the file: {exc.strerror or exc}", path) from None
+def byte_ranges(path: str | os.PathLike | CorpusFile, target: int, find: CutFinder | None) -> list[tuple[int, int]]:
+    """[(start, end)] covering the file (a path, or a CorpusFile: its size as listed), each about
+    `target` bytes, ending at cuts of `find` (None: the whole file as one range).  An empty file
+    has no range."""
+    size = size_of(path)
     if find is None or size <= target:
         return [(0, size)] if size else []
     ranges, start = [], 0

@@ -52,7 +52,7 @@ def train(
     pattern name (gpt2, cl100k, o200k, llama3, qwen2) or a regex; `model_options`: what that
     trainer alone takes (bpe: end_of_word="separate" | "glued"; wordpiece: lowercase=True).
     `cluster`: a tokviz.cluster.Cluster that counts the words (the model is learned here, from
-    the same counts as without it)."""
+    the same counts as without it); `files` may then be fsspec URLs and URL globs too."""
     if model not in TRAINERS:
         raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "unknown model {model!r} (choose from {choices})"),
                                   model=model, choices=", ".join(TRAINERS)))
@@ -70,6 +70,11 @@ def train(
     elif pattern is not None:
         raise TokvizError(Message(QT_TRANSLATE_NOOP("train", "--pattern applies to bytelevel-bpe only, not {model}"),
                                   model=model))
+    if cluster is not None:
+        # resolved here as the cluster reads them: absolute paths, URLs and URL globs listed
+        from ..cluster import training_files
+
+        return trainer(training_files(files), options, **kwargs)
     # Paths, not strs: the trainers read a str that names no file as text, and a mistyped file
     # name must be an error, not a corpus of one line.
     paths = [Path(f).expanduser() for f in files]
