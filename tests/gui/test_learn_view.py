@@ -161,6 +161,36 @@ def test_a_bad_word_list_is_said_and_the_view_stays_usable(qtbot, view):
     assert view.run.words == ["长长潮潮", "喜欢吃鱼"] and view.status.styleSheet() == ""
 
 
+def test_a_text_is_counted_as_the_trainer_counts_its_corpus(qtbot, view):
+    from tokviz.train.learn import count_text
+
+    text = "Low, lower; lowest! newer wider 喜欢吃鱼"
+    view.input.set_corpus(text, "text")
+    relearn(qtbot, view, "wordpiece")
+    words, counts = count_text("wordpiece", text, TrainOptions(vocab_size=1))
+    assert (view.run.words, view.run.counts) == (words, counts) and "low" in words  # (lower-cased, as BERT's)
+
+
+def test_a_file_opened_goes_in_the_box_as_words_or_text(qtbot, view, tmp_path):
+    listed = tmp_path / "counts.txt"
+    listed.write_text("low 5\nlowest 2\n", encoding="utf-8")
+    before = view.run
+    view.open_file(str(listed))
+    qtbot.waitUntil(lambda: view.run is not before and not view.is_busy(), timeout=30_000)
+    assert view.input.kind.currentData() == "words" and view.run.words == ["low", "lowest"]
+    prose = tmp_path / "prose.txt"
+    prose.write_text("the lowest of the low", encoding="utf-8")
+    before = view.run
+    view.open_file(str(prose))
+    qtbot.waitUntil(lambda: view.run is not before and not view.is_busy(), timeout=30_000)
+    assert view.input.kind.currentData() == "text" and "lowest" in view.run.words
+    failures = []
+    view.failed.connect(failures.append)
+    view.open_file(str(tmp_path / "missing.txt"))
+    qtbot.waitUntil(lambda: bool(failures), timeout=30_000)
+    assert "missing.txt" in view.status.text()
+
+
 def test_an_edit_is_learned_by_itself_a_moment_later(qtbot, view):
     before = view.run
     view.input.corpus.setPlainText("low:5 lower:2")

@@ -1669,6 +1669,14 @@ after: {after}</source>
       <translation>在浏览器中打开学习到最后的分词器</translation>
     </message>
     <message>
+      <source>Cut at step {position}:</source>
+      <translation>第 {position} 步的切分：</translation>
+    </message>
+    <message>
+      <source>Cutting at step {position}…</source>
+      <translation>正在按第 {position} 步切分…</translation>
+    </message>
+    <message>
       <source>Cut at this step:</source>
       <translation>这一步的切分：</translation>
     </message>

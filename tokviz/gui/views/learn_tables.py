@@ -229,7 +229,7 @@ def step_table_view(model: StepTable, object_name: str) -> StepTableView:
     return StepTableView(model, object_name)
 
 
-def fit_columns(view: QTableView, rows: int = 200) -> None:
+def fit_columns(view: QTableView, rows: int = 100) -> None:
     """Size the columns to the contents of the first `rows` rows (cheap on long tables); where they
     would not fit the view's width, the widest column (a word's chips) gives up the room."""
     model = view.model()

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.gcpause import paused_gc
 from ...errors import TokvizError
 from ..widgets.layout import WrappedLabel, scroll_page
 from ..widgets.style import DEFAULT_THEME, TokenTheme, mono_font
@@ -69,6 +70,7 @@ class LearnView(QWidget):
         self.status = WrappedLabel()
         self.status.setObjectName("LearnStatus")
         self.job = BackgroundJob(status=self.status, parent=self)
+        self.job.progress_bar.setRange(0, 0)  # (a run reports no progress: the bar says it is busy)
         self.runner = TaskRunner(1, self)  # the sample's encodings and files read, one at a time
         self._relearn = QTimer(self)
         self._relearn.setSingleShot(True)
@@ -108,6 +110,8 @@ class LearnView(QWidget):
         self.notes.setObjectName("LearnNotes")
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
+        self.sample_label = QLabel(self.tr("Cut at this step:"))
+        self.sample_label.setObjectName("LearnSampleLabel")
         self.sample = QLineEdit(SAMPLE)
         self.sample.setObjectName("LearnSample")
         self.sample.setPlaceholderText(self.tr("A text to cut with the tokenizer at this step"))
@@ -145,8 +149,7 @@ class LearnView(QWidget):
         controls.addWidget(self.slider, 1)
         controls.addWidget(self.position_label)
         sample_row = QHBoxLayout()
-        sample_label = QLabel(self.tr("Cut at this step:"))
-        sample_row.addWidget(sample_label)
+        sample_row.addWidget(self.sample_label)
         sample_row.addWidget(self.sample, 1)
         sample_row.addWidget(self.open_button)
         right = QWidget()
@@ -203,6 +206,7 @@ class LearnView(QWidget):
         return True
 
     def _learned(self, run) -> None:
+        same_model = self.run is not None and self.run.model == run.model
         self.run = run  # (the run before is let go: its steps and tokenizers with it)
         self.status.setStyleSheet("")
         self.status.setText(self.tr("{steps} steps learned from {words} distinct words.").format(
@@ -212,7 +216,7 @@ class LearnView(QWidget):
         self.slider.setRange(0, len(run.steps))
         self.slider.blockSignals(False)
         self.open_button.setEnabled(True)
-        self.set_position(min(self.position, len(run.steps)))
+        self.set_position(self.position if same_model else 0)  # (words edited: the same step, as far as there is one)
         self.learned.emit(run)
 
     def _fail(self, reason: str) -> None:
@@ -267,7 +271,8 @@ class LearnView(QWidget):
         self.slider.setValue(position)
         self.slider.blockSignals(False)
         page = self.pages.currentWidget()
-        headline, notes = page.show_step(self.run, position)
+        with paused_gc():  # (a step's rows are thousands of small tuples: no collection walks the run for them)
+            headline, notes = page.show_step(self.run, position)
         self.headline.setText(headline)
         self.notes.setText("\n".join(notes))
         self._update_controls()
@@ -295,13 +300,18 @@ class LearnView(QWidget):
 
         def done(encoding) -> None:
             if ask == self._encode_id:
+                self.sample_label.setText(self.tr("Cut at step {position}:").format(position=position))
                 self.token_view.set_encoding(encoding)
                 self.encoded.emit(encoding)
 
         def failed(exc) -> None:
             if ask == self._encode_id:
+                self.sample_label.setText(self.tr("Cut at step {position}:").format(position=position))
                 self.token_view.set_encoding(None)
                 self.token_view.set_message(error_text(exc))
+
+        # (the tokenizer at a step is trained again up to it: on a corpus of a thousand words, seconds)
+        self.sample_label.setText(self.tr("Cutting at step {position}…").format(position=position))
 
         self.runner.submit(work, done, failed, is_current=lambda: ask == self._encode_id)
 
