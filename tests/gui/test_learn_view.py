@@ -238,6 +238,30 @@ def test_the_view_in_chinese_shows_no_english(qtbot):
             view.shutdown()
 
 
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_tab_of_a_1280x800_window_shows_everything_without_scrolling(qtbot, language):
+    from PySide6.QtWidgets import QScrollArea
+
+    from .helpers import clipped_widgets
+
+    with speaking(language):
+        view = LearnView()
+        qtbot.addWidget(view)
+        view.resize(1280, 680)  # (the tab's room in a 1280x800 window with its docks closed)
+        view.show()
+        qtbot.waitUntil(lambda: view.run is not None and not view.is_busy(), timeout=30_000)
+        try:
+            for model in ("wordpiece", "unigram"):
+                relearn(qtbot, view, model)
+                view.set_position(1)
+                settle(qtbot, view)
+                page = view.findChild(QScrollArea)
+                assert not page.horizontalScrollBar().isVisible() and not page.verticalScrollBar().isVisible()
+                assert clipped_widgets(view.splitter) == []
+        finally:
+            view.shutdown()
+
+
 def test_open_as_tokenizer_puts_it_in_the_explorer(qtbot, make_window, default_tokenizer_path):
     window = make_window(default_tokenizer_path, "lowest newer wider")
     window.tabs.setCurrentWidget(window.learn_view)

@@ -405,6 +405,7 @@ class MainWindow(TokenizerLoading, TextLoading, UnsavedWork, MenuDialogs, Header
         self.token_view.set_show_whitespace(on)
         self.compare_view.set_show_whitespace(on)
         self.chat_view.set_show_whitespace(on)
+        self.learn_view.set_show_whitespace(on)
         self.legend.set_show_markers(on)
         self.action_whitespace.setChecked(on)
         self.settings.set_value("view/whitespace", "on" if on else "off")
