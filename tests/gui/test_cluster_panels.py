@@ -1,7 +1,8 @@
 """The Training panel and the Statistics view run on a real Dask LocalCluster of 2 worker processes
 and give what "this machine" gives; Cancel stops a cluster run and leaves the view usable; an
 unreachable scheduler shows an error naming it and changes nothing else; the cluster choices are
-disabled, saying why, for a tokenizer with no file and without Dask.  Skipped without
+disabled, saying why, without Dask; a tokenizer with no file is measured on the cluster too (it goes
+as its bytes); a corpus URL needs a cluster.  Skipped without
 `distributed` (the test extra has it), except under CI=true."""
 from __future__ import annotations
 
@@ -223,13 +224,45 @@ def test_every_model_can_be_trained_on_a_cluster_and_the_choice_stays(qtbot, pan
     assert again.choice() == (SCHEDULER, "tcp://10.0.0.5:8786") and again.workers.value() == 2
 
 
-def test_a_tokenizer_with_no_file_is_measured_here(qtbot, view, distributed):
-    assert _item(view.run_on, WORKERS).isEnabled()
+@pytest.mark.slow
+def test_a_tokenizer_with_no_file_is_measured_on_the_cluster(qtbot, view, distributed):
+    """The tokenizer goes to the workers as its bytes: one trained and not kept has the cluster
+    choices too, and gives this machine's figures there."""
     trained = train("bytelevel-bpe", [resource_path("training.txt")], TrainOptions(vocab_size=300))
     view.set_tokenizer(trained)
-    item = _item(view.run_on, WORKERS)
-    assert not item.isEnabled() and "file" in item.toolTip()
-    assert view.run_on.choice() == (HERE, None)
+    assert _item(view.run_on, WORKERS).isEnabled()
+    view.set_corpus([resource_path("training.txt")])
+    with qtbot.waitSignal(view.finished, timeout=60_000) as here:
+        view.run()
+    view.run_on.set_choice(WORKERS, 2)
+    assert view.run_on.choice() == (WORKERS, 2)
+    with qtbot.waitSignal(view.finished, timeout=120_000) as cluster:
+        view.run()
+    a, b = here.args[0].as_dict(), cluster.args[0].as_dict()
+    assert {k: v for k, v in a.items() if k not in TIMING} == {k: v for k, v in b.items() if k not in TIMING}
+
+
+def test_a_url_is_listed_and_needs_a_cluster(qtbot, view, panel, monkeypatch):
+    from tokviz.gui.work import run_on
+
+    monkeypatch.setattr(run_on, "ask_url", lambda parent: "s3://bucket/corpus/*.txt")
+    monkeypatch.setattr("tokviz.gui.views.stats_view.ask_url", run_on.ask_url)
+    monkeypatch.setattr("tokviz.gui.panels.train_panel.ask_url", run_on.ask_url)
+    view.set_corpus([sample_text_path()])
+    view._ask_url()
+    assert view.corpus() == [str(sample_text_path()), "s3://bucket/corpus/*.txt"]
+    view.run_on.set_choice(HERE)
+    view.run()
+    assert "s3://bucket/corpus/*.txt is read by a Dask cluster's workers" in view.status.text()
+    assert not view.is_running()
+    view.compare()
+    assert "Compare runs on this machine and cannot read s3://bucket/corpus/*.txt" in view.status.text()
+    panel.set_files([sample_text_path(), sample_text_path()])
+    panel._ask_url()
+    assert panel.training_files() == [sample_text_path(), "s3://bucket/corpus/*.txt"]
+    panel.run_on.set_choice(HERE)
+    assert not panel.start()
+    assert "is read by a Dask cluster's workers" in panel.status.text()
 
 
 def test_without_dask_the_cluster_choices_say_how_to_get_it(qtbot, monkeypatch):

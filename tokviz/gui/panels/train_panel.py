@@ -49,7 +49,7 @@ from ...train import TrainOptions, train
 from ...paths import distinct_files
 from ..widgets.click_guard import guard_clicks
 from ..widgets.messages import show
-from ..work.run_on import RunOnBox, open_cluster
+from ..work.run_on import RunOnBox, ask_url, is_url, open_cluster, url_refusal
 from ..widgets.style import DEFAULT_THEME, TokenTheme
 from ..work.workers import TaskRunner, describe_error, error_text
 
@@ -168,6 +168,9 @@ class TrainPanel(QWidget):
         add_files.clicked.connect(self._ask_files)
         add_folder = QPushButton(self.tr("Add folder…"))
         add_folder.clicked.connect(self._ask_folder)
+        add_url = QPushButton(self.tr("Add URL…"))
+        add_url.setToolTip(self.tr("Training text in object storage (s3://bucket/corpus/*.txt), read on a Dask cluster"))
+        add_url.clicked.connect(self._ask_url)
         remove = QPushButton(self.tr("Remove"))
         remove.clicked.connect(lambda: [self.files.takeItem(self.files.row(i)) for i in self.files.selectedItems()])
 
@@ -289,7 +292,7 @@ class TrainPanel(QWidget):
         self._size_curve = self.size_plot.plot([], [])
 
         buttons = QHBoxLayout()
-        for b in (add_files, add_folder, remove):
+        for b in (add_files, add_folder, add_url, remove):
             buttons.addWidget(b)
         setup = QWidget()
         sl = QVBoxLayout(setup)
@@ -367,10 +370,22 @@ class TrainPanel(QWidget):
         for p in paths:
             self.files.addItem(os.fspath(p))
 
-    def training_files(self) -> list[Path]:
+    def training_files(self) -> list:
         """The listed files and the text files of the listed folders, each file once (a file listed
-        alone and inside a listed folder, or through a link, is one file)."""
-        return distinct_files(corpus_files(self.files.item(k).text() for k in range(self.files.count())))
+        alone and inside a listed folder, or through a link, is one file); URLs (read on a cluster)
+        as they are, in their place."""
+        items = [self.files.item(k).text() for k in range(self.files.count())]
+        if not any(is_url(i) for i in items):
+            return distinct_files(corpus_files(items))
+        out, seen = [], set()
+        for item in items:
+            found = [item] if is_url(item) else distinct_files(corpus_files([item]))
+            for f in found:
+                key = f if isinstance(f, str) else os.path.realpath(f)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(f)
+        return out
 
     def options(self) -> TrainOptions:
         """The parameters as set (raises TokvizError for impossible ones)."""
@@ -413,6 +428,11 @@ class TrainPanel(QWidget):
         if folder:
             self.files.addItem(folder)
 
+    def _ask_url(self) -> None:
+        url = ask_url(self)
+        if url:
+            self.files.addItem(url)
+
     # ---- training -----------------------------------------------------------------------------------
     def start(self) -> bool:
         """Train on a worker; False (and the reason in the status line) when it cannot start."""
@@ -424,6 +444,9 @@ class TrainPanel(QWidget):
             where = self.run_on.choice()
             if where == ("scheduler", ""):
                 raise TokvizError(self.tr("give the address of the Dask scheduler (tcp://host:port)"))
+            refusal = url_refusal(files, where)
+            if refusal:
+                raise TokvizError(refusal)
         except TokvizError as exc:
             self.status.setText(error_text(exc))
             return False

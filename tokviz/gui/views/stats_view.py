@@ -7,8 +7,9 @@ several tokenizers on the same corpora.
   and Rényi entropy and their efficiency, Gini, throughput (`analysis.corpus_stats`; the same
   numbers as `tokviz stats --json`), and the Zipf plot of token frequencies (log-log).  "Run on"
   measures on a Dask cluster instead (an address, or N worker processes started here), with the
-  same progress and Cancel and the cluster's dashboard link; the workers load the tokenizer from
-  its file, so one with no file yet (trained, not kept) is measured here.
+  same progress and Cancel and the cluster's dashboard link; the tokenizer goes to the workers as
+  its bytes (one trained or edited and not kept too), and the corpus may hold URLs (Add URL…:
+  s3://bucket/corpus/*.txt), read by the workers.
 * Compare: the current tokenizer and others you add (files or the Library's), on the corpus files
   grouped by name, in the seed material's layout (vocabulary size, tokens, chars/token, time);
   Copy as CSV or Markdown, or Save.
@@ -50,19 +51,16 @@ from ..widgets.click_guard import guard_clicks
 from ..work.jobs import BackgroundJob
 from ..window.open_tokenizers import open_tokenizer
 from ..widgets.plots import FittedAxis, make_plot, theme_plot
-from ..work.run_on import RunOnBox, open_cluster
+from ..work.run_on import RunOnBox, ask_url, is_url, open_cluster, url_refusal
 from ..widgets.style import DEFAULT_THEME, TokenTheme
 from ..widgets.layout import FigureTable, ResponsivePanes, WrappedLabel, scroll_page
 from ..work.workers import describe_error
 
 def cluster_refusal(tokenizer) -> str | None:
-    """Why `tokenizer` cannot be measured on a Dask cluster (its workers load it from its file), or None."""
+    """Why `tokenizer` cannot be measured on a Dask cluster, or None (it goes to the workers as its
+    bytes: one without a file, or edited, goes as it is)."""
     if tokenizer is None:
         return QCoreApplication.translate("StatsView", "Load a tokenizer first")
-    path = tokenizer.source.path
-    if not path or not os.path.exists(path):
-        return QCoreApplication.translate("StatsView", "The cluster's workers load the tokenizer from its file, and "
-                                          "this one has none yet (export it, or wait until it is kept)")
     return None
 
 
@@ -175,6 +173,9 @@ class StatsView(QWidget):
         add_files.clicked.connect(self._ask_files)
         add_folder = QPushButton(self.tr("Add folder…"))
         add_folder.clicked.connect(self._ask_folder)
+        add_url = QPushButton(self.tr("Add URL…"))
+        add_url.setToolTip(self.tr("A corpus in object storage (s3://bucket/corpus/*.txt), read on a Dask cluster"))
+        add_url.clicked.connect(self._ask_url)
         remove = QPushButton(self.tr("Remove"))
         remove.clicked.connect(self._remove_selected)
         self.run_button = QPushButton(self.tr("Measure"))
@@ -222,7 +223,7 @@ class StatsView(QWidget):
         cl.setContentsMargins(0, 0, 0, 0)
         cl.addWidget(QLabel(self.tr("Corpus")))
         cl.addWidget(self.corpus_list, 1)
-        cl.addLayout(_button_row(add_files, add_folder, remove))
+        cl.addLayout(_button_row(add_files, add_folder, add_url, remove))
         cl.addWidget(self.run_on)
         run_row = QHBoxLayout()
         run_row.addWidget(self.run_button)
@@ -289,6 +290,11 @@ class StatsView(QWidget):
         if folder:
             _add_path(self.corpus_list, folder)
 
+    def _ask_url(self) -> None:
+        url = ask_url(self)
+        if url:
+            _add_path(self.corpus_list, url)
+
     def _remove_selected(self) -> None:
         for item in self.corpus_list.selectedItems():
             self.corpus_list.takeItem(self.corpus_list.row(item))
@@ -317,6 +323,10 @@ class StatsView(QWidget):
         if where == ("scheduler", ""):
             self.status.setText(self.tr("Give the address of the Dask scheduler (tcp://host:port)."))
             return
+        refusal = url_refusal(paths, where)
+        if refusal:
+            self.status.setText(refusal)
+            return
         dashboard = self._dashboard = [None]  # (this run's: a run it replaces writes to its own)
 
         def work(cancel, progress):
@@ -324,14 +334,13 @@ class StatsView(QWidget):
                 return corpus_stats(tokenizer, paths, progress=progress, cancel=cancel)
             from ...cluster import corpus_stats_on
 
-            spec = (tokenizer.source.path, tokenizer.source.extra.get("pattern"))
             cluster = open_cluster(where, cancel)
             try:
                 if cancel.is_set():
                     raise Cancelled("cancelled")
                 dashboard[0] = cluster.dashboard_link
-                return corpus_stats_on(cluster, spec, paths, tokenizer=tokenizer, progress=progress,
-                                       cancel=cancel)
+                # (the tokenizer goes to the workers as its bytes, as it is here)
+                return corpus_stats_on(cluster, tokenizer, paths, progress=progress, cancel=cancel)
             finally:
                 cluster.close()
 
@@ -355,6 +364,11 @@ class StatsView(QWidget):
         paths = self.corpus()
         if self._tokenizer is None or not paths:
             self.status.setText(self.tr("Load a tokenizer and add files or folders first."))
+            return
+        url = next((p for p in paths if is_url(p)), None)
+        if url is not None:  # (a comparison runs here)
+            self.status.setText(self.tr("Compare runs on this machine and cannot read {url}: measure it with Run on "
+                                        "a Dask cluster").format(url=url))
             return
         current = self._tokenizer
         current_name = current.source.name or self.tr("current")

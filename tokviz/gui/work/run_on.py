@@ -1,7 +1,8 @@
 """Where a long run goes: this machine, a Dask cluster at an address, or N local worker processes.
 
 `RunOnBox` is the choice the Training panel and the Statistics view share.  It never connects:
-`open_cluster(choice)` does, on the worker thread (reaching a scheduler can take seconds).  The
+`open_cluster(choice)` does, on the worker thread (reaching a scheduler can take seconds).  Corpora
+on a cluster may be URLs (`ask_url`; `url_refusal` says they need one).  The
 cluster choices are disabled, with the reason as their tooltip, when `distributed` is not
 installed (tokviz.cluster.INSTALL_HINT) or when the view refuses them (`set_refused`).  While a
 cluster run goes, `show_dashboard(link)` shows the Dask dashboard as a link that opens in the
@@ -29,6 +30,38 @@ def have_distributed() -> bool:
         return importlib.util.find_spec("distributed") is not None
     except (ImportError, ValueError):
         return False
+
+
+def ask_url(parent) -> str | None:
+    """A corpus URL or URL glob the user types (s3://bucket/corpus/*.txt), or None; read on a
+    Dask cluster only (`url_refusal`)."""
+    from PySide6.QtWidgets import QInputDialog
+
+    tr = lambda text: QCoreApplication.translate("RunOnBox", text)  # noqa: E731
+    text, ok = QInputDialog.getText(
+        parent, tr("Add a corpus URL"),
+        tr("A file, folder or glob in object storage, read by the cluster's workers with fsspec\n"
+           "(e.g. s3://bucket/corpus/*.txt; credentials from each machine's environment):"),
+        text="s3://")
+    text = text.strip()
+    return text if ok and "://" in text and not text.endswith("://") else None
+
+
+def is_url(item: str) -> bool:
+    from ...cluster.sources import is_url as url
+
+    return url(item)
+
+
+def url_refusal(items, choice: tuple[str, object]) -> str | None:
+    """Why `items` cannot be read where `choice` runs (a URL is read on a cluster only), or None."""
+    if choice[0] != HERE:
+        return None
+    url = next((i for i in items if is_url(i)), None)
+    if url is None:
+        return None
+    return QCoreApplication.translate("RunOnBox", "{url} is read by a Dask cluster's workers: choose Run on a Dask "
+                                                  "cluster, or local worker processes").format(url=url)
 
 
 def open_cluster(choice: tuple[str, object], cancel=None):
