@@ -110,10 +110,9 @@ def read_corpus_file(path: str | os.PathLike) -> str:
 
     size = os.stat(path).st_size if os.path.isfile(path) else 0
     if size > MAX_FILE_BYTES:
-        raise TokvizError(QCoreApplication.translate("LearnInput", "the file holds {size} MB: Learn steps through small "
-                                                                   "corpora (up to {limit} MB); train on big ones in "
-                                                                   "the Training panel").format(
-            size=f"{size / 2**20:.1f}", limit=MAX_FILE_BYTES // 2**20), path)
+        reason = QCoreApplication.translate("LearnInput", "the file holds {size} MB: Learn steps through small corpora "
+                                                          "(up to {limit} MB); train on big ones in the Training panel")
+        raise TokvizError(reason.format(size=f"{size / 2**20:.1f}", limit=MAX_FILE_BYTES // 2**20), path)
     return read_text_file(path)
 
 

@@ -94,7 +94,7 @@ class MergePage(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         self.splitter = _splitter(self.words_box, self.pairs_box, self.vocab_box)
-        self.splitter.setSizes([270, 440, 270])
+        self.splitter.setSizes([300, 360, 300])
         lay.addWidget(self.splitter)
         self._wordpiece: bool | None = None
 
@@ -102,6 +102,7 @@ class MergePage(QWidget):
         if wordpiece == self._wordpiece:
             return
         self._wordpiece = wordpiece
+        self.splitter.setSizes([260, 460, 260] if wordpiece else [300, 360, 300])  # (six columns of scores)
         if wordpiece:
             self.pairs.set_headers([self.tr("pair"), self.tr("count(ab)"), self.tr("count(a)"), self.tr("count(b)"),
                                     self.tr("score"), self.tr("note")])

@@ -231,7 +231,7 @@ def step_table_view(model: StepTable, object_name: str) -> StepTableView:
 
 def fit_columns(view: QTableView, rows: int = 100) -> None:
     """Size the columns to the contents of the first `rows` rows (cheap on long tables); where they
-    would not fit the view's width, the widest column (a word's chips) gives up the room."""
+    would not fit the view's width, the last column and then the widest give up the room."""
     model = view.model()
     if model is None or model.columnCount() == 0:
         return
@@ -250,9 +250,12 @@ def fit_columns(view: QTableView, rows: int = 100) -> None:
     bar = view.verticalScrollBar()
     room = view.width() - 2 * view.frameWidth() - (bar.sizeHint().width() if bar.isVisible() else 0) - 2
     excess = sum(widths) - room
-    if excess > 0 and room > 0:
+    if excess > 0 and room > 0:  # (the last column, a note, gives up its room first, then the widest)
+        last = max(60, widths[-1] - excess)
+        excess -= widths[-1] - last
+        widths[-1] = last
         widest = max(range(len(widths)), key=widths.__getitem__)
-        widths[widest] = max(60, widths[widest] - excess)
+        widths[widest] = max(60, widths[widest] - max(0, excess))
     elif room > 0:
         widths[-1] -= excess  # (the last column takes the room left)
     for column, width in enumerate(widths):

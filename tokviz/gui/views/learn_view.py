@@ -42,7 +42,7 @@ from .token_view import TokenView
 
 SAMPLE = "lowest newer wider"  # (data: the sample text cut at each step)
 RELEARN_MS = 400  # an edit of the words or options is learned this long after the last one
-INPUT_WIDTH = 300
+INPUT_WIDTH = 270
 ERROR_STYLE = "color: #c0392b;"
 
 
