@@ -171,6 +171,18 @@ def test_a_text_is_counted_as_the_trainer_counts_its_corpus(qtbot, view):
     assert (view.run.words, view.run.counts) == (words, counts) and "low" in words  # (lower-cased, as BERT's)
 
 
+def test_byte_level_bpe_counts_with_the_split_pattern_chosen(qtbot, view):
+    from tokviz.train.learn import count_text
+
+    text = "lowest 12345 newer"
+    view.input.set_corpus(text, "text")
+    view.input.pattern.setCurrentIndex(view.input.pattern.findData("cl100k"))
+    relearn(qtbot, view, "bytelevel-bpe")
+    assert view.run.model_options == {"pattern": "cl100k"}
+    assert view.run.words == count_text("bytelevel-bpe", text, TrainOptions(vocab_size=1), pattern="cl100k")[0]
+    assert "Ġnewer" in view.run.words and "45" in view.run.words  # (cl100k cuts digits in threes; gpt2 would not)
+
+
 def test_a_file_opened_goes_in_the_box_as_words_or_text(qtbot, view, tmp_path):
     listed = tmp_path / "counts.txt"
     listed.write_text("low 5\nlowest 2\n", encoding="utf-8")

@@ -2,6 +2,18 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
   <context>
+    <name />
+    <message>
+      <source>Add a corpus URL</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>A file, folder or glob in object storage, read by the cluster's workers with fsspec
+(e.g. s3://bucket/corpus/*.txt; credentials from each machine's environment):</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>About</name>
     <message>
       <source>in use</source>
@@ -1562,6 +1574,10 @@ after: {after}</source>
       <translation>独立符号：标记自成一个符号（l o w &lt;/w&gt;）；粘连：标记粘在每个词的最后一个字符上（l o w&lt;/w&gt;），同 HF BpeTrainer 的 end_of_word_suffix；无：不加标记</translation>
     </message>
     <message>
+      <source>How byte-level BPE cuts a text into words before counting them</source>
+      <translation>字节级 BPE 计数前如何把文本切成词</translation>
+    </message>
+    <message>
       <source>automatic</source>
       <translation>自动</translation>
     </message>
@@ -1584,6 +1600,10 @@ after: {after}</source>
     <message>
       <source>End of word</source>
       <translation>词尾</translation>
+    </message>
+    <message>
+      <source>Split pattern</source>
+      <translation>切分模式</translation>
     </message>
     <message>
       <source>Vocabulary size</source>
@@ -3070,6 +3090,10 @@ correlation</source>
       <translation>本地工作进程</translation>
     </message>
     <message>
+      <source>{url} is read by a Dask cluster's workers: choose Run on a Dask cluster, or local worker processes</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <source>Where the counting runs: here, or on a Dask cluster</source>
       <translation>计数在哪里运行：本机，或 Dask 集群</translation>
     </message>
@@ -3142,10 +3166,6 @@ correlation</source>
     <message>
       <source>Load a tokenizer first</source>
       <translation>请先加载分词器</translation>
-    </message>
-    <message>
-      <source>The cluster's workers load the tokenizer from its file, and this one has none yet (export it, or wait until it is kept)</source>
-      <translation>集群的工作进程从文件加载分词器，而这个分词器还没有文件（请导出它，或等它保存后再试）</translation>
     </message>
     <message>
       <source>files</source>
@@ -3268,6 +3288,14 @@ correlation</source>
       <translation>添加文件夹…</translation>
     </message>
     <message>
+      <source>Add URL…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>A corpus in object storage (s3://bucket/corpus/*.txt), read on a Dask cluster</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
       <source>Remove</source>
       <translation>移除</translation>
     </message>
@@ -3386,6 +3414,10 @@ correlation</source>
     <message>
       <source>Starting {n} worker process(es)…</source>
       <translation>正在启动 {n} 个工作进程…</translation>
+    </message>
+    <message>
+      <source>Compare runs on this machine and cannot read {url}: measure it with Run on a Dask cluster</source>
+      <translation type="unfinished" />
     </message>
     <message>
       <source>current</source>
@@ -3808,6 +3840,14 @@ Open one with File ▸ Open tokenizer… (Ctrl+O) or drop it here.</source>
     <message>
       <source>Add folder…</source>
       <translation>添加文件夹…</translation>
+    </message>
+    <message>
+      <source>Add URL…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Training text in object storage (s3://bucket/corpus/*.txt), read on a Dask cluster</source>
+      <translation type="unfinished" />
     </message>
     <message>
       <source>Remove</source>

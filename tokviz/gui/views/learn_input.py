@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.patterns import NAMED_PATTERNS
 from ...errors import TokvizError
 from ...train.learn.merges import TIE_RULES
 from ..widgets.messages import show
@@ -63,6 +64,7 @@ class LearnRequest:
     tie_break: str = "hf"
     end_of_word: str = "separate"    # bpe: "separate", "glued" or "none"
     marker: str = "</w>"
+    pattern: str = "gpt2"            # bytelevel-bpe: the split pattern (core.patterns.NAMED_PATTERNS)
 
 
 def prepare(request: LearnRequest):
@@ -73,7 +75,7 @@ def prepare(request: LearnRequest):
     from ...train.options import TrainOptions
 
     base = TrainOptions(vocab_size=1, min_frequency=request.min_frequency, tie_break=request.tie_break)
-    pattern = "gpt2" if request.model == "bytelevel-bpe" else None
+    pattern = request.pattern if request.model == "bytelevel-bpe" else None
     if request.kind == "text":
         words, counts = count_text(request.model, request.corpus, base, pattern=pattern)
     else:
@@ -154,6 +156,11 @@ class LearnInput(QWidget):
         self.end_of_word.setToolTip(self.tr("separate symbol: the marker is a symbol of its own (l o w </w>); glued: "
                                             "it is glued to each word's last character (l o w</w>), as HF's "
                                             "BpeTrainer's end_of_word_suffix; none: no marker"))
+        self.pattern = QComboBox()
+        self.pattern.setObjectName("LearnPattern")
+        for name in NAMED_PATTERNS:
+            self.pattern.addItem(name, name)
+        self.pattern.setToolTip(self.tr("How byte-level BPE cuts a text into words before counting them"))
         self.vocab_size = QSpinBox()
         self.vocab_size.setObjectName("LearnVocabSize")
         self.vocab_size.setRange(0, 10_000_000)
@@ -188,6 +195,7 @@ class LearnInput(QWidget):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow(self.tr("Algorithm"), self.model)
         form.addRow(self.tr("End of word"), end)
+        form.addRow(self.tr("Split pattern"), self.pattern)
         form.addRow(self.tr("Vocabulary size"), self.vocab_size)
         form.addRow(self.tr("Min frequency"), self.min_frequency)
         form.addRow(self.tr("Tie rule"), self.tie_break)
@@ -201,7 +209,8 @@ class LearnInput(QWidget):
         self.model.currentIndexChanged.connect(self._update_fields)
         self.end_of_word.currentIndexChanged.connect(self._update_fields)
         for signal in (self.corpus.textChanged, self.model.currentIndexChanged, self.marker.textChanged,
-                       self.end_of_word.currentIndexChanged, self.vocab_size.valueChanged,
+                       self.end_of_word.currentIndexChanged, self.pattern.currentIndexChanged,
+                       self.vocab_size.valueChanged,
                        self.min_frequency.valueChanged, self.tie_break.currentIndexChanged):
             signal.connect(self.changed)
         self._update_fields()
@@ -217,7 +226,8 @@ class LearnInput(QWidget):
             raise TokvizError(self.tr("type some words (low:5 lowest:2 …) or a text to learn from"))
         return LearnRequest(model=model, corpus=self.corpus.toPlainText(), kind=self.kind.currentData(),
                             vocab_size=self.vocab_size.value(), min_frequency=self.min_frequency.value(),
-                            tie_break=self.tie_break.currentData(), end_of_word=end_of_word, marker=marker)
+                            tie_break=self.tie_break.currentData(), end_of_word=end_of_word, marker=marker,
+                            pattern=self.pattern.currentData())
 
     def set_model(self, model: str) -> None:
         self.model.setCurrentIndex(self.model.findData(model))
@@ -243,6 +253,7 @@ class LearnInput(QWidget):
         model = self.model.currentData()
         self.end_of_word.setEnabled(model == "bpe")
         self.marker.setEnabled(model == "bpe" and self.end_of_word.currentData() != "none")
+        self.pattern.setEnabled(model == "bytelevel-bpe")
         self.min_frequency.setEnabled(model != "unigram")
         self.tie_break.setEnabled(model != "unigram")
 
