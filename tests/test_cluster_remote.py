@@ -340,6 +340,27 @@ def test_a_url_without_a_cluster_says_to_use_one(client_dir, monkeypatch, capsys
     assert code == 2 and "a URL is read on a Dask cluster" in err
 
 
+def test_cancel_stops_the_cluster_tasks(scheduler, client_dir, s3):
+    from tokviz.cluster import Cluster, corpus_stats_on
+    from tokviz.errors import Cancelled
+
+    stop = threading.Event()
+    with Cluster(scheduler, timeout=60) as cluster:
+        with pytest.raises(Cancelled):
+            corpus_stats_on(cluster, load(client_dir / "one.json"), [f"s3://{BUCKET}/big/big.txt"], cancel=stop,
+                            progress=lambda done, total: stop.set() if 0 < done < total else None, range_bytes=16 << 10)
+        assert stop.is_set()
+
+        def tokviz_tasks(dask_scheduler):
+            return sum(1 for ts in dask_scheduler.tasks.values() if "stats_range" in str(ts.key)
+                       or "tokviz-combine" in str(ts.key))
+
+        deadline = time.monotonic() + START_TIMEOUT
+        while cluster.client.run_on_scheduler(tokviz_tasks) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert cluster.client.run_on_scheduler(tokviz_tasks) == 0
+
+
 # ---- a worker killed mid-run -------------------------------------------------------------------------
 
 

@@ -150,3 +150,21 @@ def test_a_url_needs_a_cluster_and_labels_by_its_folder(capsys):
     assert "a URL is read on a Dask cluster: add --scheduler" in capsys.readouterr().err
     assert cli.main(["train", "s3://bucket/a.txt", "--model", "unigram", "--vocab-size", "300", "-o", "x.json"]) == 2
     assert "a URL is read on a Dask cluster" in capsys.readouterr().err
+
+
+def test_a_url_a_worker_may_not_read_names_the_worker(monkeypatch):
+    """What the storage refuses a worker (wrong credentials there, no network) is said with the
+    worker's address, the URL and the storage's own words."""
+    class Refusing:
+        def cat_file(self, path, start=None, end=None):
+            raise PermissionError("The AWS Access Key Id you provided does not exist in our records.")
+
+    monkeypatch.setattr(tasks, "filesystem", lambda url: (Refusing(), url.split("://")[1]))
+    src = CorpusFile("s3://bucket/a.txt", "s3://bucket/a.txt", 100)
+    for run in (lambda: tasks.count_range(src, 0, 100, {"pattern": "gpt2"}),
+                lambda: tasks.stats_range(TokenizerPayload.of(load(DEMO)), src, 0, 100, 2.5)):
+        with pytest.raises(tasks.WorkerReadError) as err:
+            run()
+        assert str(err.value) == ("worker this process: cannot read s3://bucket/a.txt: access denied (check the "
+                                  "credentials the environment gives): The AWS Access Key Id you provided does not "
+                                  "exist in our records.")

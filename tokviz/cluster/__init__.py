@@ -112,24 +112,6 @@ def _ranges(f: CorpusFile, target: int, find) -> list[tuple[int, int]]:
         raise client_error(exc, f.name) from None
 
 
-_DESCRIBED_ASIDE = ("path", "name", "encoder", "encoder_detail", "chat_templates")
-
-
-def same_tokenizer(a, b) -> bool:
-    """Whether two tokenizers cut text alike as far as can be told from what they hold: the same
-    pipeline, added tokens, vocabulary (every token's bytes) and merges."""
-    if a is b:
-        return True
-    da, db = a.describe(), b.describe()
-    if any(da.get(k) != db.get(k) for k in set(da) | set(db) if k not in _DESCRIBED_ASIDE):
-        return False
-    if [(t.id, t.content, t.special) for t in a.added.tokens] != [(t.id, t.content, t.special) for t in b.added.tokens]:
-        return False
-    if any(a.token_bytes(i) != b.token_bytes(i) for i in range(a.vocab_size)):
-        return False
-    return list(getattr(a.model, "merges", None) or ()) == list(getattr(b.model, "merges", None) or ())
-
-
 def count_corpus_on(cluster: Cluster, *, range_bytes: int | None = None):
     """A drop-in for `bpe_core.count_corpus` over files that counts on `cluster` (a trainer's
     `count=`: bpe, bytelevel-bpe, wordpiece): the same (pieces, counts), pieces in order of first
