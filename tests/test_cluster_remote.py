@@ -334,6 +334,19 @@ def test_wrong_credentials_are_said(scheduler, client_dir, monkeypatch, capsys):
         _fresh_filesystems()
 
 
+def test_local_worker_processes_read_s3_too(s3, client_dir, monkeypatch, capsys):
+    """--workers N: the worker processes started here get the environment's credentials."""
+    _needs("distributed", 'Dask distributed is not installed (pip install "tokviz[cluster]")')
+    monkeypatch.chdir(client_dir)
+    code, out, err = _cli(capsys, "stats", "-t", "one.json", "--corpus", "code=corpus/", "--json")
+    assert code == 0, err
+    alone = _figures(out)
+    code, out, err = _cli(capsys, "stats", "-t", "one.json", "--corpus", f"code=s3://{BUCKET}/corpus/", "--json",
+                          "--workers", "2")
+    assert code == 0, err
+    assert _figures(out) == alone
+
+
 def test_a_url_without_a_cluster_says_to_use_one(client_dir, monkeypatch, capsys):
     monkeypatch.chdir(client_dir)
     code, _, err = _cli(capsys, "stats", "-t", "one.json", "--corpus", f"s3://{BUCKET}/corpus/*.txt")
@@ -383,8 +396,11 @@ def test_a_worker_killed_mid_run_changes_nothing(scheduler, client_dir, s3):
 
         there = corpus_stats_on(cluster, tok, [f"s3://{BUCKET}/big/big.txt"], progress=progress, range_bytes=16 << 10)
         assert killed.is_set(), "the worker was not killed while tasks ran"
-        client.wait_for_workers(2, timeout=START_TIMEOUT)  # (the nanny starts it again, in the namespace)
+        deadline = time.monotonic() + START_TIMEOUT  # (the scheduler lets the dead one go; its nanny starts
+        while victim in client.scheduler_info()["workers"] and time.monotonic() < deadline:  # a new one)
+            time.sleep(0.2)
         assert victim not in client.scheduler_info()["workers"]
+        client.wait_for_workers(2, timeout=START_TIMEOUT)
     alone = corpus_stats(tok, [client_dir / "big.txt"])
     assert {k: v for k, v in there.as_dict().items() if k not in TIMING | {"files"}} == \
         {k: v for k, v in alone.as_dict().items() if k not in TIMING | {"files"}}

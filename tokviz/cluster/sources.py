@@ -93,13 +93,11 @@ def filesystem(url: str):
     try:
         import fsspec
     except ImportError:
-        raise TokvizError(f'reading {url.split("://")[0]}:// URLs needs fsspec: pip install "tokviz[cluster]"') from None
+        raise TokvizError('reading URLs needs fsspec: pip install "tokviz[cluster]"', url) from None
     try:
         return fsspec.core.url_to_fs(url)
-    except ImportError as exc:
-        raise TokvizError(f"cannot read {url}: {exc}") from None
-    except ValueError as exc:  # an unknown protocol
-        raise TokvizError(f"cannot read {url}: {exc}") from None
+    except (ImportError, ValueError) as exc:  # the protocol's package missing (s3fs...); an unknown protocol
+        raise TokvizError(str(exc).strip() or type(exc).__name__, url) from None
 
 
 def _is_text_name(name: str) -> bool:

@@ -102,7 +102,10 @@ def reading(src: CorpusFile):
 
 def _remote_blocks(src: CorpusFile, start: int, end: int, block: int) -> Iterator[bytes]:
     """Bytes [start, end) of a URL, `block` at a time, each one ranged read."""
-    fs, path = filesystem(src.url)
+    try:
+        fs, path = filesystem(src.url)
+    except TokvizError as exc:  # (fsspec or the protocol's package not installed here)
+        raise _cannot_read(src, exc.reason) from None
     offset = start
     while offset < end:
         data = fs.cat_file(path, start=offset, end=min(end, offset + block))
