@@ -2,18 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
   <context>
-    <name />
-    <message>
-      <source>Add a corpus URL</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>A file, folder or glob in object storage, read by the cluster's workers with fsspec
-(e.g. s3://bucket/corpus/*.txt; credentials from each machine's environment):</source>
-      <translation type="unfinished" />
-    </message>
-  </context>
-  <context>
     <name>About</name>
     <message>
       <source>in use</source>
@@ -3090,8 +3078,18 @@ correlation</source>
       <translation>本地工作进程</translation>
     </message>
     <message>
+      <source>Add a corpus URL</source>
+      <translation>添加语料 URL</translation>
+    </message>
+    <message>
+      <source>A file, folder or glob in object storage, read by the cluster's workers with fsspec
+(e.g. s3://bucket/corpus/*.txt; credentials from each machine's environment):</source>
+      <translation>对象存储中的文件、文件夹或通配符，由集群的工作进程用 fsspec 读取
+（例如 s3://bucket/corpus/*.txt；凭据取自各台机器的环境）：</translation>
+    </message>
+    <message>
       <source>{url} is read by a Dask cluster's workers: choose Run on a Dask cluster, or local worker processes</source>
-      <translation type="unfinished" />
+      <translation>{url} 由 Dask 集群的工作进程读取：请把“运行于”选为 Dask 集群或本地工作进程</translation>
     </message>
     <message>
       <source>Where the counting runs: here, or on a Dask cluster</source>
@@ -3289,11 +3287,11 @@ correlation</source>
     </message>
     <message>
       <source>Add URL…</source>
-      <translation type="unfinished" />
+      <translation>添加 URL…</translation>
     </message>
     <message>
       <source>A corpus in object storage (s3://bucket/corpus/*.txt), read on a Dask cluster</source>
-      <translation type="unfinished" />
+      <translation>对象存储中的语料（s3://bucket/corpus/*.txt），在 Dask 集群上读取</translation>
     </message>
     <message>
       <source>Remove</source>
@@ -3417,7 +3415,7 @@ correlation</source>
     </message>
     <message>
       <source>Compare runs on this machine and cannot read {url}: measure it with Run on a Dask cluster</source>
-      <translation type="unfinished" />
+      <translation>对比在本机运行，无法读取 {url}：请将“运行于”选为 Dask 集群后测量</translation>
     </message>
     <message>
       <source>current</source>
@@ -3843,11 +3841,11 @@ Open one with File ▸ Open tokenizer… (Ctrl+O) or drop it here.</source>
     </message>
     <message>
       <source>Add URL…</source>
-      <translation type="unfinished" />
+      <translation>添加 URL…</translation>
     </message>
     <message>
       <source>Training text in object storage (s3://bucket/corpus/*.txt), read on a Dask cluster</source>
-      <translation type="unfinished" />
+      <translation>对象存储中的训练文本（s3://bucket/corpus/*.txt），在 Dask 集群上读取</translation>
     </message>
     <message>
       <source>Remove</source>

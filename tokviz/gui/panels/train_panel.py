@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -291,9 +292,9 @@ class TrainPanel(QWidget):
         self._main_curve = self.main_plot.plot([], [])
         self._size_curve = self.size_plot.plot([], [])
 
-        buttons = QHBoxLayout()
-        for b in (add_files, add_folder, add_url, remove):
-            buttons.addWidget(b)
+        buttons = QGridLayout()  # (two rows: four buttons in a row would not fit a narrow dock)
+        for k, b in enumerate((add_files, add_folder, add_url, remove)):
+            buttons.addWidget(b, k // 2, k % 2)
         setup = QWidget()
         sl = QVBoxLayout(setup)
         sl.setContentsMargins(4, 4, 4, 4)

@@ -37,11 +37,11 @@ def ask_url(parent) -> str | None:
     Dask cluster only (`url_refusal`)."""
     from PySide6.QtWidgets import QInputDialog
 
-    tr = lambda text: QCoreApplication.translate("RunOnBox", text)  # noqa: E731
     text, ok = QInputDialog.getText(
-        parent, tr("Add a corpus URL"),
-        tr("A file, folder or glob in object storage, read by the cluster's workers with fsspec\n"
-           "(e.g. s3://bucket/corpus/*.txt; credentials from each machine's environment):"),
+        parent, QCoreApplication.translate("RunOnBox", "Add a corpus URL"),
+        QCoreApplication.translate("RunOnBox", "A file, folder or glob in object storage, read by the cluster's "
+                                               "workers with fsspec\n(e.g. s3://bucket/corpus/*.txt; credentials "
+                                               "from each machine's environment):"),
         text="s3://")
     text = text.strip()
     return text if ok and "://" in text and not text.endswith("://") else None
