@@ -34,7 +34,7 @@ from .sources import CorpusFile, client_error, corpus_sources, is_url
 from .tree import reduce_tree, wait_result
 
 __all__ = ["Cluster", "CorpusFile", "INSTALL_HINT", "connect", "corpus_sources", "corpus_stats_on", "count_corpus_on",
-           "count_words_on", "is_url", "require_distributed", "training_files"]
+           "count_words_on", "is_url", "require_distributed", "ship_tokenizer", "training_files"]
 
 
 def corpus_stats_on(
