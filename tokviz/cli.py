@@ -17,7 +17,7 @@
     tokviz robustness -t TOK [-t TOK ...] [FILE|-] [--perturbation NAME ...] [--rate R] [--seed S] [--table markdown|csv] [--json]
     tokviz overlap -t A -t B [-t C ...] [--table markdown|csv] [--json]  shared tokens, merge order: derived?
     tokviz roundtrip -t TOK [FILE|-] [--show N] [--table markdown|csv] [--json]  normalizer changes and where decode(encode(x)) != x
-    tokviz screenshot explorer|window|merges|vocab|stats|compare|train|chat|fairness|robustness|overlap -t TOK [-t TOK2 ...] [--text FILE] -o out.png
+    tokviz screenshot explorer|window|merges|vocab|stats|compare|train|chat|fairness|robustness|overlap|learn|learn-wordpiece|learn-unigram -t TOK [-t TOK2 ...] [--text FILE] -o out.png
 """
 from __future__ import annotations
 
@@ -921,7 +921,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_roundtrip)
 
     p = sub.add_parser("screenshot", help="render a view to a PNG (offscreen)")
-    p.add_argument("view", help="explorer, window, merges, vocab, stats, compare, train, chat, robustness, fairness or overlap")
+    p.add_argument("view", help="explorer, window, merges, vocab, stats, compare, train, chat, robustness, fairness, overlap, learn, learn-wordpiece or learn-unigram")
     tok_arg(p, many=True)
     p.add_argument("--text", help="text file to show (default: the sample text; chat: a JSON conversation)")
     p.add_argument("-o", "--output", required=True, help="PNG file to write")

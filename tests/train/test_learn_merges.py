@@ -271,3 +271,14 @@ def test_min_word_count_prunes_the_whole_counts(model):
     words, counts = count_text(model, as_text(*textbook()), options)
     everything = count_text(model, as_text(*textbook()), TrainOptions(vocab_size=100))
     assert (words, counts) == tuple(map(list, zip(*[(w, n) for w, n in zip(*everything) if n >= 3])))
+
+
+@pytest.mark.parametrize("model", ["bpe", "wordpiece", "bytelevel-bpe"])
+def test_the_tokenizer_at_the_last_step_is_the_trained_one(model):
+    """tokenizer_at assembles the tokenizer as the trainer does: given every merge, the same one."""
+    options = TrainOptions(vocab_size=100_000, special_tokens=["<pad>", "[UNK]"], user_defined_symbols=["<x>"])
+    text = open(resource_path("sample.txt"), encoding="utf-8").read()
+    run = learn(model, *count_text(model, text, options), options)
+    rebuilt = run._build_at(len(run.steps))
+    assert vocab(rebuilt) == vocab(run.tokenizer)
+    assert rebuilt.encode(text).ids == run.tokenizer.encode(text).ids

@@ -32,7 +32,8 @@ from ..core.tokenizer import Source, Tokenizer
 from ..errors import TokvizError
 from ..messages import QT_TRANSLATE_NOOP, Message
 from . import bpe_core
-from .charlevel import assemble_vocab, choose_alphabet, learn_spelled_merges, merge_budget, unk_token_for
+from .charlevel import (SpelledCorpus, assemble_vocab, choose_alphabet, learn_spelled_merges, merge_budget,
+                        unk_token_for)
 from .options import COUNTING_WORDS, CancelCheck, Progress, TrainOptions, check_cancel, done_message
 
 END_OF_WORD = "</w>"
@@ -93,6 +94,20 @@ def char_bpe_from_counts(
     check_end_of_word(end_of_word, marker)
     report = progress or (lambda fraction, message: None)
     check_cancel(cancel)
+    corpus = spell_words(words, counts, options, end_of_word=end_of_word, marker=marker)
+    merges, merged_spell = learn_spelled_merges(
+        corpus.word_symbols, corpus.word_counts, corpus.spell, corpus.room, mode="count", join=str.__add__,
+        options=options, lengths=corpus.lengths, progress=progress, cancel=cancel, start=start, observe=observe,
+    )
+    tokenizer = char_bpe_tokenizer(corpus, merges, merged_spell, options, end_of_word=end_of_word, marker=marker)
+    report(1.0, done_message(len(merges), tokenizer.vocab_size))
+    return tokenizer
+
+
+def spell_words(words: list[str], counts: list[int], options: TrainOptions, *, end_of_word: str = "separate",
+                marker: str = END_OF_WORD) -> SpelledCorpus:
+    """`words` as the trainer spells them: characters of the alphabet, then the end-of-word marker
+    as a symbol of its own (separate), glued to the last character (glued), or none."""
     glued = end_of_word == "glued"
     marked = end_of_word != "none"
     alphabet = choose_alphabet(words, counts, options)
@@ -124,19 +139,24 @@ def char_bpe_from_counts(
 
     byte_tokens = [f"<0x{b:02X}>" for b in range(256)] if options.byte_fallback else []
     room = merge_budget(options, len(fixed) + len(options.user_defined_symbols) + len(byte_tokens) + len(spell))
-    merges, merged_spell = learn_spelled_merges(
-        word_symbols, word_counts, spell, room, mode="count", join=str.__add__, options=options, lengths=lengths,
-        progress=progress, cancel=cancel, start=start, observe=observe,
-    )
+    return SpelledCorpus(fixed, unk, spell, word_symbols, word_counts, lengths, room, byte_tokens)
+
+
+def char_bpe_tokenizer(corpus: SpelledCorpus, merges: list, merged_spell: list[str], options: TrainOptions, *,
+                       end_of_word: str = "separate", marker: str = END_OF_WORD) -> Tokenizer:
+    """The Tokenizer of `merges` (bpe_core.Merge over corpus.spell's ids) spelled `merged_spell`."""
+    spell = corpus.spell
+    glued = end_of_word == "glued"
+    marked = end_of_word != "none"
 
     def spell_of(i: int) -> str:
         return spell[i] if i < len(spell) else merged_spell[i - len(spell)]
 
-    vocab, added = assemble_vocab(fixed, byte_tokens + spell + merged_spell, options)
+    vocab, added = assemble_vocab(corpus.fixed, corpus.before_spell + spell + merged_spell, options)
     model = BPE(
         vocab,
         [(spell_of(m.left), spell_of(m.right)) for m in merges],
-        unk_token=unk,
+        unk_token=corpus.unk,
         byte_fallback=options.byte_fallback,
         end_of_word_suffix=marker if glued else None,
         end_of_word_symbol=marker if end_of_word == "separate" else None,
@@ -147,7 +167,6 @@ def char_bpe_from_counts(
     decoder = dec.BPEDecoder(marker) if marked else None
     if options.byte_fallback:
         decoder = dec.ByteFallback() if decoder is None else dec.Sequence([dec.ByteFallback(), decoder])
-    report(1.0, done_message(len(merges), len(vocab)))
     return Tokenizer(
         model,
         pre_tokenizer=pre_tokenizer,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core.added import AddedToken
 from ..errors import TokvizError
@@ -43,6 +43,21 @@ class Alphabet:
         if start is not None:
             runs.append((word[start:], True))
         return runs
+
+
+@dataclass
+class SpelledCorpus:
+    """The words of a character-level trainer spelled as symbol ids, ready for learn_spelled_merges,
+    with the tokens the vocabulary puts around the learned ones."""
+
+    fixed: list[str]                  # special and reserved tokens (the unknown token among them), ids 0..
+    unk: str                          # the unknown token
+    spell: list[str]                  # the text of each initial symbol
+    word_symbols: list[list[int]]     # each word (or run of known characters) as symbol ids
+    word_counts: list[int]
+    lengths: list[int]                # each symbol's length for max_token_length
+    room: int                         # merges that fit in vocab_size
+    before_spell: list[str] = field(default_factory=list)  # tokens between the fixed ones and the symbols (bytes)
 
 
 def choose_alphabet(words: list[str], counts: list[int], options: TrainOptions) -> Alphabet:

@@ -28,7 +28,8 @@ from ..core.models.wordpiece import WordPiece
 from ..core.tokenizer import Source, Tokenizer
 from ..messages import QT_TRANSLATE_NOOP, Message
 from . import bpe_core
-from .charlevel import assemble_vocab, choose_alphabet, learn_spelled_merges, merge_budget, unk_token_for
+from .charlevel import (SpelledCorpus, assemble_vocab, choose_alphabet, learn_spelled_merges, merge_budget,
+                        unk_token_for)
 from .options import COUNTING_WORDS, CancelCheck, Progress, TrainOptions, check_cancel, done_message
 
 PREFIX = "##"
@@ -95,6 +96,23 @@ def wordpiece_from_counts(
     `observe`: see bpe_core.learn_merges (tokviz.train.learn steps through training with it)."""
     report = progress or (lambda fraction, message: None)
     check_cancel(cancel)
+    corpus = spell_words(words, counts, options)
+    merges, merged_spell = learn_spelled_merges(
+        corpus.word_symbols, corpus.word_counts, corpus.spell, corpus.room, mode="wordpiece", join=join_pieces,
+        options=options, lengths=corpus.lengths, progress=progress, cancel=cancel, start=start, observe=observe,
+    )
+    tokenizer = wordpiece_tokenizer(corpus, merges, merged_spell, options, normalizer=normalizer)
+    report(1.0, done_message(len(merges), tokenizer.vocab_size))
+    return tokenizer
+
+
+def join_pieces(left: str, right: str) -> str:
+    """'un' + '##aff' -> 'unaff'."""
+    return left + right[len(PREFIX):]
+
+
+def spell_words(words: list[str], counts: list[int], options: TrainOptions) -> SpelledCorpus:
+    """`words` as the trainer spells them: a first character, then '##'-prefixed ones."""
     alphabet = choose_alphabet(words, counts, options)
     fixed = options.fixed_tokens()
     unk = unk_token_for(fixed, options, alphabet_complete=alphabet.complete, default="[UNK]")
@@ -114,22 +132,22 @@ def wordpiece_from_counts(
     word_symbols = [[symbol[part[0]]] + [symbol[PREFIX + c] for c in part[1:]] for part, _ in runs]
     word_counts = [count for _, count in runs]
     lengths = [len(s) - (len(PREFIX) if s.startswith(PREFIX) and len(s) > len(PREFIX) else 0) for s in spell]
-
     room = merge_budget(options, len(fixed) + len(options.user_defined_symbols) + len(spell))
-    merges, merged_spell = learn_spelled_merges(
-        word_symbols, word_counts, spell, room, mode="wordpiece", join=lambda a, b: a + b[len(PREFIX):],
-        options=options, lengths=lengths, progress=progress, cancel=cancel, start=start, observe=observe,
-    )
-    vocab, added = assemble_vocab(fixed, spell + merged_spell, options)
+    return SpelledCorpus(fixed, unk, spell, word_symbols, word_counts, lengths, room)
+
+
+def wordpiece_tokenizer(corpus: SpelledCorpus, merges: list, merged_spell: list[str], options: TrainOptions, *,
+                        normalizer: norm.Normalizer | None = None) -> Tokenizer:
+    """The Tokenizer of the symbols and of `merges` spelled `merged_spell`."""
+    vocab, added = assemble_vocab(corpus.fixed, corpus.spell + merged_spell, options)
     processor = None
     if "[CLS]" in vocab and "[SEP]" in vocab:
         processor = post.BertProcessing(sep=(vocab["[SEP]"], "[SEP]"), cls=(vocab["[CLS]"], "[CLS]"))
     pre_tokenizer = pre.BertPreTokenizer()
     if options.split_digits:
         pre_tokenizer = pre.Sequence([pre.BertPreTokenizer(), pre.Digits(True)])
-    report(1.0, done_message(len(merges), len(vocab)))
     return Tokenizer(
-        WordPiece(vocab, unk_token=unk, continuing_subword_prefix=PREFIX),
+        WordPiece(vocab, unk_token=corpus.unk, continuing_subword_prefix=PREFIX),
         normalizer=normalizer or norm.BertNormalizer(),
         pre_tokenizer=pre_tokenizer,
         post_processor=processor,

@@ -46,29 +46,6 @@ def stop_note(run) -> str:
     return show(Message(QT_TRANSLATE_NOOP("learn", "Stopped: {reason}."), reason=run.stop))
 
 
-def change_message(step: MergeStep):
-    """markdown.change_sentence as a Message, shown in the app's language; the same templates.
-    (change_sentence gives the English text alone; where it gives a Message, that is used.)"""
-    sentence = change_sentence(step)
-    if isinstance(sentence, Message):
-        return sentence
-    delta = f"{step.delta:+d}"
-    if not step.new:
-        why = Message(QT_TRANSLATE_NOOP("learn", "{symbol} was already a token"), symbol=step.new_symbol)
-    elif not step.gone:
-        why = Message(QT_TRANSLATE_NOOP("learn", "{symbol} is new; {left} and {right} still occur elsewhere"),
-                      symbol=step.new_symbol, left=step.merge[0], right=step.merge[1])
-    elif len(step.gone) == 1 and step.merge[0] != step.merge[1]:
-        why = Message(QT_TRANSLATE_NOOP("learn", "{symbol} is new; {gone} no longer occurs on its own"),
-                      symbol=step.new_symbol, gone=step.gone[0])
-    else:
-        why = Message(QT_TRANSLATE_NOOP("learn", "{symbol} is new; {gone} no longer occur on their own"),
-                      symbol=step.new_symbol, gone=" / ".join(step.gone))
-    return Message(QT_TRANSLATE_NOOP("learn", "Symbols in the corpus: {before} → {after} ({delta}): {why}. "
-                                              "Vocabulary: {size} tokens."),
-                   before=step.symbols_before, after=step.symbols_after, delta=delta, why=why, size=step.vocab_size)
-
-
 class MergePage(QWidget):
     """The corpus, the pair counts (WordPiece: the scores), the vocabulary and the merges so far."""
 
@@ -153,7 +130,7 @@ class MergePage(QWidget):
                 notes.append(show(Message(QT_TRANSLATE_NOOP(
                     "learn", "BPE would merge {left} + {right}, the most frequent pair; WordPiece prefers the pair "
                              "whose parts are rarer on their own."), left=step.bpe_pick[0], right=step.bpe_pick[1])))
-            notes.append(show(change_message(step)))
+            notes.append(show(change_sentence(step)))
         if position == len(steps):
             notes.append(stop_note(run))
         return headline, notes

@@ -63,7 +63,7 @@ def merge_run_markdown(run, max_steps: int | None = None) -> str:
                                      pairs=", ".join(f"`{a}` + `{b}`" for a, b in s.tied),
                                      rule=Message(TIE_RULES[run.options.tie_break]))))
             lines.append("")
-        lines.append(change_sentence(s))
+        lines.append(str(change_sentence(s)))
         lines.append("")
     if max_steps is not None and len(run.steps) > max_steps:
         lines.append(str(Message(QT_TRANSLATE_NOOP("learn", "… {n} more steps"), n=len(run.steps) - max_steps)))
@@ -91,7 +91,6 @@ def change_sentence(step) -> str:
     else:
         why = Message(QT_TRANSLATE_NOOP("learn", "{symbol} is new; {gone} no longer occur on their own"),
                       symbol=step.new_symbol, gone=" / ".join(step.gone))
-    return str(Message(QT_TRANSLATE_NOOP("learn", "Symbols in the corpus: {before} → {after} ({delta}): {why}. "
-                                                  "Vocabulary: {size} tokens."),
-                       before=step.symbols_before, after=step.symbols_after, delta=delta, why=why,
-                       size=step.vocab_size))
+    return Message(QT_TRANSLATE_NOOP("learn", "Symbols in the corpus: {before} → {after} ({delta}): {why}. "
+                                              "Vocabulary: {size} tokens."),
+                   before=step.symbols_before, after=step.symbols_after, delta=delta, why=why, size=step.vocab_size)

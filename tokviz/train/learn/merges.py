@@ -102,20 +102,31 @@ def score_of(entry: tuple[str, str, int, int, int]) -> Fraction:
 
 @dataclass
 class MergeRun(LearnRun):
+    _merges_made: list = field(default_factory=list, repr=False)  # the merges as the trainer made them (ids)
+
     @property
     def merges(self) -> list[tuple[str, str]]:
         return [s.merge for s in self.steps]
 
     def _build_at(self, step: int) -> Tokenizer:
+        """The trainer's own tokenizer assembly, given the first `step` merges."""
+        made = self._merges_made[:step]
         if self.model == "bytelevel-bpe":
             from ..bytelevel import _build
 
-            return _build(self.options, *self._bytelevel_parts, self._merges_made[:step], self.model_options["pattern"])
-        # every merge of these trainers makes a new symbol: the vocabulary `step` tokens smaller
-        # stops the same trainer after `step` merges
-        smaller = dataclasses.replace(self.options, vocab_size=self.tokenizer.vocab_size - len(self.steps) + step,
-                                      pad_to_multiple_of=None)
-        return _train(self.model, self.words, self.counts, smaller, self.model_options)[0]
+            regex, _ = bpe_core.resolve_pattern(self.model_options["pattern"])
+            fixed = self.options.fixed_tokens() + list(self.options.user_defined_symbols)
+            return _build(self.options, regex, fixed, made, self.model_options["pattern"])
+        spelled = [s.new_symbol for s in self.steps[:step]]
+        if self.model == "bpe":
+            from ..charbpe import char_bpe_tokenizer, spell_words
+
+            corpus = spell_words(self.words, self.counts, self.options, **self.model_options)
+            return char_bpe_tokenizer(corpus, made, spelled, self.options, **self.model_options)
+        from ..wordpiece import spell_words, wordpiece_tokenizer
+
+        corpus = spell_words(self.words, self.counts, self.options)
+        return wordpiece_tokenizer(corpus, made, spelled, self.options)
 
     def to_json(self) -> dict:
         steps = []
@@ -197,10 +208,7 @@ def learn_merges(
     base = tokenizer.vocab_size - recorder.new_symbols
     for s in run.steps:
         s.vocab_size += base
-    if model == "bytelevel-bpe":
-        regex, _ = bpe_core.resolve_pattern(pattern)
-        run._bytelevel_parts = (regex, options.fixed_tokens() + list(options.user_defined_symbols))
-        run._merges_made = recorder.merges
+    run._merges_made = recorder.merges
     return run
 
 
