@@ -9,13 +9,10 @@ import json
 
 from .errors import TokvizError
 
-#: the vocabulary of a merge model's run unless --vocab-size says: big enough that training stops
-#: when no pair is frequent enough (the textbooks' stop), not when the vocabulary is full
-MERGE_VOCAB_SIZE = 100_000
-
 
 def add_learn_parser(sub) -> None:
     from .train.learn import MODELS
+    from .train.learn.words import MERGE_VOCAB_SIZE
 
     p = sub.add_parser("learn", help="step through training as textbooks do: every merge (or Unigram round) with its "
                                      "tables, as Markdown or JSON")
@@ -34,7 +31,7 @@ def add_learn_parser(sub) -> None:
     p.add_argument("--vocab-size", type=int, help=f"stop when the vocabulary holds this many tokens (default: "
                                                   f"{MERGE_VOCAB_SIZE:,} for the merge models, so that training stops "
                                                   "when no pair is frequent enough; unigram: <unk>, the characters "
-                                                  "and one piece per distinct word)")
+                                                  "and one piece per two distinct words)")
     p.add_argument("--min-frequency", type=int, default=2, help="pairs (pieces) occurring fewer times are never merged "
                                                                 "(default 2: training stops when the best pair occurs once)")
     p.add_argument("--tie-break", choices=["hf", "minbpe"], default="hf",
@@ -47,7 +44,7 @@ def add_learn_parser(sub) -> None:
 
 def cmd_learn(args) -> int:
     from .train.learn import count_text, learn, parse_word_counts
-    from .train.learn.words import count_listed_words
+    from .train.learn.words import count_listed_words, default_vocab_size
     from .train.options import TrainOptions
 
     if args.steps is not None and args.steps < 0:
@@ -71,9 +68,7 @@ def cmd_learn(args) -> int:
 
             listed = _read_input(args.words_file)
         words, counts = count_listed_words(args.model, *parse_word_counts(listed), base, pattern=pattern)
-    vocab_size = args.vocab_size
-    if vocab_size is None:
-        vocab_size = MERGE_VOCAB_SIZE if args.model != "unigram" else 1 + len({c for w in words for c in w} | {"▁"}) + len(words)
+    vocab_size = args.vocab_size or default_vocab_size(args.model, words)
     options = TrainOptions(vocab_size=vocab_size, min_frequency=args.min_frequency, tie_break=args.tie_break,
                            max_token_length=args.max_token_length)
     model_options = {}

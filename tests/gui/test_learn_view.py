@@ -55,15 +55,15 @@ def test_one_step_shows_the_textbook_tables_and_back_returns(qtbot, view):
     page = view.merge_page
     assert page.pairs.texts(0)[:2] == ["w </w>", "11"]
     assert page.pairs.current_row() == 0 and tuple(page.pairs.cell(0, 0)) == ("w", "</w>")
-    assert page.words.texts(0) == ["l o w </w>", "5"]
-    assert page.words.cell(0, 0).marked == {2, 3}  # the pair about to be merged, filled in the word
+    assert page.words.texts(0) == ["5", "l o w </w>"]
+    assert page.words.cell(0, 1).marked == {2, 3}  # the pair about to be merged, filled in the word
     assert "(+1)" in view.notes.text() and "w</w>" in view.notes.text()
     assert page.vocabulary()[-1] == "w</w>" and page.vocab_box.title().endswith("12 tokens")
     assert view.position_label.text() == f"step 1 of {view.steps()}"
     view.back_button.click()
     settle(qtbot, view)
     assert view.position == 0 and page.pairs.current_row() is None and page.merges.rowCount() == 0
-    assert page.words.texts(0) == ["l o w </w>", "5"] and not view.back_button.isEnabled()
+    assert page.words.texts(0) == ["5", "l o w </w>"] and not view.back_button.isEnabled()
 
 
 def test_step_two_removes_two_symbols_and_says_why(qtbot, view):

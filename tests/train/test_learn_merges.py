@@ -282,3 +282,13 @@ def test_the_tokenizer_at_the_last_step_is_the_trained_one(model):
     rebuilt = run._build_at(len(run.steps))
     assert vocab(rebuilt) == vocab(run.tokenizer)
     assert rebuilt.encode(text).ids == run.tokenizer.encode(text).ids
+
+
+def test_unigrams_default_vocabulary_prunes_the_textbook_words():
+    from tokviz.train.learn.words import default_vocab_size
+
+    options = TrainOptions(vocab_size=1)
+    for listed in (TEXTBOOK, "喜欢吃鱼:3 喜欢吃肉:2 长长潮潮:1 我喜欢鱼:2 吃鱼:4"):
+        words, counts = count_listed_words("unigram", *parse_word_counts(listed), options)
+        run = learn("unigram", words, counts, TrainOptions(vocab_size=default_vocab_size("unigram", words)))
+        assert "prune" in [s.kind for s in run.steps], listed

@@ -439,15 +439,13 @@ def _train(app, text_file, out: Path, width: int, height: int, timeout: float) -
 
 
 def _learn(app, model: str, out: Path, width: int, height: int, timeout: float) -> Path:
-    """The Learn tab on the textbook's words: BPE or WordPiece at step 1, Unigram (a vocabulary of 12,
-    so that the words are pruned) at its first pruning round."""
+    """The Learn tab on the textbook's words: BPE or WordPiece at step 1, Unigram at its first
+    pruning round."""
     from .views.learn_view import LearnView
 
     view = LearnView()
     try:
         view.input.set_model(model)
-        if model == "unigram":
-            view.input.vocab_size.setValue(12)
         view.resize(width, height)
         view.show()
         run = _show_learn_step(view, 1, timeout)

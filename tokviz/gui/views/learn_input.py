@@ -32,7 +32,6 @@ from ..widgets.messages import show
 
 EXAMPLE_WORDS = "low:5 lowest:2 new:6 widest:3"  # (data: the textbook's word counts)
 EXAMPLE_TEXT = "low low low low low lowest lowest newer newer newer newer newer newer wider wider wider"
-MERGE_VOCAB_SIZE = 100_000  # (as `tokviz learn`: big enough that a merge model stops by frequency)
 MAX_FILE_BYTES = 2 * 1024 * 1024  # Learn is for small corpora: a file bigger than this is refused
 
 MODELS = {
@@ -71,7 +70,7 @@ def prepare(request: LearnRequest):
     """(words, counts, TrainOptions, model options) for `learn`, the words counted as the trainer
     counts them.  Raises TokvizError for a word list it cannot read or a corpus too big."""
     from ...train.learn import count_text, parse_word_counts
-    from ...train.learn.words import count_listed_words
+    from ...train.learn.words import count_listed_words, default_vocab_size
     from ...train.options import TrainOptions
 
     base = TrainOptions(vocab_size=1, min_frequency=request.min_frequency, tie_break=request.tie_break)
@@ -88,14 +87,6 @@ def prepare(request: LearnRequest):
     elif request.model == "bytelevel-bpe":
         model_options = {"pattern": pattern}
     return words, counts, options, model_options
-
-
-def default_vocab_size(model: str, words: list[str]) -> int:
-    """A merge model: MERGE_VOCAB_SIZE (training stops by frequency); Unigram: <unk>, the characters
-    (and '▁') and one piece per distinct word, as `tokviz learn` does."""
-    if model != "unigram":
-        return MERGE_VOCAB_SIZE
-    return 1 + len({c for w in words for c in w} | {"▁"}) + len(words)
 
 
 def learn_request(request: LearnRequest, cancel=None):

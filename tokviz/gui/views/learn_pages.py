@@ -51,7 +51,7 @@ class MergePage(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.words = StepTable([self.tr("symbols"), self.tr("count")], self)
+        self.words = StepTable([self.tr("count"), self.tr("symbols")], self)  # (long words scroll, counts stay)
         self.pairs = StepTable([], self)
         self.merges = StepTable([self.tr("#"), self.tr("merge"), self.tr("count"), self.tr("new symbol")], self)
         self.words_view = step_table_view(self.words, "LearnWords")
@@ -106,7 +106,7 @@ class MergePage(QWidget):
             self.pairs.clear()
         else:
             pair = step.merge if step is not None else None
-            self.words.set_rows([[Chips(symbols, pair_positions(symbols, pair)), n] for symbols, n in table.words])
+            self.words.set_rows([[n, Chips(symbols, pair_positions(symbols, pair))] for symbols, n in table.words])
             self._fill_pairs(table, step)
         self.pairs_box.setTitle(self._pairs_title(table))
         self._fill_vocab(run, position)

@@ -165,6 +165,7 @@ class ChipsDelegate(QStyledItemDelegate):
         if style is not None:
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, option, painter, option.widget)
         painter.save()
+        painter.setClipRect(option.rect)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setFont(option.font)
         metrics = QFontMetrics(option.font)
@@ -230,13 +231,15 @@ def step_table_view(model: StepTable, object_name: str) -> StepTableView:
 
 
 def fit_columns(view: QTableView, rows: int = 100) -> None:
-    """Size the columns to the contents of the first `rows` rows (cheap on long tables); where they
-    would not fit the view's width, the last column and then the widest give up the room."""
+    """Size the columns to the contents of the first `rows` rows (cheap on long tables).  Where they
+    would not fit the view's width, a last column of notes gives up its room; symbols and figures
+    are never cut: the table scrolls sideways instead."""
     model = view.model()
     if model is None or model.columnCount() == 0:
         return
     metrics = QFontMetrics(view.font())
     widths = []
+    notes_last = True
     for column in range(model.columnCount()):
         width = metrics.horizontalAdvance(str(model.headerData(column, Qt.Orientation.Horizontal) or "")) + 16
         for row in range(min(rows, model.rowCount())):
@@ -244,19 +247,15 @@ def fit_columns(view: QTableView, rows: int = 100) -> None:
             chips = index.data(CHIPS_ROLE)
             if chips is not None:
                 width = max(width, sum(metrics.horizontalAdvance(s) + 2 * CHIP_PAD + CHIP_GAP for s in chips) + 8)
+                notes_last = notes_last and column != model.columnCount() - 1
             else:
                 width = max(width, metrics.horizontalAdvance(index.data() or "") + 12)
-        widths.append(max(view.horizontalHeader().minimumSectionSize(), min(width, 360)))
+        widths.append(max(view.horizontalHeader().minimumSectionSize(), width))
+    notes_last = notes_last and model.columnCount() > 2
     bar = view.verticalScrollBar()
     room = view.width() - 2 * view.frameWidth() - (bar.sizeHint().width() if bar.isVisible() else 0) - 2
     excess = sum(widths) - room
-    if excess > 0 and room > 0:  # (the last column, a note, gives up its room first, then the widest)
-        last = max(60, widths[-1] - excess)
-        excess -= widths[-1] - last
-        widths[-1] = last
-        widest = max(range(len(widths)), key=widths.__getitem__)
-        widths[widest] = max(60, widths[widest] - max(0, excess))
-    elif room > 0:
-        widths[-1] -= excess  # (the last column takes the room left)
+    if room > 0 and (excess < 0 or notes_last):
+        widths[-1] = max(60, widths[-1] - excess)  # (the last column takes the room left, or a note gives it up)
     for column, width in enumerate(widths):
         view.setColumnWidth(column, width)

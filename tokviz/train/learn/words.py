@@ -19,6 +19,17 @@ from ..options import TrainOptions
 
 #: Learn keeps every table of every step: beyond this many distinct words, `tokviz train` is the tool
 MAX_WORDS = 2000
+#: the vocabulary of a merge model's run unless told: big enough that training stops when no pair
+#: is frequent enough (the textbooks' stop), not when the vocabulary is full
+MERGE_VOCAB_SIZE = 100_000
+
+
+def default_vocab_size(model: str, words: list[str]) -> int:
+    """A merge model: MERGE_VOCAB_SIZE.  Unigram: <unk>, the characters and '▁', and one piece per
+    two distinct words, so that a small corpus is pruned at least once."""
+    if model != "unigram":
+        return MERGE_VOCAB_SIZE
+    return 1 + len({c for w in words for c in w} | {"\u2581"}) + max(1, len(words) // 2)
 
 _PAIR = re.compile(r"^(?P<word>.+?)\s*[:=]\s*(?P<count>[+-]?\d+)$")
 _LINE = re.compile(r"^(?P<word>\S+)\s+(?P<count>[+-]?\d+)$")
