@@ -19,7 +19,6 @@ import os
 import re
 import threading
 import time
-from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Signal
