@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -49,6 +48,7 @@ from ...train import TrainOptions, train
 from ...paths import distinct_files
 from ..widgets.click_guard import guard_clicks
 from ..widgets.messages import show
+from ..widgets.layout import button_grid
 from ..work.run_on import RunOnBox, ask_url, is_url, open_cluster, url_refusal
 from ..widgets.style import DEFAULT_THEME, TokenTheme
 from ..work.workers import TaskRunner, describe_error, error_text
@@ -291,9 +291,7 @@ class TrainPanel(QWidget):
         self._main_curve = self.main_plot.plot([], [])
         self._size_curve = self.size_plot.plot([], [])
 
-        buttons = QGridLayout()  # (two rows: four buttons in a row would not fit a narrow dock)
-        for k, b in enumerate((add_files, add_folder, add_url, remove)):
-            buttons.addWidget(b, k // 2, k % 2)
+        buttons = button_grid(add_files, add_folder, add_url, remove)
         setup = QWidget()
         sl = QVBoxLayout(setup)
         sl.setContentsMargins(4, 4, 4, 4)

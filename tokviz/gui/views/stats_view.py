@@ -53,7 +53,7 @@ from ..window.open_tokenizers import open_tokenizer
 from ..widgets.plots import FittedAxis, make_plot, theme_plot
 from ..work.run_on import RunOnBox, ask_url, is_url, open_cluster, url_refusal
 from ..widgets.style import DEFAULT_THEME, TokenTheme
-from ..widgets.layout import FigureTable, ResponsivePanes, WrappedLabel, scroll_page
+from ..widgets.layout import FigureTable, ResponsivePanes, WrappedLabel, button_grid, scroll_page
 from ..work.workers import describe_error
 
 def cluster_refusal(tokenizer) -> str | None:
@@ -223,7 +223,7 @@ class StatsView(QWidget):
         cl.setContentsMargins(0, 0, 0, 0)
         cl.addWidget(QLabel(self.tr("Corpus")))
         cl.addWidget(self.corpus_list, 1)
-        cl.addLayout(_button_row(add_files, add_folder, add_url, remove))
+        cl.addLayout(button_grid(add_files, add_folder, add_url, remove))
         cl.addWidget(self.run_on)
         run_row = QHBoxLayout()
         run_row.addWidget(self.run_button)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QBoxLayout,
     QFrame,
+    QGridLayout,
     QHeaderView,
     QLabel,
     QLayout,
@@ -24,6 +25,15 @@ from PySide6.QtWidgets import (
     QTabWidget,
     QWidget,
 )
+
+
+def button_grid(*buttons: QWidget, columns: int = 2) -> QGridLayout:
+    """`buttons` `columns` to a row: a list's Add files / Add folder / Add URL / Remove fit a narrow dock."""
+    grid = QGridLayout()
+    grid.setSpacing(4)
+    for k, button in enumerate(buttons):
+        grid.addWidget(button, k // columns, k % columns)
+    return grid
 
 
 def scroll_page(content: QWidget) -> QScrollArea:
