@@ -347,10 +347,15 @@ def test_local_worker_processes_read_s3_too(s3, client_dir, monkeypatch, capsys)
     assert _figures(out) == alone
 
 
-def test_a_url_without_a_cluster_says_to_use_one(client_dir, monkeypatch, capsys):
+def test_a_url_without_a_cluster_is_read_by_a_worker_here(client_dir, s3, monkeypatch, capsys):
+    _needs("distributed", 'Dask distributed is not installed (pip install "tokviz[cluster]")')
     monkeypatch.chdir(client_dir)
-    code, _, err = _cli(capsys, "stats", "-t", "one.json", "--corpus", f"s3://{BUCKET}/corpus/*.txt")
-    assert code == 2 and "a URL is read on a Dask cluster" in err
+    code, out, err = _cli(capsys, "stats", "-t", "one.json", "--corpus", "code=corpus/", "--json")
+    assert code == 0, err
+    alone = _figures(out)
+    code, out, err = _cli(capsys, "stats", "-t", "one.json", "--corpus", f"code=s3://{BUCKET}/corpus/", "--json")
+    assert code == 0, err
+    assert _figures(out) == alone
 
 
 def test_cancel_stops_the_cluster_tasks(scheduler, client_dir, s3):

@@ -140,16 +140,17 @@ def test_the_tokenizer_as_bytes_gives_the_same_ids():
     assert trained.vocab_size in tasks.shipped_tokenizer(TokenizerPayload.of(edited)).encode(text).ids
 
 
-def test_a_url_needs_a_cluster_and_labels_by_its_folder(capsys):
+def test_a_url_is_read_on_a_worker_and_labelled_by_its_folder():
     assert cli._corpus_label("s3://bucket/code/*.txt") == "code"
     assert cli._corpus_label("s3://bucket/code/") == "code"
     assert cli._corpus_label("gs://bucket/zh.txt") == "zh"
     assert cli._corpora(["s3://b/x/a.txt?versionId=1", "zh=s3://b/zh/*.txt"]) == {
         "a": ["s3://b/x/a.txt?versionId=1"], "zh": ["s3://b/zh/*.txt"]}
-    assert cli.main(["stats", "-t", str(DEMO), "--corpus", "s3://bucket/corpus/*.txt"]) == 2
-    assert "a URL is read on a Dask cluster: add --scheduler" in capsys.readouterr().err
-    assert cli.main(["train", "s3://bucket/a.txt", "--model", "unigram", "--vocab-size", "300", "-o", "x.json"]) == 2
-    assert "a URL is read on a Dask cluster" in capsys.readouterr().err
+    args = cli.build_parser().parse_args(["stats", "-t", str(DEMO), "--corpus", "s3://bucket/corpus/*.txt"])
+    assert cli._cluster_spec(args, ["s3://bucket/corpus/*.txt"]) == (None, 1)  # one worker process here
+    assert cli._cluster_spec(args, ["corpus/a.txt"]) is None
+    args = cli.build_parser().parse_args(["stats", "-t", str(DEMO), "--workers", "2"])
+    assert cli._cluster_spec(args, ["s3://bucket/corpus/*.txt"]) == (None, 2)
 
 
 def test_a_url_a_worker_may_not_read_names_the_worker(monkeypatch):

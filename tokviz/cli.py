@@ -314,31 +314,26 @@ def _corpus_label(path: str) -> str:
     return Path(parts[-1]).stem if parts else path
 
 
-def _urls_need_cluster(items, cluster) -> None:
-    """URLs (s3://...) are read on a Dask cluster only: a TokvizError without one."""
-    if cluster is not None:
-        return
-    from .cluster.sources import is_url
-
-    for item in items:
-        if is_url(item):
-            raise TokvizError("a URL is read on a Dask cluster: add --scheduler tcp://HOST:PORT, or --workers N to "
-                              "read it with worker processes on this machine", item)
-
-
-def _cluster_wanted(args):
-    return True if args.scheduler is not None or args.workers is not None else None
-
-
-def _cluster(args):
-    """The Dask cluster of --scheduler / --workers, or None (TokvizError if both are given)."""
-    if args.scheduler is None and args.workers is None:
-        return None
+def _cluster_spec(args, items=()) -> tuple[str | None, int | None] | None:
+    """(scheduler, workers) of --scheduler / --workers; without them, a URL among `items` (s3://...)
+    is read by one worker process started here (fsspec on a Dask worker, as on a cluster); else None."""
     if args.scheduler is not None and args.workers is not None:
         raise TokvizError("give --scheduler or --workers, not both")
+    if args.scheduler is not None or args.workers is not None:
+        return args.scheduler, args.workers
+    from .cluster.sources import is_url
+
+    return (None, 1) if any(is_url(item) for item in items) else None
+
+
+def _cluster(args, items=()):
+    """The Dask cluster of `_cluster_spec`, or None."""
+    spec = _cluster_spec(args, items)
+    if spec is None:
+        return None
     from .cluster import Cluster
 
-    return Cluster(args.scheduler, args.workers)
+    return Cluster(*spec)
 
 
 def cmd_stats(args) -> int:
@@ -346,8 +341,7 @@ def cmd_stats(args) -> int:
     if not paths:
         raise TokvizError("give at least one tokenizer with -t")
     corpora = _corpora(args.corpus or [])
-    _urls_need_cluster([p for files in corpora.values() for p in files], _cluster_wanted(args))
-    cluster = _cluster(args)
+    cluster = _cluster(args, [p for files in corpora.values() for p in files])
     try:
         return _stats(args, paths, corpora, cluster)
     finally:
@@ -642,8 +636,7 @@ def cmd_train(args) -> int:
         raise TokvizError("--end-of-word and --marker apply to --model bpe only")
     if existing is not None and not args.force:  # (said before training, not after)
         raise TokvizError("the file exists: use --force to replace it", out)
-    _urls_need_cluster(args.files, _cluster_wanted(args))
-    cluster = _cluster(args)
+    cluster = _cluster(args, args.files)
     bar = None if args.quiet else TerminalProgress()
     started = time.perf_counter()
     try:
@@ -733,8 +726,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def cluster_args(p, what="count the tokens"):
         p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                       help=f"{what} on the Dask cluster of this scheduler (pip install \"tokviz[cluster]\"); "
-                            "corpora may then be URLs (s3://bucket/corpus/*.txt, gs://..., read with fsspec)")
+                       help=f"{what} on the Dask cluster of this scheduler (pip install \"tokviz[cluster]\")")
         p.add_argument("--workers", type=int, metavar="N",
                        help=f"{what} on a Dask LocalCluster of N worker processes started here")
 
@@ -792,8 +784,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("stats", help="vocabulary statistics and corpus metrics; several -t: a comparison table")
     tok_arg(p, many=True)
     p.add_argument("--corpus", action="append", metavar="[LABEL=]PATH",
-                   help="file or folder to measure on (repeatable; LABEL groups files, e.g. zh=zh.txt); with "
-                        "--scheduler or --workers also a URL or URL glob (s3://bucket/corpus/*.txt)")
+                   help="file, folder, URL or URL glob to measure on (repeatable; LABEL groups files, e.g. "
+                        "zh=zh.txt; s3://bucket/corpus/*.txt is read with fsspec on the cluster's workers, or on one "
+                        "worker process here)")
     p.add_argument("--table", choices=["markdown", "csv"], help="print the comparison table in this format")
     p.add_argument("--json", action="store_true")
     p.add_argument("--threads", type=_threads, help="threads encoding each corpus here (default: one per core)")
@@ -828,8 +821,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("train", help="train a tokenizer on text files and write it (.json: tokenizer.json)")
-    p.add_argument("files", nargs="+", help="training text files (UTF-8); with --scheduler or --workers also URLs "
-                                            "and URL globs (s3://bucket/corpus/*.txt)")
+    p.add_argument("files", nargs="+", help="training text files (UTF-8), URLs or URL globs (s3://bucket/corpus/*.txt: "
+                                            "read with fsspec on the cluster's workers, or on one worker process "
+                                            "here)")
     p.add_argument("--model", required=True, choices=["bpe", "bytelevel-bpe", "wordpiece", "unigram"])
     p.add_argument("--vocab-size", type=int, required=True, help="size of the whole vocabulary")
     p.add_argument("-o", "--output", required=True, help="file to write: NAME.json (tokenizer.json) or vocab.txt")
