@@ -1,6 +1,7 @@
 """Where the shared test data lives (../shared beside the project) and text samples from it."""
 from __future__ import annotations
 
+import functools
 import lzma
 import os
 import random
@@ -75,6 +76,16 @@ def sweep(values, fast, *marks):
     assert all(v in values for v in fast), fast
     return [pytest.param(*(v if isinstance(v, tuple) else (v,)), marks=[*marks] if v in fast else [slow, *marks])
             for v in values]
+
+
+@functools.lru_cache(maxsize=8)
+def reference(path) -> "tokviz.Tokenizer":
+    """tokviz.load(path), loaded once per session (Qwen2.5's takes most of a second) for the tests
+    that only encode with it, as the oracle of what the code under test shows.  Never hand it to
+    the code under test, nor change it: a test that needs a tokenizer of its own loads it itself."""
+    import tokviz
+
+    return tokviz.load(path)
 
 
 def need(path: Path) -> Path:

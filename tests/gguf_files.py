@@ -155,16 +155,32 @@ def write_gguf(out_path, arch: str, kv: dict) -> Path:
     return out_path
 
 
+# (source files' names, paths, sizes and times, vocab_size) -> what bpe_kv reads from them
+_BPE_READ: dict = {}
+
+
+def _bpe_read(files: dict[str, Path], vocab_size: int | None) -> tuple:
+    """bpe_vocab's tokens and types, the merges and special_vocab's keys of `files`, read once per
+    session for files as they are now (reading Qwen2.5's takes a second; many tests write variants)."""
+    key = (tuple(sorted((n, str(p), p.stat().st_size, p.stat().st_mtime_ns) for n, p in files.items())), vocab_size)
+    if key not in _BPE_READ:
+        tokens, types = bpe_vocab(files, vocab_size)
+        _BPE_READ[key] = (tuple(tokens), tuple(types), tuple(_merges(_json(files, "tokenizer.json"))),
+                          special_vocab(files))
+    return _BPE_READ[key]
+
+
 def bpe_kv(src, pre: str | None, arch: str = "llama", *, vocab_size: int | None = None,
            name: str | None = None, context_length: int = 4096) -> dict:
-    """The key/values write_bpe_gguf writes (edit them to write variants)."""
+    """The key/values write_bpe_gguf writes (edit them to write variants: each call returns a new
+    dict and new lists)."""
     files = _sources(src)
-    tokens, types = bpe_vocab(files, vocab_size)
+    tokens, types, merges, special = _bpe_read(files, vocab_size)
     kv = _head(arch, name or _default_name(src), context_length)
     kv.update({"tokenizer.ggml.model": "gpt2", "tokenizer.ggml.pre": pre,
-               "tokenizer.ggml.tokens": tokens, "tokenizer.ggml.token_type": types,
-               "tokenizer.ggml.merges": _merges(_json(files, "tokenizer.json"))})
-    kv.update(special_vocab(files))
+               "tokenizer.ggml.tokens": list(tokens), "tokenizer.ggml.token_type": list(types),
+               "tokenizer.ggml.merges": list(merges)})
+    kv.update(special)
     return kv
 
 

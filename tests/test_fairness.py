@@ -341,11 +341,11 @@ def test_cli_errors(real, capsys, tmp_path):
 
 @pytest.mark.shared
 def test_llama3_from_shared_equals_hf_tokenizers(texts):
-    from _shared import SHARED_TOKENIZER_FILES, need
+    from _shared import SHARED_TOKENIZER_FILES, need, reference
 
     path = need(SHARED_TOKENIZER_FILES["llama3"])
     ref = _hf_reference(path)
-    result = fairness({"llama3": tokviz.load(path)}, texts, "en", piece_chars=1000)
+    result = fairness({"llama3": reference(path)}, texts, "en", piece_chars=1000)  # (loaded once per session)
     counts = {lang: len(ref.encode(text, add_special_tokens=False).ids) for lang, text in texts.items()}
     assert [f.tokens for f in result.figures["llama3"].values()] == [counts[lang] for lang in result.languages]
     assert result.premiums("llama3") == pytest.approx([counts[lang] / counts["en"] for lang in result.languages])

@@ -284,12 +284,20 @@ def test_overlapping_special_tokens_cut_as_llama_cpp(tmp_path, llama):
 
 # ---- refused by name ----------------------------------------------------------------------------
 
+_WRITTEN: dict = {}  # (kv) -> the bytes _with writes for it (the tests below ask for the same files)
+
+
 def _with(tmp_path, name: str, **kv) -> Path:
-    data = gguf_files.bpe_kv(REAL / "qwen2.5", "qwen2")
-    data.update(kv)
-    for key in [k for k, v in data.items() if v is None]:
-        del data[key]
-    return gguf_files.write_gguf(tmp_path / name, "qwen2", data)
+    key = tuple(sorted(kv.items()))
+    if key not in _WRITTEN:
+        data = gguf_files.bpe_kv(REAL / "qwen2.5", "qwen2")
+        data.update(kv)
+        for k in [k for k, v in data.items() if v is None]:
+            del data[k]
+        _WRITTEN[key] = gguf_files.write_gguf(tmp_path / name, "qwen2", data).read_bytes()
+    path = tmp_path / name
+    path.write_bytes(_WRITTEN[key])
+    return path
 
 
 @pytest.mark.parametrize("kv, message", [

@@ -3,6 +3,7 @@
 missing, the Library's listing, and nothing downloaded."""
 from __future__ import annotations
 
+import functools
 import json
 import lzma
 import os
@@ -24,9 +25,15 @@ REAL = os.path.join(os.path.dirname(__file__), "data", "real")
 OLD, NEW = "1" * 40, "a7c3e9" + "0" * 34
 
 
+@functools.lru_cache(maxsize=None)
+def unpacked(rel: str) -> bytes:
+    """The bytes of tests/data/real/REL.xz (unpacked once per session: every cache below holds them)."""
+    with open(os.path.join(REAL, rel + ".xz"), "rb") as fh:
+        return lzma.decompress(fh.read())
+
+
 def qwen_files(chat_template: str | None = None) -> dict[str, bytes]:
-    with open(os.path.join(REAL, "qwen2.5", "tokenizer.json.xz"), "rb") as fh:
-        tokenizer = lzma.decompress(fh.read())
+    tokenizer = unpacked("qwen2.5/tokenizer.json")
     with open(os.path.join(REAL, "qwen2.5", "tokenizer_config.json"), "rb") as fh:
         config = json.loads(fh.read())
     if chat_template is not None:
@@ -42,9 +49,8 @@ def cache(tmp_path, monkeypatch):
     hub_dir = tmp_path / "hub"
     write_hf_cache(hub_dir, "Qwen/Qwen2.5-0.5B-Instruct", qwen_files("{{ 'old' }}"), OLD, refs=("v1",))
     write_hf_cache(hub_dir, "Qwen/Qwen2.5-0.5B-Instruct", qwen_files("{{ 'new' }}"), NEW, refs=("main",))
-    with open(os.path.join(REAL, "bert-minilm", "tokenizer.json.xz"), "rb") as fh:
-        write_hf_cache(hub_dir, "sentence-transformers/all-MiniLM-L6-v2", {"tokenizer.json": lzma.decompress(fh.read())},
-                       "b" * 40)
+    write_hf_cache(hub_dir, "sentence-transformers/all-MiniLM-L6-v2", {"tokenizer.json": unpacked("bert-minilm/tokenizer.json")},
+                   "b" * 40)
     write_hf_cache(hub_dir, "org/weights-only", {"config.json": b"{}"}, "c" * 40)
     info = scan_cache_dir(hub_dir)
     assert info.warnings == [] and len(info.repos) == 3  # huggingface_hub reads it as its own
@@ -97,8 +103,7 @@ def test_what_is_missing_is_named(cache):
 def test_an_existing_path_wins(cache, tmp_path, monkeypatch):
     local = tmp_path / "Qwen" / "Qwen2.5-0.5B-Instruct"
     local.mkdir(parents=True)
-    with open(os.path.join(REAL, "bert-minilm", "tokenizer.json.xz"), "rb") as fh:
-        (local / "tokenizer.json").write_bytes(lzma.decompress(fh.read()))
+    (local / "tokenizer.json").write_bytes(unpacked("bert-minilm/tokenizer.json"))
     monkeypatch.chdir(tmp_path)
     assert tokviz.load("Qwen/Qwen2.5-0.5B-Instruct").model.kind == "WordPiece"
 

@@ -196,10 +196,9 @@ def test_added_token_impact():
     assert tok.encode("去乌鲁木齐看看").tokens == changed[0][1]  # the original is untouched
 
 
-def test_vocab_edits_keep_ids_apart_and_report():
+def test_vocab_edits_keep_ids_apart_and_report(qwen):
     from tokviz.analysis.vocab_edit import add_merges, add_reserved_tokens, check_edit, pad_to_multiple, remove_tokens
 
-    qwen = tokviz.load(shared_path("qwen2.5/tokenizer.json"))
     edited = add_merges(qwen, [("Ġtoken", "izers")])
     new_id = edited.model.vocab["Ġtokenizers"]
     assert new_id >= max(t.id for t in qwen.added.tokens) + 1  # not on a special token's id
@@ -411,10 +410,9 @@ def test_merge_index_on_a_sentencepiece_bpe():
     _check_index(model, tree_tokens=random.Random(13).sample(sorted(model.vocab), 1000))
 
 
-def test_an_added_token_edit_is_checked_on_the_text_lines():
+def test_an_added_token_edit_is_checked_on_the_text_lines(qwen):
     from tokviz.analysis.vocab_edit import add_special_tokens, check_edit
 
-    qwen = tokviz.load(shared_path("qwen2.5/tokenizer.json"))
     edited = add_special_tokens(qwen, ["soaktoken"], special=False)
     assert edited.model is qwen.model
     text = "first line without it\nthe soaktoken is here\n\nthe soaktoken is here\nlast line"

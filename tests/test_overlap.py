@@ -118,6 +118,12 @@ def ordered_run(seq, other) -> int:
     return len(seq)
 
 
+@pytest.fixture(scope="module")
+def qwen(real):
+    """The bundled Qwen2.5 loaded once for the module (overlap only reads a tokenizer)."""
+    return tokviz.load(real("qwen2.5") / "tokenizer.json")
+
+
 # ---- runnable from tests/data alone ---------------------------------------------------------------
 @pytest.mark.slow
 def test_a_tokenizer_with_itself(real):
@@ -169,12 +175,12 @@ def test_qwen_against_gpt2(real):
     assert pair.scripts["CJK"][1] > pair.scripts["CJK"][0]  # (Qwen's Chinese tokens are its own)
 
 
-def test_bpe_against_wordpiece(real):
+def test_bpe_against_wordpiece(real, qwen):
     """A WordPiece has no merge list (reported, not an error); its '##' pieces are kept apart
     from word-initial ones, and its special tokens are counted on their own."""
     folder = real("bert-minilm")
     qwen_path = real("qwen2.5") / "tokenizer.json"
-    bert, qwen = tokviz.load(folder / "tokenizer.json"), tokviz.load(qwen_path)
+    bert = tokviz.load(folder / "tokenizer.json")
     report = overlap({"qwen": qwen, "bert": bert})
     pair = report.pairs[0]
     assert pair.merges is None and "bert is a WordPiece (no merge list)" in pair.merges_note
@@ -220,7 +226,7 @@ def test_sentencepiece_pieces_by_their_bytes(real):
     assert report.tokenizers[0].merge_source == "derived from ranks" and pair.merges is not None
 
 
-def test_a_truncated_merge_list_is_a_prefix(real, tmp_path):
+def test_a_truncated_merge_list_is_a_prefix(real, qwen, tmp_path):
     """Qwen2.5 cut to its first 20,000 merges: Qwen2.5 extends it, merge for merge."""
     path = real("qwen2.5") / "tokenizer.json"
     config = json.loads(path.read_text(encoding="utf-8"))
@@ -236,7 +242,7 @@ def test_a_truncated_merge_list_is_a_prefix(real, tmp_path):
     small.parent.mkdir()
     small.write_text(json.dumps(config, ensure_ascii=False), encoding="utf-8")
 
-    report = overlap({"small": tokviz.load(small), "qwen": tokviz.load(path)})
+    report = overlap({"small": tokviz.load(small), "qwen": qwen})
     pair = report.pairs[0]
     m = pair.merges
     assert m.common_prefix == m.merges_a == 20_000 and m.a_prefix_of_b and not m.b_prefix_of_a
@@ -244,8 +250,8 @@ def test_a_truncated_merge_list_is_a_prefix(real, tmp_path):
     assert pair.verdict.startswith("qwen extends small: qwen's first 20,000 merges are small's, in small's order")
 
 
-def test_progress_and_cancel(real):
-    tok = tokviz.load(real("qwen2.5") / "tokenizer.json")
+def test_progress_and_cancel(qwen):
+    tok = qwen
     seen = []
     overlap({"a": tok, "b": tok, "c": tok}, progress=lambda d, t: seen.append((d, t)))
     assert seen == [(k, 6) for k in range(1, 7)]  # 3 tokenizers, then 3 pairs

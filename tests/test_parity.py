@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import tokviz
-from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, examples, need, sweep
+from _shared import CORPUS_FILES, EDGE_CASES, TOKENIZERS, assigned_text, corpus_samples, examples, need, reference, sweep
 
 
 def _hf(path):
@@ -99,7 +99,7 @@ _loaded: dict = {}
 def pair(case):
     if case not in _loaded:
         path, oracle = CASES[case]
-        _loaded[case] = (tokviz.load(need(path)), oracle())
+        _loaded[case] = (reference(need(path)), oracle())  # (tokviz's side loaded once per session)
     return _loaded[case]
 
 

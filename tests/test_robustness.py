@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import tokviz
-from _shared import CORPUS, TOKENIZERS, need
+from _shared import CORPUS, TOKENIZERS, need, reference
 from tokviz.analysis import perturb as pt
 from tokviz.analysis.robustness import (
     BLOCK_CHARS,
@@ -435,7 +435,7 @@ def test_corpus_cancel(qwen):
 def test_corpus_of_megabytes_on_shared_tokenizers():
     path = need(CORPUS / "multi.txt")
     text = path.read_text(encoding="utf-8")[:1_000_000]
-    tok = tokviz.load(need(TOKENIZERS / "llama3" / "tokenizer.json"))
+    tok = reference(need(TOKENIZERS / "llama3" / "tokenizer.json"))  # (loaded once per session)
     report = corpus_robustness({"llama3": tok}, text, ["homoglyph", "upper"], rate=0.3)
     assert report.pieces > 100
     # (every piece encoded on its own: the total equals the pieces' sum by construction of the pieces)

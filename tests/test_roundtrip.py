@@ -42,6 +42,12 @@ def qwen_path(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def qwen(qwen_path):
+    """Qwen2.5 loaded once for the module's round trips (they only encode and decode with it)."""
+    return tokviz.load(qwen_path)
+
+
+@pytest.fixture(scope="module")
 def botchan_path(tmp_path_factory) -> Path:
     return _unpacked(tmp_path_factory, "sentencepiece-suite/botchan_en_unigram_1000.model.xz")
 
@@ -134,8 +140,8 @@ def test_bert_corpus_slice(bert_path):
 
 
 # ---- Qwen2.5: NFC --------------------------------------------------------------------------------------
-def test_qwen_nfc(qwen_path):
-    tok = tokviz.load(qwen_path)
+def test_qwen_nfc(qwen, qwen_path):
+    tok = qwen
     text = "cafe\u0301 and cafe\u0301s, Ａ ok"
     decoded, normalized = _hf_round(qwen_path, text)
     assert decoded == unicodedata.normalize("NFC", text)
@@ -145,8 +151,8 @@ def test_qwen_nfc(qwen_path):
     assert [d.kind for d in report.normalizer_changes] == ["unicode form", "unicode form"]
 
 
-def test_qwen_special_token_is_dropped(qwen_path):
-    tok = tokviz.load(qwen_path)
+def test_qwen_special_token_is_dropped(qwen, qwen_path):
+    tok = qwen
     text = "a<|endoftext|>b"
     decoded, _ = _hf_round(qwen_path, text)
     report = _check_against(tok, text, decoded)
@@ -216,13 +222,13 @@ def test_cl100k_round_trips(tmp_path, monkeypatch):
 
 # ---- big texts -----------------------------------------------------------------------------------------
 @pytest.mark.slow
-def test_qwen_big_text_with_changes(qwen_path):
+def test_qwen_big_text_with_changes(qwen, qwen_path):
     """A long text with NFC changes far apart: the chunked alignment finds each of them."""
     corpus = need(CORPUS / "multi.txt").read_text(encoding="utf-8")[:300_000]
     parts = [corpus[i:i + 5000] for i in range(0, len(corpus), 5000)]
     text = " Cafe\u0301 ".join(parts)  # a decomposed é every 5,000 characters
     decoded, normalized = _hf_round(qwen_path, text)
-    report = _check_against(tokviz.load(qwen_path), text, decoded, normalized)
+    report = _check_against(qwen, text, decoded, normalized)
     assert [(d.original, d.decoded) for d in report.decode_differences] == [("e\u0301", "é")] * (len(parts) - 1)
     assert all(d.kind == "normalizer" and d.detail == "unicode form" for d in report.decode_differences)
     assert positions(report.decode_differences, len(text), 10).sum() == len(report.decode_differences)

@@ -11,7 +11,7 @@ import tokviz
 from tokviz import TokvizError, defaults
 from tokviz.core.streaming import Cancelled, encode_file, safe_cuts, stream_plan
 
-from _shared import CORPUS, CORPUS_FILES, TOKENIZERS, need
+from _shared import CORPUS, CORPUS_FILES, TOKENIZERS, need, reference
 
 SHARED_TOKENIZERS = [
     "cl100k_base.tiktoken",
@@ -30,7 +30,7 @@ _loaded: dict[str, tokviz.Tokenizer] = {}
 
 def _tok(rel: str) -> tokviz.Tokenizer:
     if rel not in _loaded:
-        _loaded[rel] = tokviz.load(need(TOKENIZERS / rel))
+        _loaded[rel] = reference(need(TOKENIZERS / rel))  # (loaded once per session)
     return _loaded[rel]
 
 

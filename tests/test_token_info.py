@@ -10,11 +10,11 @@ from tokviz.core.models.bpe import BPE
 from tokviz.train.charbpe import char_bpe_from_counts
 from tokviz.train.options import TrainOptions
 
-from _shared import TOKENIZERS, need
+from _shared import TOKENIZERS, need, reference
 
 
 def test_merge_rank_is_the_place_of_the_merge_that_makes_the_token():
-    tok = tokviz.load(need(TOKENIZERS / "qwen2.5" / "tokenizer.json"))
+    tok = reference(need(TOKENIZERS / "qwen2.5" / "tokenizer.json"))  # (loaded once per session)
     merges = tok.model.merges
     for token in ("Ġworld", "Hello", "ing"):
         rank = merge_rank(tok.model, token)

@@ -28,7 +28,7 @@ from tokviz.train import train
 from tokviz.train.options import TrainOptions
 from tokviz.defaults import resource_path
 
-from _shared import EDGE_CASES, TOKENIZERS, corpus_samples, need
+from _shared import EDGE_CASES, TOKENIZERS, corpus_samples, need, reference
 
 REAL = Path(__file__).parent / "data" / "real"
 
@@ -46,7 +46,7 @@ def load(name: str) -> tokviz.Tokenizer:
         return tokviz.load(default_tokenizer_path())
     if name in TRAINED:
         return _trained(name)
-    return tokviz.load(need(TOKENIZERS / name))
+    return reference(need(TOKENIZERS / name))  # (the writers only read it: loaded once per session)
 
 
 def _trained(name: str) -> tokviz.Tokenizer:

@@ -16,6 +16,8 @@ from tokviz.core.token_array import offsets_arrays
 from tokviz.gui.window import main_window as main_window_module
 from tokviz.gui.widgets.style import DEFAULT_THEME
 
+from _shared import reference as oracle  # (loaded once per session)
+
 from .helpers import SHARED, shared_tokenizer, wait_encoded
 
 
@@ -75,7 +77,7 @@ def test_typing_is_encoded_live_and_spans_match_offsets(qtbot, make_window, qwen
     qtbot.keyClicks(window.editor, typed)
     enc = wait_encoded(qtbot, window, typed)
     assert window.editor_text() == typed
-    expected = tokviz.load(qwen_path).encode(typed)
+    expected = oracle(qwen_path).encode(typed)
     assert_spans_match(window.token_view, expected)
     assert received[-1] == typed
     assert f"{len(expected):,} tokens" in window.status_text()
@@ -84,14 +86,14 @@ def test_typing_is_encoded_live_and_spans_match_offsets(qtbot, make_window, qwen
     # more typing: the view follows
     qtbot.keyClicks(window.editor, " more")
     wait_encoded(qtbot, window, typed + " more")
-    assert_spans_match(window.token_view, tokviz.load(qwen_path).encode(typed + " more"))
+    assert_spans_match(window.token_view, oracle(qwen_path).encode(typed + " more"))
 
 
 def test_boxes_are_painted_in_the_span_colours(qtbot, make_window, qwen_path):
     text = "The quick brown fox jumps over the lazy dog. 中文分词 and more words here"
     window = make_window(qwen_path, text)
     view = window.token_view
-    spans = assert_spans_match(view, tokviz.load(qwen_path).encode(text))
+    spans = assert_spans_match(view, oracle(qwen_path).encode(text))
     image = view.viewport().grab().toImage()
     for span in spans[:12]:
         rect = view.token_rects(span.index)[0]
@@ -131,7 +133,7 @@ def test_whitespace_is_shown_with_markers_and_newlines_break_lines(make_window, 
 
 def test_special_tokens_are_marked(make_window, qwen_path):
     text = "before <|endoftext|> after"
-    tok = tokviz.load(qwen_path)
+    tok = oracle(qwen_path)
     window = make_window(qwen_path, text)
     view = window.token_view
     spans = assert_spans_match(view, tok.encode(text))
@@ -175,7 +177,7 @@ def test_post_processor_specials_when_enabled(qtbot, make_window):
 
 def test_partial_utf8_tokens_show_byte_chips(make_window, qwen_path):
     text = "龘靐齉 are rare"
-    tok = tokviz.load(qwen_path)
+    tok = oracle(qwen_path)
     expected = tok.encode(text)
     assert any(expected.partial)
     window = make_window(qwen_path, text)
@@ -208,7 +210,7 @@ def test_default_byte_level_tokenizer_chips_on_chinese(make_window, default_toke
 
 def test_hover_tooltip_shows_id_piece_bytes_and_span(qtbot, make_window, qwen_path):
     text = "Hello 世界 again"
-    tok = tokviz.load(qwen_path)
+    tok = oracle(qwen_path)
     expected = tok.encode(text)
     window = make_window(qwen_path, text)
     view = window.token_view
@@ -270,7 +272,7 @@ def test_bad_tokenizer_file_shows_error_and_window_keeps_working(qtbot, make_win
     window.editor.moveCursor(QTextCursor.MoveOperation.End)
     qtbot.keyClicks(window.editor, " world")
     wait_encoded(qtbot, window, "hello world")
-    assert_spans_match(window.token_view, tokviz.load(qwen_path).encode("hello world"))
+    assert_spans_match(window.token_view, oracle(qwen_path).encode("hello world"))
     assert len(shown) == 1
 
 
@@ -299,7 +301,7 @@ def test_dropping_a_tokenizer_loads_it(qtbot, make_window, default_tokenizer_pat
     wait_encoded(qtbot, window, "drop a tokenizer here")
     qtbot.waitUntil(window.controller.is_up_to_date)
     assert "qwen2.5" in window.windowTitle()
-    assert_spans_match(window.token_view, tokviz.load(qwen_path).encode("drop a tokenizer here"))
+    assert_spans_match(window.token_view, oracle(qwen_path).encode("drop a tokenizer here"))
 
 
 def test_dropping_a_text_file_opens_it_keeping_crlf(qtbot, make_window, default_tokenizer_path, tmp_path):

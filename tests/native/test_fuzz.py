@@ -12,6 +12,7 @@ with @example so it stays a regression test.
 """
 from __future__ import annotations
 
+import functools
 import os
 
 import pytest
@@ -51,13 +52,21 @@ with_surrogates = st.builds(lambda a, s, b: a + s + b, st.text(max_size=10),
                             st.sampled_from(["\ud800", "\udfff", "\ud83d"]), st.text(max_size=10))
 
 
+@functools.lru_cache(maxsize=None)
+def _loaded(name):
+    """The encoder `name` loaded twice: native, and on the Python reference path (once per module:
+    the three campaigns below only encode with them)."""
+    native = tokviz.load(ENCODERS[name])
+    python = tokviz.load(ENCODERS[name])
+    python.use_native(False)
+    return native, python
+
+
 def _pair(name):
     path = ENCODERS[name]
     if not path.exists():
         pytest.skip(f"shared tokenizer not found: {path}")
-    native = tokviz.load(path)
-    python = tokviz.load(path)
-    python.use_native(False)
+    native, python = _loaded(name)
     if native.native_encoder() is None:
         pytest.skip(f"{name}: no native encoder ({native.describe()['encoder_detail']})")
     return native, python
