@@ -334,26 +334,17 @@ def test_wrong_credentials_are_said(scheduler, client_dir, monkeypatch, capsys):
         _fresh_filesystems()
 
 
-def test_local_worker_processes_read_s3_too(s3, client_dir, monkeypatch, capsys):
-    """--workers N: the worker processes started here get the environment's credentials."""
+@pytest.mark.parametrize("workers", [["--workers", "2"], []], ids=["workers-2", "no-cluster-given"])
+def test_worker_processes_started_here_read_s3_too(s3, client_dir, monkeypatch, capsys, workers):
+    """--workers N, or no cluster at all for a URL (one worker process): the worker processes
+    started here get the environment's credentials."""
     _needs("distributed", 'Dask distributed is not installed (pip install "tokviz[cluster]")')
     monkeypatch.chdir(client_dir)
     code, out, err = _cli(capsys, "stats", "-t", "one.json", "--corpus", "code=corpus/", "--json")
     assert code == 0, err
     alone = _figures(out)
     code, out, err = _cli(capsys, "stats", "-t", "one.json", "--corpus", f"code=s3://{BUCKET}/corpus/", "--json",
-                          "--workers", "2")
-    assert code == 0, err
-    assert _figures(out) == alone
-
-
-def test_a_url_without_a_cluster_is_read_by_a_worker_here(client_dir, s3, monkeypatch, capsys):
-    _needs("distributed", 'Dask distributed is not installed (pip install "tokviz[cluster]")')
-    monkeypatch.chdir(client_dir)
-    code, out, err = _cli(capsys, "stats", "-t", "one.json", "--corpus", "code=corpus/", "--json")
-    assert code == 0, err
-    alone = _figures(out)
-    code, out, err = _cli(capsys, "stats", "-t", "one.json", "--corpus", f"code=s3://{BUCKET}/corpus/", "--json")
+                          *workers)
     assert code == 0, err
     assert _figures(out) == alone
 

@@ -140,27 +140,27 @@ class MergePage(QWidget):
         tied = set(step.tied) if step is not None else set()
         tied_note = self.tr("tied")
         rows, current, marked = [], None, []
+        bpe_note = self.tr("BPE's pick")
+
+        def note_for(i: int, pair: tuple[str, str]) -> str:
+            """The row's note (merged / tied / BPE's pick), marking the row as it goes."""
+            nonlocal current
+            note = ""
+            if step is not None and pair == step.merge:
+                current, note = i, merged
+            elif pair in tied:
+                marked.append(i)
+                note = tied_note
+            if step is not None and pair == step.bpe_pick:
+                note = f"{note}, {bpe_note}" if note else bpe_note
+            return note
+
         if table.scores is not None:
-            bpe_note = self.tr("BPE's pick")
             for i, (a, b, ab, ca, cb) in enumerate(table.scores):
-                note = ""
-                if step is not None and (a, b) == step.merge:
-                    current, note = i, merged
-                elif (a, b) in tied:
-                    marked.append(i)
-                    note = tied_note
-                if step is not None and (a, b) == step.bpe_pick:
-                    note = f"{note}, {bpe_note}" if note else bpe_note
-                rows.append([Chips((a, b)), ab, ca, cb, ab / (ca * cb), note])
+                rows.append([Chips((a, b)), ab, ca, cb, ab / (ca * cb), note_for(i, (a, b))])
         else:
             for i, (a, b, c) in enumerate(table.pair_counts):
-                note = ""
-                if step is not None and (a, b) == step.merge:
-                    current, note = i, merged
-                elif (a, b) in tied:
-                    marked.append(i)
-                    note = tied_note
-                rows.append([Chips((a, b)), c, note])
+                rows.append([Chips((a, b)), c, note_for(i, (a, b))])
         self.pairs.set_rows(rows, current=current, marked=marked)
 
     def _fill_vocab(self, run, position: int) -> None:
