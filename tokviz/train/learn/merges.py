@@ -193,17 +193,16 @@ def learn_merges(
     else:
         raise TokvizError(Message(QT_TRANSLATE_NOOP("learn", "unknown model {model!r}"), model=model))
     options = dataclasses.replace(options, pad_to_multiple_of=None)  # the vocabulary as learned
+    recorder = _Recorder(model, options)
     report = None
     if progress is not None:
         # the trainer's fraction is of vocab_size, mostly far off here: no word has more merges
         # than symbols - 1, which bounds the run better
         most = max(1, min(options.vocab_size, sum(len(w) for w in words)))
-        recorder = _Recorder(model, options)
 
         def report(fraction, message):
             progress(min(1.0, max(fraction, len(recorder.steps) / most)), message)
-    tokenizer, recorder = _train(model, words, counts, options, model_options, cancel=cancel, progress=report,
-                                 recorder=recorder if progress is not None else None)
+    tokenizer = _train(model, words, counts, options, model_options, recorder, cancel=cancel, progress=report)
     run = MergeRun(model, list(words), list(counts), options, model_options, recorder.steps, recorder.stop, tokenizer)
     base = tokenizer.vocab_size - recorder.new_symbols
     for s in run.steps:
@@ -212,10 +211,9 @@ def learn_merges(
     return run
 
 
-def _train(model: str, words: list[str], counts: list[int], options: TrainOptions, model_options: dict, *,
-           cancel: CancelCheck | None = None, progress: Progress | None = None, recorder=None):
-    """(the trainer's tokenizer, a _Recorder of its steps)."""
-    recorder = recorder or _Recorder(model, options)
+def _train(model: str, words: list[str], counts: list[int], options: TrainOptions, model_options: dict,
+           recorder: _Recorder, *, cancel: CancelCheck | None = None, progress: Progress | None = None) -> Tokenizer:
+    """The trainer's tokenizer, its steps told to `recorder`."""
     if model == "bpe":
         from ..charbpe import char_bpe_from_counts
 
@@ -243,7 +241,7 @@ def _train(model: str, words: list[str], counts: list[int], options: TrainOption
 
         tokenizer = train_bytelevel_bpe([], options, pattern=model_options["pattern"], cancel=cancel, count=count,
                                         progress=progress, observe=observe)
-    return tokenizer, recorder
+    return tokenizer
 
 
 def _unbyte(word: str) -> bytes:

@@ -1,6 +1,7 @@
 """A Learn run: the corpus, the options, every step, why it stopped, and the tokenizer at any step."""
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 from ...core.tokenizer import Tokenizer
@@ -12,7 +13,7 @@ MODELS = ("bpe", "bytelevel-bpe", "wordpiece", "unigram")
 
 
 @dataclass
-class LearnRun:
+class LearnRun(ABC):
     """What a trainer did, step by step.  Subclasses (MergeRun, UnigramRun) say what a step is."""
 
     model: str
@@ -36,12 +37,17 @@ class LearnRun:
             self._at[step] = self._build_at(step)
         return self._at[step]
 
+    @abstractmethod
     def _build_at(self, step: int) -> Tokenizer:
-        raise NotImplementedError
+        """The tokenizer after `step` steps (0 <= step < len(steps)), assembled as the trainer does."""
 
+    @abstractmethod
     def to_json(self) -> dict:
         """The run as JSON-ready data: {"model", "words", "steps": [...], "stop", ...}."""
-        raise NotImplementedError
+
+    @abstractmethod
+    def to_markdown(self, max_steps: int | None = None) -> str:
+        """The run's tables as Markdown, the first `max_steps` steps (None: all)."""
 
 
 def learn(
