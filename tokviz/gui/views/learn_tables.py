@@ -238,10 +238,11 @@ def fit_columns(view: QTableView, rows: int = 100) -> None:
     if model is None or model.columnCount() == 0:
         return
     metrics = QFontMetrics(view.font())
-    widths = []
+    widths, headers = [], []
     notes_last = True
     for column in range(model.columnCount()):
         width = metrics.horizontalAdvance(str(model.headerData(column, Qt.Orientation.Horizontal) or "")) + 16
+        headers.append(width)
         for row in range(min(rows, model.rowCount())):
             index = model.index(row, column)
             chips = index.data(CHIPS_ROLE)
@@ -256,6 +257,6 @@ def fit_columns(view: QTableView, rows: int = 100) -> None:
     room = view.width() - 2 * view.frameWidth() - (bar.sizeHint().width() if bar.isVisible() else 0) - 2
     excess = sum(widths) - room
     if room > 0 and (excess < 0 or notes_last):
-        widths[-1] = max(60, widths[-1] - excess)  # (the last column takes the room left, or a note gives it up)
+        widths[-1] = max(60, headers[-1], widths[-1] - excess)  # (the last column takes the room left, or a note gives it up)
     for column, width in enumerate(widths):
         view.setColumnWidth(column, width)
